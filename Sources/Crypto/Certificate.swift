@@ -225,6 +225,17 @@ public struct BasicConstraints: Sendable, Equatable {
     }
 }
 
+extension Certificate {
+    /// A certificate from an X509 OpenSSL handed back (re-encoded, so it owns its copy).
+    init(encoding pointer: OpaquePointer) throws(CryptoError) {
+        var out: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509(pointer, &out)
+        guard length > 0, let out else { throw .openSSL(lastOpenSSLError()) }
+        defer { CRYPTO_free(out, #fileID, #line) }
+        try self.init(der: UnsafeBufferPointer(start: out, count: Int(length)))
+    }
+}
+
 // MARK: - Helpers shared by the X.509 files
 
 /// The dotted form of an OID (never its name), so callers compare against spec text.
