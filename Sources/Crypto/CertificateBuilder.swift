@@ -88,7 +88,7 @@ public struct CertificateBuilder: Sendable {
         }
         if let keyUsage {
             guard let bits = ASN1_BIT_STRING_new() else { throw .openSSL(lastOpenSSLError()) }
-            defer { ASN1_STRING_free(bits) }
+            defer { ASN1_BIT_STRING_free(bits) }
             for position in keyUsage.bitPositions where ASN1_BIT_STRING_set_bit(bits, position, 1) != 1 {
                 throw .openSSL(lastOpenSSLError())
             }
@@ -110,7 +110,7 @@ public struct CertificateBuilder: Sendable {
         if includeKeyIdentifiers {
             let subjectIdentifier = try keyIdentifier(of: x509)
             let identifier = try octetString(subjectIdentifier)
-            defer { ASN1_STRING_free(identifier) }
+            defer { ASN1_OCTET_STRING_free(identifier) }
             try add(x509, NID_subject_key_identifier, UnsafeMutableRawPointer(identifier), critical: false)
 
             guard let authority = AUTHORITY_KEYID_new() else { throw .openSSL(lastOpenSSLError()) }
@@ -122,7 +122,7 @@ public struct CertificateBuilder: Sendable {
             let object = try objectIdentifier(extra.oid)
             defer { ASN1_OBJECT_free(object) }
             let value = try octetString(extra.der)
-            defer { ASN1_STRING_free(value) }
+            defer { ASN1_OCTET_STRING_free(value) }
             guard let created = X509_EXTENSION_create_by_OBJ(nil, object, extra.critical ? 1 : 0, value) else {
                 throw .openSSL(lastOpenSSLError())
             }
@@ -161,11 +161,11 @@ private func objectIdentifier(_ dotted: String) throws(CryptoError) -> OpaquePoi
     return object
 }
 
-/// Caller frees with ASN1_STRING_free (or hands it to a structure that frees it).
+/// Caller frees with ASN1_OCTET_STRING_free (or hands it to a structure that frees it).
 private func octetString(_ bytes: [UInt8]) throws(CryptoError) -> UnsafeMutablePointer<ASN1_OCTET_STRING> {
     guard let string = ASN1_OCTET_STRING_new() else { throw .openSSL(lastOpenSSLError()) }
     guard ASN1_OCTET_STRING_set(string, bytes, Int32(bytes.count)) == 1 else {
-        ASN1_STRING_free(string)
+        ASN1_OCTET_STRING_free(string)
         throw .openSSL(lastOpenSSLError())
     }
     return string

@@ -184,6 +184,20 @@ struct X509BuilderTests {
         expectUntrusted(TrustStore(anchors: []).validate(leaf: ds, intermediates: [iacaA], at: TestPKI.checkTime))
     }
 
+    @Test func strictModeWantsKeyIdentifiersBelowTheAnchor() throws {
+        let iacaKey = try PrivateKey.generate(curve: .p256)
+        let iaca = try TestPKI.iaca("IACA", key: iacaKey)
+        let withoutIdentifiers = try TestPKI.documentSigner(key: PrivateKey.generate(curve: .p256)) { $0.includeKeyIdentifiers = false }
+            .signed(by: iaca, issuerKey: iacaKey)
+        #expect(withoutIdentifiers.authorityKeyIdentifier == nil)
+        expectInvalid(TrustStore(anchors: [iaca]).validate(leaf: withoutIdentifiers, intermediates: [], at: TestPKI.checkTime),
+                      mentioning: "Authority Key Identifier")
+        // Pinned on its own, the same certificate is the whole path and passes.
+        #expect(throws: Never.self) {
+            try TrustStore(anchors: [withoutIdentifiers]).validate(leaf: withoutIdentifiers, intermediates: [], at: TestPKI.checkTime).get()
+        }
+    }
+
     @Test func tamperedSignatureFailsValidation() throws {
         let iacaKey = try PrivateKey.generate(curve: .p256)
         let iaca = try TestPKI.iaca("IACA", key: iacaKey)
