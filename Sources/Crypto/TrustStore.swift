@@ -1,0 +1,149 @@
+import COpenSSL
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A set of trust anchors (IACA roots, intermediates or pinned document-signer
+/// certificates) and RFC 5280 path validation against them, done by OpenSSL.
+public struct TrustStore: Sendable {
+    public let anchors: [Certificate]
+    private let store: SharedX509Store?
+
+    public init(anchors: [Certificate]) {
+        self.anchors = anchors
+        self.store = SharedX509Store(anchors: anchors)
+    }
+
+    /// Builds and verifies a path from `leaf` (with the untrusted `intermediates`) to one of the anchors, at `time`.
+    ///
+    /// Anchors need not be self-signed: a pinned document-signer certificate (itself the leaf)
+    /// or an intermediate is a valid anchor. Purpose and EKU checks are off (ISO 18013-5 uses
+    /// its own EKUs; `DocumentSignerProfile` checks those). Every certificate in the path,
+    /// the anchor included, must be valid at `time`, and unknown critical extensions fail.
+    /// On success the path runs leaf … anchor.
+    public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date) -> Result<[Certificate], ChainValidationError> {
+        guard let store else { return .failure(.untrusted("the trust store could not be created")) }
+        guard let context = X509_STORE_CTX_new() else { return .failure(.untrusted("OpenSSL: \(lastOpenSSLError())")) }
+        defer { X509_STORE_CTX_free(context) }
+        guard let untrusted = OPENSSL_sk_new_null() else { return .failure(.untrusted("OpenSSL: \(lastOpenSSLError())")) }
+        // The stack borrows the X509 pointers (no up-ref): the certificates outlive this call.
+        defer { OPENSSL_sk_free(untrusted) }
+        for certificate in intermediates {
+            guard OPENSSL_sk_push(untrusted, UnsafeRawPointer(certificate.handle.pointer)) > 0 else {
+                return .failure(.untrusted("OpenSSL: \(lastOpenSSLError())"))
+            }
+        }
+
+        // Certificates only cross into OpenSSL here; keep them alive until it is done.
+        return withExtendedLifetime((leaf, intermediates)) {
+            guard X509_STORE_CTX_init(context, store.pointer, leaf.handle.pointer, untrusted) == 1 else {
+                return .failure(.untrusted("OpenSSL: \(lastOpenSSLError())"))
+            }
+            // The context has its own copy of the store's parameters, so the time stays per call.
+            X509_VERIFY_PARAM_set_time(X509_STORE_CTX_get0_param(context), checkTime(time))
+
+            guard X509_verify_cert(context) == 1 else {
+                ERR_clear_error()
+                return .failure(ChainValidationError(failedContext: context))
+            }
+            guard let chain = X509_STORE_CTX_get0_chain(context) else {
+                return .failure(.untrusted("OpenSSL returned no chain"))
+            }
+            let known = [leaf] + intermediates + anchors
+            var path: [Certificate] = []
+            for index in 0..<OPENSSL_sk_num(chain) {
+                guard let raw = OPENSSL_sk_value(chain, index) else { continue }
+                let pointer = OpaquePointer(raw)
+                if let certificate = known.first(where: { $0.handle.pointer == pointer }) {
+                    path.append(certificate)
+                } else if let certificate = try? Certificate(encoding: pointer) {
+                    path.append(certificate)
+                }
+            }
+            return .success(path)
+        }
+    }
+}
+
+public enum ChainValidationError: Error, Equatable, Sendable {
+    /// No path to any anchor: unknown issuer, a self-signed certificate that is not an anchor, …
+    case untrusted(String)
+    /// A path exists but a certificate on it is unacceptable: expired, not yet valid, bad
+    /// signature, CA or basic-constraints violation, unhandled critical extension, …
+    case certificateInvalid(String)
+
+    /// What failed, naming the certificate by depth and common name; no other subject data.
+    public var detail: String {
+        switch self {
+        case .untrusted(let detail), .certificateInvalid(let detail): detail
+        }
+    }
+
+    init(failedContext context: OpaquePointer) {
+        let code = X509_STORE_CTX_get_error(context)
+        let depth = X509_STORE_CTX_get_error_depth(context)
+        let reason = X509_verify_cert_error_string(Int(code)).map {
+            String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self)
+        } ?? "verify error \(code)"
+        let name = X509_STORE_CTX_get_current_cert(context)
+            .flatMap { DistinguishedName(x509Name: X509_get_subject_name($0)).commonName }
+            .map { "\"\($0)\"" } ?? "without common name"
+        let detail = "certificate at depth \(depth) (\(name)): \(reason) (X509_V_ERR \(code))"
+        self = Self.noPathErrors.contains(code) ? .untrusted(detail) : .certificateInvalid(detail)
+    }
+
+    /// Verify errors meaning no path reaches an anchor, as opposed to a bad certificate on a path.
+    private static let noPathErrors: Set<Int32> = [
+        X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT,
+        X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
+        X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE,
+        X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT,
+        X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
+        X509_V_ERR_CERT_UNTRUSTED,
+        X509_V_ERR_CERT_REJECTED,
+        X509_V_ERR_CERT_CHAIN_TOO_LONG,
+    ]
+}
+
+/// The `X509_STORE` every validation shares, built once with the anchors and flags.
+///
+/// Sendable: after `init` nothing modifies the store. `X509_STORE_CTX_init` copies its
+/// verification parameters into each context (so per-call times never touch it), and
+/// OpenSSL guards the store's certificate lookups with the store's own lock, so any
+/// number of contexts may verify against it at once.
+private final class SharedX509Store: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init?(anchors: [Certificate]) {
+        guard let store = X509_STORE_new() else { return nil }
+        pointer = store
+        for anchor in anchors where X509_STORE_add_cert(store, anchor.handle.pointer) != 1 {
+            // Only allocation failure gets here (duplicates are accepted); an
+            // incomplete anchor set must not pass as a complete one.
+            ERR_clear_error()
+            return nil
+        }
+        // PARTIAL_CHAIN: an anchor ends the path even if it is not self-signed (pinned DS).
+        // X509_STRICT: RFC 5280 profile checks on CA certificates (critical BC, key usage,
+        // key identifiers) and rejects explicit EC curve parameters.
+        // No purpose is set, so OpenSSL does not check EKUs.
+        let flags = UInt(X509_V_FLAG_PARTIAL_CHAIN) | UInt(X509_V_FLAG_X509_STRICT)
+        guard X509_STORE_set_flags(store, flags) == 1 else { return nil }
+    }
+
+    deinit {
+        X509_STORE_free(pointer)
+    }
+}
+
+/// Whole seconds, clamped so a far-future or non-finite `Date` cannot trap.
+private func checkTime(_ date: Date) -> time_t {
+    let seconds = date.timeIntervalSince1970.rounded(.down)
+    guard seconds.isFinite else { return seconds > 0 ? time_t.max : time_t.min }
+    if seconds >= Double(time_t.max) { return time_t.max }
+    if seconds <= Double(time_t.min) { return time_t.min }
+    return time_t(seconds)
+}
