@@ -259,6 +259,8 @@ func lastOpenSSLError() -> String {
 /// Runs `body` with a read-only memory BIO over `text`.
 func withMemoryBIO<T>(_ text: String, _ body: (OpaquePointer) -> T) throws(CryptoError) -> T {
     let bytes = Array(text.utf8)
+    // BIO_new_mem_buf takes an Int32 length; no key file comes near that.
+    guard bytes.count <= Int(Int32.max) else { throw .malformedEncoding("PEM input too large") }
     let result: T? = bytes.withUnsafeBytes { buffer in
         guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
         defer { BIO_free(bio) }
