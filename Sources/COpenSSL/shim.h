@@ -35,6 +35,7 @@ static inline const char *veridoc_param_kdf_digest(void) { return OSSL_KDF_PARAM
 static inline const char *veridoc_param_kdf_key(void) { return OSSL_KDF_PARAM_KEY; }
 static inline const char *veridoc_param_kdf_salt(void) { return OSSL_KDF_PARAM_SALT; }
 static inline const char *veridoc_param_kdf_info(void) { return OSSL_KDF_PARAM_INFO; }
+static inline const char *veridoc_param_mac_digest(void) { return OSSL_MAC_PARAM_DIGEST; }
 
 /* Computed macros do not import into Swift. */
 static inline int veridoc_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }

@@ -149,7 +149,9 @@ public struct PublicKey: Sendable {
     public init(pem: String) throws(CryptoError) {
         let parsed = try withMemoryBIO(pem) { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }
         guard let parsed else { throw .malformedEncoding("PEM public key") }
-        try self.init(owned: OwnedPKey(taking: parsed))
+        let owned = OwnedPKey(taking: parsed)
+        try checkPublicKey(owned)
+        try self.init(owned: owned)
     }
 
     public var curve: Curve? {
@@ -233,7 +235,9 @@ public struct PrivateKey: Sendable {
 
     /// A private key from PEM: PKCS#8 (`PRIVATE KEY`) or SEC 1 (`EC PRIVATE KEY`).
     public init(pem: String) throws(CryptoError) {
-        let parsed = try withMemoryBIO(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
+        // With no callback OpenSSL would prompt on the controlling terminal
+        // for an encrypted key; a server must fail instead.
+        let parsed = try withMemoryBIO(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil) }
         guard let parsed else { throw .malformedEncoding("PEM private key") }
         try self.init(owned: OwnedPKey(taking: parsed))
     }
@@ -255,6 +259,8 @@ func lastOpenSSLError() -> String {
 /// Runs `body` with a read-only memory BIO over `text`.
 func withMemoryBIO<T>(_ text: String, _ body: (OpaquePointer) -> T) throws(CryptoError) -> T {
     let bytes = Array(text.utf8)
+    // BIO_new_mem_buf takes an Int32 length; no key file comes near that.
+    guard bytes.count <= Int(Int32.max) else { throw .malformedEncoding("PEM input too large") }
     let result: T? = bytes.withUnsafeBytes { buffer in
         guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
         defer { BIO_free(bio) }

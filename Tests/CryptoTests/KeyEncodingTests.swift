@@ -1,0 +1,55 @@
+import Crypto
+import Testing
+
+@Suite struct KeyEncodingTests {
+    @Test(arguments: Curve.allCases)
+    func pkcs8PEMRoundTrip(_ curve: Curve) throws {
+        let key = try PrivateKey.generate(curve: curve)
+        let pem = try key.pkcs8PEM()
+        #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
+        #expect(pem.hasSuffix("-----END PRIVATE KEY-----\n"))
+        let parsed = try PrivateKey(pem: pem)
+        #expect(parsed.type == .ec(curve))
+        #expect(parsed.publicKey.uncompressedPoint == key.publicKey.uncompressedPoint)
+        // Same secret: a signature by the parsed key verifies under the original.
+        let signature = try parsed.signature(for: [1, 2, 3], hash: .sha256)
+        #expect(key.publicKey.isValidSignature(signature, for: [1, 2, 3], hash: .sha256))
+    }
+
+    @Test func ed25519PKCS8RoundTrip() throws {
+        let key = try PrivateKey.generateEd25519()
+        let parsed = try PrivateKey(pem: key.pkcs8PEM())
+        #expect(parsed.type == .ed25519)
+        #expect(parsed.publicKey.ed25519Raw == key.publicKey.ed25519Raw)
+    }
+
+    @Test func publicPEMRoundTrip() throws {
+        for key in [try PrivateKey.generate(curve: .p384), try PrivateKey.generateEd25519()] {
+            let pem = key.publicKey.pem
+            #expect(pem.hasPrefix("-----BEGIN PUBLIC KEY-----\n"))
+            let parsed = try PublicKey(pem: pem)
+            #expect(parsed.spki == key.publicKey.spki)
+            #expect(try PublicKey(spki: parsed.spki).type == key.type)
+        }
+    }
+
+    /// Without a password callback OpenSSL would block on a terminal prompt.
+    @Test func encryptedPEMFailsWithoutPrompting() {
+        let encrypted = """
+            -----BEGIN ENCRYPTED PRIVATE KEY-----
+            MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAhpGMuVnKaVNQICCAAw
+            DAYIKoZIhvcNAgkFADAdBglghkgBZQMEAQIEEKIwcZoOHYTqXWZa3A1U6LYEgZDn
+            cEiroMSwJdECwKQdp9AH9JaL4kF62qf2+0Xy1P5mk3D663PLldwEfu/X2AmKiWtr
+            ewy5WIWGLLWUboYo1+YKz6CNmJ47uWjo0+VNWchRro4AQZ+z4gxAKk3+l4QMiiH7
+            H0C9wgn6YZRJqmBMYCMSkxwHk8mfQrkKO7OVaPAfOne2EMZjaPKLidRDi723ok0=
+            -----END ENCRYPTED PRIVATE KEY-----
+            """
+        #expect(throws: CryptoError.self) { try PrivateKey(pem: encrypted) }
+    }
+
+    @Test func garbagePEMIsMalformed() {
+        #expect(throws: CryptoError.self) { try PrivateKey(pem: "") }
+        #expect(throws: CryptoError.self) { try PrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        #expect(throws: CryptoError.self) { try PublicKey(pem: "not a key") }
+    }
+}
