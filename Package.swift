@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto"]),
         .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc"]),
-        .executableTarget(name: "Veridoc", dependencies: ["Verification"]),
+        .executableTarget(name: "Veridoc", dependencies: ["Verification", "MDoc", "Crypto"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),

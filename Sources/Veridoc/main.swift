@@ -1,1 +1,17 @@
-print("veridoc")
+import Foundation
+
+/// `veridoc <command> …`. Exit codes: 0 success / verified, 1 rejected,
+/// 2 usage or configuration error.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
+case "keys": status = KeysCommand.run(Array(arguments.dropFirst()))
+case "help", "--help", "-h", nil:
+    print(Usage.text)
+    status = arguments.isEmpty ? 2 : 0
+default:
+    Console.error("unknown command \(arguments[0])\n\n\(Usage.text)")
+    status = 2
+}
+exit(status)

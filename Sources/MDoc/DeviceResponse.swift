@@ -1,0 +1,141 @@
+import CBOR
+
+/// ISO/IEC 18013-5 §8.3.2.1.2.2 DeviceResponse, parsed without trusting it.
+public struct DeviceResponse: Sendable {
+    public let version: String
+    public let documents: [Document]
+    public let status: Int64
+
+    public init(_ item: CBORItem) throws(MDocError) {
+        version = try structure { () throws(CBORError) in try item.require("version", in: "DeviceResponse").requireText("DeviceResponse.version") }
+        status = try structure { () throws(CBORError) in try item.require("status", in: "DeviceResponse").requireInt("DeviceResponse.status") }
+        guard version.hasPrefix("1.") else { throw .unsupported("DeviceResponse version \(version)") }
+        if let list = item["documents"] {
+            let items = try structure { () throws(CBORError) in try list.requireArray("DeviceResponse.documents") }
+            var documents: [Document] = []
+            for (index, document) in items.enumerated() {
+                documents.append(try Document(document, context: "documents[\(index)]"))
+            }
+            self.documents = documents
+        } else {
+            documents = []
+        }
+    }
+
+    public init(bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) throws(MDocError) {
+        let item = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(bytes) }
+        try self.init(item)
+    }
+}
+
+/// One document of a DeviceResponse.
+public struct Document: Sendable {
+    public let docType: String
+    public let issuerSigned: IssuerSigned
+    public let deviceSigned: DeviceSigned?
+
+    public init(_ item: CBORItem, context: String) throws(MDocError) {
+        docType = try structure { () throws(CBORError) in try item.require("docType", in: context).requireText("\(context).docType") }
+        let issuer = try structure { () throws(CBORError) in try item.require("issuerSigned", in: context) }
+        issuerSigned = try IssuerSigned(issuer, context: "\(context).issuerSigned")
+        if let device = item["deviceSigned"] {
+            deviceSigned = try DeviceSigned(device, context: "\(context).deviceSigned")
+        } else {
+            deviceSigned = nil
+        }
+    }
+}
+
+/// `IssuerSigned = {? "nameSpaces": IssuerNameSpaces, "issuerAuth": COSE_Sign1}`.
+public struct IssuerSigned: Sendable {
+    /// Namespaces in received order, each with its items in received order.
+    public let nameSpaces: [(name: String, items: [IssuerSignedItem])]
+    public let issuerAuth: COSESign1
+
+    public init(_ item: CBORItem, context: String) throws(MDocError) {
+        let auth = try structure { () throws(CBORError) in try item.require("issuerAuth", in: context) }
+        issuerAuth = try COSESign1(auth, context: "\(context).issuerAuth")
+        var spaces: [(name: String, items: [IssuerSignedItem])] = []
+        if let map = item["nameSpaces"] {
+            let entries = try structure { () throws(CBORError) in try map.requireEntries("\(context).nameSpaces") }
+            for entry in entries {
+                let name = try structure { () throws(CBORError) in try entry.key.requireText("\(context).nameSpaces key") }
+                let list = try structure { () throws(CBORError) in try entry.value.requireArray("\(context).nameSpaces[\(name)]") }
+                var items: [IssuerSignedItem] = []
+                for (index, element) in list.enumerated() {
+                    items.append(try IssuerSignedItem(element, context: "\(context).nameSpaces[\(name)][\(index)]"))
+                }
+                spaces.append((name, items))
+            }
+        }
+        nameSpaces = spaces
+    }
+
+    public init(bytes: ArraySlice<UInt8>) throws(MDocError) {
+        let item = try structure { () throws(CBORError) in try CBORDecoder().decode(bytes) }
+        try self.init(item, context: "IssuerSigned")
+    }
+}
+
+/// `IssuerSignedItemBytes = #6.24(bstr .cbor IssuerSignedItem)`, with the
+/// received tag-24 bytes that the MSO digest covers.
+public struct IssuerSignedItem: Sendable {
+    /// The whole `#6.24(bstr)` encoding as received: what the digest is computed over.
+    public let taggedBytes: ArraySlice<UInt8>
+    public let digestID: UInt64
+    public let random: ArraySlice<UInt8>
+    public let elementIdentifier: String
+    public let elementValue: CBORItem
+
+    public init(_ item: CBORItem, context: String) throws(MDocError) {
+        taggedBytes = item.encoded
+        let inner = try structure { () throws(CBORError) in try item.decodeEmbedded(context) }
+        guard let digestID = inner["digestID"]?.unsigned else { throw .malformed("\(context): digestID is not an unsigned integer") }
+        self.digestID = digestID
+        random = try structure { () throws(CBORError) in try inner.require("random", in: context).requireBytes("\(context).random") }
+        elementIdentifier = try structure { () throws(CBORError) in
+            try inner.require("elementIdentifier", in: context).requireText("\(context).elementIdentifier")
+        }
+        elementValue = try structure { () throws(CBORError) in try inner.require("elementValue", in: context) }
+    }
+}
+
+/// `DeviceSigned = {"nameSpaces": DeviceNameSpacesBytes, "deviceAuth": DeviceAuth}`.
+public struct DeviceSigned: Sendable {
+    /// `#6.24(bstr .cbor DeviceNameSpaces)` as received; DeviceAuthentication embeds it verbatim.
+    public let nameSpacesBytes: ArraySlice<UInt8>
+    /// Element identifiers the device signed, per namespace.
+    public let nameSpaces: [(name: String, elements: [String])]
+    public let authentication: Authentication
+
+    public enum Authentication: Sendable {
+        case signature(COSESign1)
+        case mac(COSEMac0)
+    }
+
+    public init(_ item: CBORItem, context: String) throws(MDocError) {
+        let spaces = try structure { () throws(CBORError) in try item.require("nameSpaces", in: context) }
+        nameSpacesBytes = spaces.encoded
+        let decoded = try structure { () throws(CBORError) in try spaces.decodeEmbedded("\(context).nameSpaces") }
+        let entries = try structure { () throws(CBORError) in try decoded.requireEntries("\(context).nameSpaces") }
+        var names: [(name: String, elements: [String])] = []
+        for entry in entries {
+            let name = try structure { () throws(CBORError) in try entry.key.requireText("\(context).nameSpaces key") }
+            let elements = try structure { () throws(CBORError) in try entry.value.requireEntries("\(context).nameSpaces[\(name)]") }
+            var identifiers: [String] = []
+            for element in elements {
+                identifiers.append(try structure { () throws(CBORError) in try element.key.requireText("\(context).nameSpaces[\(name)] key") })
+            }
+            names.append((name, identifiers))
+        }
+        nameSpaces = names
+        let auth = try structure { () throws(CBORError) in try item.require("deviceAuth", in: context) }
+        if let signature = auth["deviceSignature"] {
+            authentication = .signature(try COSESign1(signature, context: "\(context).deviceSignature"))
+        } else if let mac = auth["deviceMac"] {
+            authentication = .mac(try COSEMac0(mac, context: "\(context).deviceMac"))
+        } else {
+            throw .malformed("\(context).deviceAuth has neither deviceSignature nor deviceMac")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+enum Console {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data(("veridoc: " + message + "\n").utf8))
+    }
+}
+
+enum Usage {
+    static let text = """
+        usage: veridoc <command> [options]
+
+          verify --config FILE [--at RFC3339] [--json] EVENT.json|-
+                 Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected, 2 usage/config error.
+          keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
+          keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
+        """
+}
+
+/// A usage problem: printed with the usage text, exit status 2.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Splits `--name value` options and `--flag`s from positional arguments.
+struct ParsedArguments {
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+    var positional: [String] = []
+
+    init(_ arguments: [String], options known: Set<String>, flags knownFlags: Set<String>) throws(UsageError) {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if known.contains(argument) {
+                guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
+                options[argument] = arguments[index + 1]
+                index += 2
+            } else if knownFlags.contains(argument) {
+                flags.insert(argument)
+                index += 1
+            } else if argument.hasPrefix("--") {
+                throw UsageError("unknown option \(argument)")
+            } else {
+                positional.append(argument)
+                index += 1
+            }
+        }
+    }
+}

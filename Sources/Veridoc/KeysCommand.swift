@@ -1,0 +1,70 @@
+import Crypto
+import Foundation
+import MDoc
+
+/// `veridoc keys generate DIR` and `veridoc keys hash FILE`.
+enum KeysCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        do {
+            switch (arguments.first, arguments.count) {
+            case ("generate", 2): try generate(into: URL(fileURLWithPath: arguments[1]))
+            case ("hash", 2): print(try hash(of: arguments[1]))
+            default: throw UsageError("keys generate DIR | keys hash FILE")
+            }
+            return 0
+        } catch let error as UsageError {
+            Console.error("\(error.message)\n\n\(Usage.text)")
+        } catch {
+            Console.error("\(error)")
+        }
+        return 2
+    }
+
+    /// A merchant encryption key (private key file readable by its owner only)
+    /// and a self-signed certificate for it.
+    private static func generate(into directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyURL = directory.appendingPathComponent("merchant-key.pem")
+        let certificateURL = directory.appendingPathComponent("merchant-cert.pem")
+        for url in [keyURL, certificateURL] where FileManager.default.fileExists(atPath: url.path) {
+            throw UsageError("\(url.path) exists; refusing to overwrite a key")
+        }
+        let key = try PrivateKey.generate(curve: .p256)
+        let now = Date()
+        let certificate = try CertificateBuilder(
+            subject: [("CN", "Veridoc merchant encryption key")], publicKey: key.publicKey,
+            notBefore: now.addingTimeInterval(-60), notAfter: now.addingTimeInterval(397 * 86_400)
+        ).selfSigned(with: key)
+        guard FileManager.default.createFile(atPath: keyURL.path, contents: Data(try key.pkcs8PEM().utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw UsageError("cannot write \(keyURL.path)")
+        }
+        try Data(pem(certificate.der).utf8).write(to: certificateURL)
+        print("key:         \(keyURL.path)")
+        print("certificate: \(certificateURL.path)")
+        print("pkRHash:     \(hex(AppleEnvelope.recipientKeyHash(of: key.publicKey)))")
+    }
+
+    private static func hash(of path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw UsageError("cannot read \(path)") }
+        let key: PublicKey
+        if text.contains("PRIVATE KEY-----") {
+            key = try PrivateKey(pem: text).publicKey
+        } else if text.contains("CERTIFICATE-----") {
+            guard let certificate = try Certificate.parsePEM(text).first else { throw UsageError("\(path) holds no certificate") }
+            key = try certificate.publicKey()
+        } else {
+            key = try PublicKey(pem: text)
+        }
+        guard key.uncompressedPoint != nil else { throw UsageError("\(path) does not hold an EC key") }
+        return hex(AppleEnvelope.recipientKeyHash(of: key))
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func pem(_ der: [UInt8]) -> String {
+        "-----BEGIN CERTIFICATE-----\n" + Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+            + "\n-----END CERTIFICATE-----\n"
+    }
+}

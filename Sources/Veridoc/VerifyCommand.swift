@@ -1,0 +1,93 @@
+import Foundation
+import MDoc
+import Verification
+
+/// `veridoc verify`: the worker's verification path without the database.
+enum VerifyCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        do {
+            let parsed = try ParsedArguments(arguments, options: ["--config", "--at"], flags: ["--json"])
+            guard let configPath = parsed.options["--config"] else { throw UsageError("--config FILE is required") }
+            guard parsed.positional.count == 1 else { throw UsageError("exactly one EVENT.json (or -) is required") }
+            var time = Date()
+            if let at = parsed.options["--at"] {
+                guard let parsedTime = RFC3339.date(from: at) else { throw UsageError("--at is not an RFC 3339 date-time") }
+                time = parsedTime
+            }
+            let configuration = try Configuration.load(from: URL(fileURLWithPath: configPath), at: time)
+            let eventBytes = try readEvent(parsed.positional[0])
+            let result = Verifier(directory: configuration.directory).verify(eventJSON: eventBytes, at: time)
+            if parsed.flags.contains("--json") {
+                print(OutcomeEvent(result).json())
+            } else {
+                print(HumanReport.render(result), terminator: "")
+            }
+            return result.isVerified ? 0 : 1
+        } catch let error as UsageError {
+            Console.error("\(error.message)\n\n\(Usage.text)")
+        } catch let error as ConfigError {
+            Console.error("config: \(error.message)")
+        } catch {
+            Console.error("\(error)")
+        }
+        return 2
+    }
+
+    private static func readEvent(_ path: String) throws(UsageError) -> [UInt8] {
+        if path == "-" {
+            return Array(FileHandle.standardInput.readDataToEndOfFile())
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
+        return Array(data)
+    }
+}
+
+/// The readable per-check report of `veridoc verify`.
+enum HumanReport {
+    static func render(_ result: VerificationResult) -> String {
+        var lines: [String] = []
+        let flow = result.flow?.rawValue ?? "unknown flow"
+        lines.append("Event \(result.requestID ?? "(no id)") — tenant \(result.tenant ?? "(unknown)"), \(flow), at \(RFC3339.string(from: result.verifiedAt))")
+        lines.append("")
+        let reasons = result.report.reasons
+        for check in result.report.checks {
+            switch check.status {
+            case .passed:
+                lines.append("  ✓ \(check.name.rawValue)")
+            case .skipped:
+                lines.append("  – \(check.name.rawValue) (skipped)")
+            case .failed:
+                lines.append("  ✗ \(check.name.rawValue)")
+            }
+        }
+        lines.append("")
+        if result.isVerified {
+            lines.append("Verdict: VERIFIED")
+        } else {
+            lines.append("Verdict: REJECTED")
+            for reason in reasons {
+                lines.append("  \(reason.code.rawValue): \(reason.detail)")
+            }
+        }
+        for (index, document) in result.documents.enumerated() {
+            lines.append("")
+            lines.append("Document \(index): \(document.docType)")
+            lines.append("  issuer:   \(document.issuerSubject ?? "—")\(document.issuerCountry.map { " (country \($0))" } ?? "")")
+            let dates = [document.signed, document.validFrom, document.validUntil].map { $0.map(RFC3339.string(from:)) ?? "—" }
+            lines.append("  MSO:      signed \(dates[0]), valid \(dates[1]) … \(dates[2])")
+            var byNamespace: [(String, [String])] = []
+            for element in document.elements {
+                if let index = byNamespace.firstIndex(where: { $0.0 == element.namespace }) {
+                    byNamespace[index].1.append(element.identifier)
+                } else {
+                    byNamespace.append((element.namespace, [element.identifier]))
+                }
+            }
+            lines.append("  disclosed elements (names only):")
+            for (namespace, names) in byNamespace {
+                lines.append("    \(namespace): \(names.joined(separator: ", "))")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

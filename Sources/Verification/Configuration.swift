@@ -1,0 +1,138 @@
+import Crypto
+import Foundation
+import MDoc
+
+/// A configuration problem, naming the setting (never a key's contents).
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The JSON configuration file (Schemas/config.schema.json). Paths are
+/// relative to the file's own folder. Later sections (kafka, postgres, …)
+/// are read by the parts that need them from `sections`.
+public struct Configuration: Sendable {
+    public let directory: TenantDirectory
+    /// The file's folder, against which relative paths resolve.
+    public let baseURL: URL
+
+    /// Loads and resolves the file. VICALs are authenticated at `time`
+    /// (their signers expire like any certificate).
+    public static func load(from file: URL, at time: Date = Date()) throws(ConfigError) -> Configuration {
+        guard let data = try? Data(contentsOf: file) else { throw ConfigError("cannot read config file \(file.path)") }
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ConfigError("config file \(file.path) is not a JSON object")
+        }
+        let base = file.deletingLastPathComponent()
+        guard let tenantList = root["tenants"] as? [Any], !tenantList.isEmpty else {
+            throw ConfigError("tenants: a non-empty array is required")
+        }
+        var tenants: [Tenant] = []
+        for (index, entry) in tenantList.enumerated() {
+            let tenant = try loadTenant(entry, path: "tenants[\(index)]", base: base, time: time)
+            guard !tenants.contains(where: { $0.id == tenant.id }) else { throw ConfigError("tenants[\(index)].id: duplicate tenant id \(tenant.id)") }
+            tenants.append(tenant)
+        }
+        return Configuration(directory: TenantDirectory(tenants), baseURL: base)
+    }
+
+    private static func loadTenant(_ entry: Any, path: String, base: URL, time: Date) throws(ConfigError) -> Tenant {
+        guard let object = entry as? [String: Any] else { throw ConfigError("\(path): a tenant is a JSON object") }
+        let known: Set<String> = ["id", "merchantIds", "teamId", "encryptionKeys", "trustAnchors", "origins", "maxRequestAgeSeconds", "vicals"]
+        if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
+            throw ConfigError("\(path).\(unknown): unknown tenant setting")
+        }
+        guard let id = object["id"] as? String, !id.isEmpty else { throw ConfigError("\(path).id: a non-empty string is required") }
+        let merchantIDs = try strings(object["merchantIds"], "\(path).merchantIds")
+        let teamID = object["teamId"].map { $0 as? String }
+        if let teamID, teamID?.isEmpty ?? true { throw ConfigError("\(path).teamId: a non-empty string is required") }
+        if !merchantIDs.isEmpty && teamID == nil { throw ConfigError("\(path).teamId: required with merchantIds") }
+        let origins = try strings(object["origins"], "\(path).origins")
+
+        var keys: [TenantKey] = []
+        for (index, file) in try strings(object["encryptionKeys"], "\(path).encryptionKeys").enumerated() {
+            let setting = "\(path).encryptionKeys[\(index)]"
+            let url = resolve(file, base)
+            guard let pem = try? String(contentsOf: url, encoding: .utf8) else { throw ConfigError("\(setting): cannot read \(url.path)") }
+            guard let key = try? PrivateKey(pem: pem) else { throw ConfigError("\(setting): \(url.path) holds no PEM private key") }
+            do { keys.append(try TenantKey(key)) } catch { throw ConfigError("\(setting): \(error.message)") }
+        }
+
+        var anchors: [Certificate] = []
+        for (index, entry) in try strings(object["trustAnchors"], "\(path).trustAnchors").enumerated() {
+            anchors += try loadCertificates(resolve(entry, base), setting: "\(path).trustAnchors[\(index)]")
+        }
+        if let vicals = object["vicals"] {
+            guard let list = vicals as? [Any] else { throw ConfigError("\(path).vicals: an array is required") }
+            for (index, vical) in list.enumerated() {
+                anchors += try loadVICAL(vical, setting: "\(path).vicals[\(index)]", base: base, time: time)
+            }
+        }
+        guard !anchors.isEmpty else { throw ConfigError("\(path): no trust anchors (trustAnchors or vicals) configured") }
+
+        var maxAge: TimeInterval = 600
+        if let value = object["maxRequestAgeSeconds"] {
+            guard let seconds = jsonInteger(value), seconds >= 1 else { throw ConfigError("\(path).maxRequestAgeSeconds: a whole number ≥ 1 is required") }
+            maxAge = TimeInterval(seconds)
+        }
+        return Tenant(
+            id: id, merchantIDs: Set(merchantIDs), teamID: teamID ?? nil, keys: keys, trustAnchors: anchors,
+            origins: Set(origins), maxRequestAge: maxAge)
+    }
+
+    private static func loadVICAL(_ entry: Any, setting: String, base: URL, time: Date) throws(ConfigError) -> [Certificate] {
+        guard let object = entry as? [String: Any], let file = object["file"] as? String else {
+            throw ConfigError("\(setting): {\"file\", \"anchors\"} is required")
+        }
+        var vicalAnchors: [Certificate] = []
+        for (index, anchor) in try strings(object["anchors"], "\(setting).anchors").enumerated() {
+            vicalAnchors += try loadCertificates(resolve(anchor, base), setting: "\(setting).anchors[\(index)]")
+        }
+        guard !vicalAnchors.isEmpty else { throw ConfigError("\(setting).anchors: at least one anchor is required") }
+        let url = resolve(file, base)
+        guard let bytes = try? Data(contentsOf: url) else { throw ConfigError("\(setting).file: cannot read \(url.path)") }
+        do {
+            let vical = try VICAL(bytes: Array(bytes), anchors: TrustStore(anchors: vicalAnchors), at: time)
+            return vical.entries.map(\.certificate)
+        } catch {
+            throw ConfigError("\(setting).file: \(url.lastPathComponent) is not an authentic VICAL: \(error)")
+        }
+    }
+
+    /// A PEM file (one or more certificates) or a folder of them.
+    static func loadCertificates(_ url: URL, setting: String) throws(ConfigError) -> [Certificate] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ConfigError("\(setting): \(url.path) does not exist")
+        }
+        let files: [URL]
+        if isDirectory.boolValue {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+            files = names.filter { $0.hasSuffix(".pem") || $0.hasSuffix(".crt") || $0.hasSuffix(".cer") }.sorted().map { url.appendingPathComponent($0) }
+            guard !files.isEmpty else { throw ConfigError("\(setting): folder \(url.path) holds no .pem/.crt files") }
+        } else {
+            files = [url]
+        }
+        var certificates: [Certificate] = []
+        for file in files {
+            guard let text = try? String(contentsOf: file, encoding: .utf8), let parsed = try? Certificate.parsePEM(text), !parsed.isEmpty else {
+                throw ConfigError("\(setting): \(file.path) holds no PEM certificate")
+            }
+            certificates += parsed
+        }
+        return certificates
+    }
+
+    private static func strings(_ value: Any?, _ setting: String) throws(ConfigError) -> [String] {
+        guard let value else { return [] }
+        guard let list = value as? [Any], list.allSatisfy({ ($0 as? String).map { !$0.isEmpty } ?? false }) else {
+            throw ConfigError("\(setting): an array of non-empty strings is required")
+        }
+        return list.map { $0 as! String }
+    }
+
+    private static func resolve(_ path: String, _ base: URL) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)
+    }
+}

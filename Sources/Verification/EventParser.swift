@@ -1,0 +1,182 @@
+import Foundation
+import MDoc
+
+/// Why an event is not a valid request, with whatever could still be
+/// attributed (so the rejection can be reported against its id and tenant).
+public struct EventRejection: Error, Sendable, Equatable {
+    public let id: String?
+    public let tenant: String?
+    public let flow: Flow?
+    /// Names the attribute or field; never quotes its value.
+    public let detail: String
+}
+
+/// Reads `veridoc.verification.requested.v1` CloudEvents (structured-mode JSON,
+/// or binary-mode attributes plus a JSON `data` value). Strict: a field of the
+/// wrong type, a wrong alphabet of base64, or an unknown data field is an
+/// `event.invalid`, so that two producers never mean different things by one event.
+public struct EventParser: Sendable {
+    public var maxEventBytes: Int
+
+    public init(maxEventBytes: Int = 4 << 20) {
+        self.maxEventBytes = maxEventBytes
+    }
+
+    public func parse(json bytes: [UInt8]) -> Result<VerificationRequest, EventRejection> {
+        guard bytes.count <= maxEventBytes else {
+            return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: "event of \(bytes.count) bytes exceeds \(maxEventBytes)"))
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) as? [String: Any] else {
+            return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: "event is not a JSON object"))
+        }
+        return parse(attributes: object, data: object["data"])
+    }
+
+    /// `attributes` are the CloudEvents context attributes (a structured event's
+    /// top level, or binary mode's `ce_` headers without the prefix).
+    public func parse(attributes: [String: Any], data: Any?) -> Result<VerificationRequest, EventRejection> {
+        let id = (attributes["id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        let dataObject = data as? [String: Any]
+        let tenant = dataObject?["tenant"] as? String
+        let flow = (dataObject?["flow"] as? String).flatMap(Flow.init(rawValue:))
+        func reject(_ detail: String) -> Result<VerificationRequest, EventRejection> {
+            .failure(EventRejection(id: id, tenant: tenant, flow: flow, detail: detail))
+        }
+
+        guard let id else { return reject("id is missing or not a non-empty string") }
+        guard attributes["specversion"] as? String == "1.0" else { return reject("specversion is not \"1.0\"") }
+        guard attributes["type"] as? String == VerificationRequest.eventType else { return reject("type is not \(VerificationRequest.eventType)") }
+        guard let source = attributes["source"] as? String, !source.isEmpty else { return reject("source is missing") }
+        guard let timeText = attributes["time"] as? String, let time = RFC3339.date(from: timeText) else {
+            return reject("time is missing or not RFC 3339")
+        }
+        guard attributes["datacontenttype"] as? String == "application/json" else { return reject("datacontenttype is not application/json") }
+        guard let dataObject else { return reject("data is not a JSON object") }
+        guard let tenant, !tenant.isEmpty else { return reject("data.tenant is missing") }
+        guard let flow else { return reject("data.flow is not one of \(Flow.allCases.map(\.rawValue).joined(separator: ", "))") }
+
+        var fields = Fields(object: dataObject)
+        _ = fields.string("tenant")
+        _ = fields.string("flow")
+        do throws(FieldError) {
+            let input: VerificationRequest.Input
+            switch flow {
+            case .appleWalletApp:
+                let payload = try fields.standardBase64("payload")
+                let (nonce, nonceText) = try fields.standardBase64WithText("nonce")
+                guard (1...64).contains(nonce.count) else { throw FieldError("data.nonce must be 1 to 64 bytes") }
+                input = .appleWalletApp(payload: payload, nonce: nonce, nonceText: nonceText, merchantID: try fields.requiredString("merchantId"))
+            case .appleWalletWeb:
+                let response = try fields.urlBase64("response")
+                let encryptionInfo = try fields.requiredString("encryptionInfo")
+                guard let infoBytes = Base64.decodeURL(encryptionInfo) else { throw FieldError("data.encryptionInfo is not base64url") }
+                input = .appleWalletWeb(response: response, encryptionInfo: encryptionInfo, encryptionInfoBytes: infoBytes, origin: try fields.requiredString("origin"))
+            case .isoDeviceResponse:
+                let payload = try fields.standardBase64("payload")
+                let transcript = try fields.standardBase64("sessionTranscript")
+                let readerKey = fields.has("ephemeralReaderKey") ? try fields.standardBase64("ephemeralReaderKey") : nil
+                input = .isoDeviceResponse(payload: payload, sessionTranscript: transcript, ephemeralReaderKey: readerKey)
+            }
+            let requested = try fields.requestedElements()
+            if let unknown = fields.unread.first { throw FieldError("data.\(unknown) is not a field of the \(flow.rawValue) flow") }
+            return .success(VerificationRequest(id: id, source: source, time: time, tenant: tenant, input: input, requestedElements: requested))
+        } catch {
+            return reject(error.detail)
+        }
+    }
+}
+
+private struct FieldError: Error {
+    let detail: String
+    init(_ detail: String) { self.detail = detail }
+}
+
+/// Reads `data` fields and remembers which were read, so that leftovers can be refused.
+private struct Fields {
+    let object: [String: Any]
+    private var read: Set<String> = []
+
+    init(object: [String: Any]) {
+        self.object = object
+    }
+
+    var unread: [String] { object.keys.filter { !read.contains($0) }.sorted() }
+
+    func has(_ name: String) -> Bool { object[name] != nil && !(object[name] is NSNull) }
+
+    mutating func string(_ name: String) -> String? {
+        read.insert(name)
+        return object[name] as? String
+    }
+
+    mutating func requiredString(_ name: String) throws(FieldError) -> String {
+        guard let value = string(name), !value.isEmpty else { throw FieldError("data.\(name) is missing or not a non-empty string") }
+        return value
+    }
+
+    mutating func standardBase64(_ name: String) throws(FieldError) -> [UInt8] {
+        try standardBase64WithText(name).bytes
+    }
+
+    mutating func standardBase64WithText(_ name: String) throws(FieldError) -> (bytes: [UInt8], text: String) {
+        let text = try requiredString(name)
+        guard let bytes = Base64.decodeStandard(text) else { throw FieldError("data.\(name) is not standard base64") }
+        return (bytes, text)
+    }
+
+    mutating func urlBase64(_ name: String) throws(FieldError) -> [UInt8] {
+        let text = try requiredString(name)
+        guard let bytes = Base64.decodeURL(text) else { throw FieldError("data.\(name) is not base64url") }
+        return bytes
+    }
+
+    mutating func requestedElements() throws(FieldError) -> [RequestedElement] {
+        read.insert("requestedElements")
+        guard let value = object["requestedElements"], !(value is NSNull) else { return [] }
+        guard let list = value as? [Any] else { throw FieldError("data.requestedElements is not an array") }
+        var elements: [RequestedElement] = []
+        for (index, entry) in list.enumerated() {
+            let context = "data.requestedElements[\(index)]"
+            guard let entry = entry as? [String: Any],
+                  let namespace = entry["namespace"] as? String, !namespace.isEmpty,
+                  let element = entry["element"] as? String, !element.isEmpty
+            else { throw FieldError("\(context) needs namespace and element strings") }
+            guard Set(entry.keys).isSubset(of: ["namespace", "element", "retention"]) else { throw FieldError("\(context) has unknown fields") }
+            elements.append(RequestedElement(namespace: namespace, element: element, retention: try Self.retention(entry["retention"], context)))
+        }
+        return elements
+    }
+
+    private static func retention(_ value: Any?, _ context: String) throws(FieldError) -> Retention {
+        guard let object = value as? [String: Any], let intent = object["intent"] as? String else {
+            throw FieldError("\(context).retention needs an intent")
+        }
+        switch intent {
+        case "willNotStore":
+            guard object.count == 1 else { throw FieldError("\(context).retention willNotStore takes no other fields") }
+            return .willNotStore
+        case "mayStore":
+            guard let days = object["days"] else {
+                guard object.count == 1 else { throw FieldError("\(context).retention has unknown fields") }
+                return .mayStore(days: nil)
+            }
+            // JSONSerialization gives NSNumber; 2.5 and true are not day counts.
+            guard let count = jsonInteger(days), count >= 1, object.count == 2
+            else { throw FieldError("\(context).retention.days must be a whole number of days ≥ 1") }
+            return .mayStore(days: count)
+        default:
+            throw FieldError("\(context).retention.intent is not willNotStore or mayStore")
+        }
+    }
+}
+
+/// A JSON integer as `Int`: JSONSerialization hands numbers and booleans over
+/// as NSNumber, and `true` must not pass for 1 nor 2.5 for 2.
+func jsonInteger(_ value: Any?) -> Int? {
+    guard let number = value as? NSNumber else { return nil }
+    let kind = String(cString: number.objCType)
+    guard kind != "c", kind != "B" else { return nil }
+    let double = number.doubleValue
+    guard double == double.rounded(), abs(double) < 1e15 else { return nil }
+    return number.intValue
+}

@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+import MDoc
+
+/// One merchant decryption key, held as a ready OpenSSL object with the
+/// identifiers the envelopes use to name it.
+public struct TenantKey: Sendable {
+    public let privateKey: PrivateKey
+    /// `04 || X || Y`: how Annex C's EncryptionInfo names the recipient.
+    public let publicPoint: [UInt8]
+    /// SHA-256 of `publicPoint`: how Apple's envelope names the recipient (pkRHash).
+    public let keyHash: [UInt8]
+
+    public init(_ privateKey: PrivateKey) throws(ConfigError) {
+        guard privateKey.type == .ec(.p256), let point = privateKey.publicKey.uncompressedPoint else {
+            throw ConfigError("encryption keys must be P-256 (the HPKE suite Apple and Annex C use)")
+        }
+        self.privateKey = privateKey
+        publicPoint = point
+        keyHash = sha256(point)
+    }
+}
+
+/// A tenant as the verifier uses it: config resolved into keys and a trust store.
+public struct Tenant: Sendable {
+    public let id: String
+    public let merchantIDs: Set<String>
+    public let teamID: String?
+    public let keys: [TenantKey]
+    public let trustStore: TrustStore
+    public let origins: Set<String>
+    public let maxRequestAge: TimeInterval
+
+    public init(
+        id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
+        origins: Set<String> = [], maxRequestAge: TimeInterval = 600
+    ) {
+        self.id = id
+        self.merchantIDs = merchantIDs
+        self.teamID = teamID
+        self.keys = keys
+        self.trustStore = TrustStore(anchors: trustAnchors)
+        self.origins = origins
+        self.maxRequestAge = maxRequestAge
+    }
+
+    func key(withHash hash: [UInt8]) -> TenantKey? {
+        keys.first { $0.keyHash == hash }
+    }
+
+    func key(withPublicPoint point: [UInt8]) -> TenantKey? {
+        keys.first { $0.publicPoint == point }
+    }
+}
+
+/// The tenants a verifier serves, by id.
+public struct TenantDirectory: Sendable {
+    public let tenants: [String: Tenant]
+
+    public init(_ tenants: [Tenant]) {
+        self.tenants = Dictionary(tenants.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public subscript(id: String) -> Tenant? { tenants[id] }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The three ways a response reaches Veridoc.
+public enum Flow: String, Sendable, CaseIterable {
+    case appleWalletApp = "apple-wallet-app"
+    case appleWalletWeb = "apple-wallet-web"
+    case isoDeviceResponse = "iso-device-response"
+}
+
+/// How long a relying party says it will keep an element (PassKit
+/// `PKIdentityIntentToStore`, ISO 18013-5 `IntentToRetain`).
+public enum Retention: Sendable, Equatable {
+    case willNotStore
+    /// nil days: no stated limit.
+    case mayStore(days: Int?)
+}
+
+public struct RequestedElement: Sendable, Equatable {
+    public let namespace: String
+    public let element: String
+    public let retention: Retention
+
+    public init(namespace: String, element: String, retention: Retention) {
+        self.namespace = namespace
+        self.element = element
+        self.retention = retention
+    }
+}
+
+/// A parsed `veridoc.verification.requested.v1` CloudEvent.
+public struct VerificationRequest: Sendable {
+    public static let eventType = "veridoc.verification.requested.v1"
+
+    public let id: String
+    public let source: String
+    /// When the request (and its nonce) was issued.
+    public let time: Date
+    public let tenant: String
+    public let input: Input
+    public let requestedElements: [RequestedElement]
+
+    public enum Input: Sendable {
+        /// PassKit in-app: the encrypted envelope, the exact nonce bytes and
+        /// their base64 text (kept only for the transcript-mismatch diagnostic).
+        case appleWalletApp(payload: [UInt8], nonce: [UInt8], nonceText: String, merchantID: String)
+        /// Digital Credentials API (ISO 18013-7 Annex C): `encryptionInfo` is
+        /// kept as the exact string the server sent, because the transcript hashes it.
+        case appleWalletWeb(response: [UInt8], encryptionInfo: String, encryptionInfoBytes: [UInt8], origin: String)
+        case isoDeviceResponse(payload: [UInt8], sessionTranscript: [UInt8], ephemeralReaderKey: [UInt8]?)
+    }
+
+    public var flow: Flow {
+        switch input {
+        case .appleWalletApp: .appleWalletApp
+        case .appleWalletWeb: .appleWalletWeb
+        case .isoDeviceResponse: .isoDeviceResponse
+        }
+    }
+
+    public init(id: String, source: String, time: Date, tenant: String, input: Input, requestedElements: [RequestedElement] = []) {
+        self.id = id
+        self.source = source
+        self.time = time
+        self.tenant = tenant
+        self.input = input
+        self.requestedElements = requestedElements
+    }
+}
