@@ -23,6 +23,8 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "MDoc", "CBOR", "Crypto"]),
+        // Runs the built `veridoc` binary as a user would.
+        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc"]),
     ],
     swiftLanguageModes: [.v6]
 )

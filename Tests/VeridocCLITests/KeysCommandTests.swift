@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+@Suite struct KeysCommandTests {
+    @Test func generateWritesAPrivateKeyOnlyItsOwnerCanReadAndPrintsItsHash() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try CLI.run(["keys", "generate", directory.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let printed = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("pkRHash:") }?.split(separator: " ").last.map(String.init))
+        #expect(printed.count == 64)
+
+        let keyPath = directory.appendingPathComponent("merchant-key.pem").path
+        let permissions = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        #expect(!run.stdout.contains("PRIVATE KEY"), "key material is never printed")
+
+        // The hash of the key file, of the certificate and the printed one agree.
+        let fromKey = try CLI.run(["keys", "hash", keyPath])
+        let fromCertificate = try CLI.run(["keys", "hash", directory.appendingPathComponent("merchant-cert.pem").path])
+        #expect(fromKey.status == 0 && fromCertificate.status == 0)
+        #expect(fromKey.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == printed)
+        #expect(fromCertificate.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == printed)
+
+        // A second generate into the same folder must not overwrite the key.
+        let again = try CLI.run(["keys", "generate", directory.path])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("refusing to overwrite"))
+    }
+
+    @Test(.enabled(if: CLI.vectors != nil, "shared/vectors not found: Apple's sample key is needed"))
+    func hashOfApplesSampleKeyIsTheDocumentedPkRHash() throws {
+        let key = try #require(CLI.vectors).appendingPathComponent("apple-verify-with-wallet-sample/merchant_encryption_key.pem")
+        let run = try CLI.run(["keys", "hash", key.path])
+        #expect(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "b2c00f06b2df645691174f1331ade35141f17e19b3021d07560b4a71fc61818c")
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        #expect(try CLI.run(["keys"]).status == 2)
+        #expect(try CLI.run(["keys", "hash", "/nonexistent/file.pem"]).status == 2)
+        #expect(try CLI.run(["frobnicate"]).status == 2)
+    }
+}

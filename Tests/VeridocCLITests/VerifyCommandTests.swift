@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// `veridoc verify` as a user runs it, against Apple's published sample.
+@Suite(.enabled(if: CLI.vectors != nil, "shared/vectors not found: these tests verify Apple's sample"))
+struct VerifyCommandTests {
+    struct Sample {
+        let directory: URL
+        var config: String { directory.appendingPathComponent("config.json").path }
+        var event: String { directory.appendingPathComponent("event.json").path }
+    }
+
+    /// A config and an event for Apple's sample, written to a fresh folder.
+    func sample(eventTime: String) throws -> Sample {
+        let vectors = try #require(CLI.vectors).appendingPathComponent("apple-verify-with-wallet-sample")
+        let directory = try CLI.temporaryDirectory()
+        let config: [String: Any] = ["tenants": [[
+            "id": "apple-sample", "merchantIds": ["PassKit_Identity_Test_Merchant_ID"], "teamId": "PassKit_Identity_Test_Team_ID",
+            "encryptionKeys": [vectors.appendingPathComponent("merchant_encryption_key.pem").path],
+            "trustAnchors": [vectors.appendingPathComponent("issuer_root.pem").path],
+        ]]]
+        try JSONSerialization.data(withJSONObject: config).write(to: directory.appendingPathComponent("config.json"))
+        let envelope = try hexFile(vectors.appendingPathComponent("hpke_envelope.hex"))
+        let parameters = try JSONSerialization.jsonObject(with: Data(contentsOf: vectors.appendingPathComponent("session_transcript_parameters.json"))) as! [String: String]
+        let event: [String: Any] = [
+            "specversion": "1.0", "id": "cli-apple-sample", "source": "urn:veridoc:test", "type": "veridoc.verification.requested.v1",
+            "time": eventTime, "datacontenttype": "application/json",
+            "data": [
+                "tenant": "apple-sample", "flow": "apple-wallet-app", "payload": Data(envelope).base64EncodedString(),
+                "nonce": Data(hex(parameters["Nonce"]!)).base64EncodedString(), "merchantId": parameters["Merchant ID"]!,
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: event).write(to: directory.appendingPathComponent("event.json"))
+        return Sample(directory: directory)
+    }
+
+    @Test func applesSampleVerifiesAtItsDateWithExitZero() throws {
+        let sample = try sample(eventTime: "2022-04-01T00:00:00Z")
+        defer { try? FileManager.default.removeItem(at: sample.directory) }
+        let run = try CLI.run(["verify", "--config", sample.config, "--at", "2022-04-01T00:01:00Z", sample.event])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("Verdict: VERIFIED"))
+        #expect(run.stdout.contains("✓ device.authentication"))
+        #expect(run.stdout.contains("– request.nonce (skipped)"))
+        #expect(run.stdout.contains("family_name"), "element names are listed")
+    }
+
+    @Test func applesSampleTodayIsRejectedAsExpiredWithExitOne() throws {
+        let now = Date()
+        let stamp = ISO8601DateFormatter().string(from: now.addingTimeInterval(-30))
+        let sample = try sample(eventTime: stamp)
+        defer { try? FileManager.default.removeItem(at: sample.directory) }
+        let run = try CLI.run(["verify", "--config", sample.config, "--json", sample.event])
+        #expect(run.status == 1)
+        let outcome = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
+        let data = outcome["data"] as! [String: Any]
+        #expect(data["verdict"] as? String == "rejected")
+        #expect((data["reasons"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["mso.expired"])
+        #expect(outcome["subject"] as? String == "cli-apple-sample")
+        #expect(run.stdout.split(separator: "\n").count == 1, "--json prints one line")
+    }
+
+    @Test func standardInputIsRead() throws {
+        let sample = try sample(eventTime: "2022-04-01T00:00:00Z")
+        defer { try? FileManager.default.removeItem(at: sample.directory) }
+        let run = try CLI.run(["verify", "--config", sample.config, "--at", "2022-04-01T00:01:00Z", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: sample.event)))
+        #expect(run.status == 0)
+    }
+
+    @Test func usageAndConfigErrorsExitTwo() throws {
+        let sample = try sample(eventTime: "2022-04-01T00:00:00Z")
+        defer { try? FileManager.default.removeItem(at: sample.directory) }
+        #expect(try CLI.run(["verify", sample.event]).status == 2, "missing --config")
+        #expect(try CLI.run(["verify", "--config", sample.config, "--at", "yesterday", sample.event]).status == 2)
+        let missingConfig = try CLI.run(["verify", "--config", "/nonexistent.json", sample.event])
+        #expect(missingConfig.status == 2)
+        #expect(missingConfig.stderr.contains("config"))
+        try Data(#"{"tenants":[]}"#.utf8).write(to: URL(fileURLWithPath: sample.config))
+        let emptyTenants = try CLI.run(["verify", "--config", sample.config, sample.event])
+        #expect(emptyTenants.status == 2)
+        #expect(emptyTenants.stderr.contains("tenants"))
+    }
+
+    private func hexFile(_ url: URL) throws -> [UInt8] {
+        hex(try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    private func hex(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            bytes.append(UInt8(text[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+}
