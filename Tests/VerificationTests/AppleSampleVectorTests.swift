@@ -67,7 +67,7 @@ struct AppleSampleVectorTests {
         let sample = try Sample()
         let result = sample.verify(try sample.tenant(), sample.event(at: Self.validAt), at: Self.validAt)
         #expect(result.codes == [], "\(result.summary)")
-        #expect(result.isVerified)
+        #expect(result.verdict == "verified")
         #expect(result.documents.count == 1)
         #expect(result.documents.first?.docType == "org.iso.18013.5.1.mDL")
         #expect(result.documents.first?.elements.count == 22)
@@ -81,7 +81,7 @@ struct AppleSampleVectorTests {
         let sample = try Sample()
         let result = sample.verify(try sample.tenant(), sample.event(at: time), at: time)
         #expect(result.codes == [.msoExpired], "\(result.summary)")
-        #expect(!result.isVerified)
+        #expect(result.verdict == "rejected")
         #expect(result.report.status(of: .issuerChain) == .passed)
         #expect(result.report.status(of: .deviceAuthentication) == .passed)
     }
