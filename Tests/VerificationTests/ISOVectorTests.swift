@@ -207,6 +207,8 @@ struct AnimoVectorTests {
         let store = TrustStore(anchors: try certificates("animo-mdoc/bdr-issuer-signed/trust_anchor.pem"))
         #expect((try? store.validate(leaf: signer, intermediates: Array(chain.dropFirst()), at: time).get()) != nil)
 
+        #expect(DocumentSignerProfile.violations(of: signer) == [])
+
         let algorithm = try auth.algorithm(context: "issuerAuth")
         #expect(auth.isValidSignature(algorithm: algorithm, key: try signer.publicKey()))
 
