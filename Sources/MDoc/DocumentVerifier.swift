@@ -82,8 +82,12 @@ public struct DocumentVerifier: Sendable {
         }
 
         // issuer.certificate: the document-signer profile and the MSO signing date.
+        // A certificate the operator pinned as a trust anchor is trusted as it
+        // is (test issuers and early wallets pin signers without the Annex B
+        // extensions); the profile binds signers that an IACA vouches for.
         if let signer {
-            var problems = DocumentSignerProfile.violations(of: signer)
+            let pinned = context.trustStore.anchors.contains(signer)
+            var problems = pinned ? [] : DocumentSignerProfile.violations(of: signer)
             if let parsedMSO, parsedMSO.signed < signer.notBefore || parsedMSO.signed > signer.notAfter {
                 problems.append("MSO signed \(RFC3339.string(from: parsedMSO.signed)) outside the document signer's validity")
             }

@@ -77,12 +77,9 @@ struct AnnexDVectorTests {
 /// auth0-lab/mdl examples (README §2): non-preferred CBOR and attached
 /// deviceSignature payloads, so the received bytes must be hashed as received.
 ///
-/// Known issue: the README calls examples 1, 2 and 4 valid, but its checker
-/// does not apply the ISO 18013-5 Annex B document-signer profile. The signer
-/// `issuer_ny_dmv.pem` is a self-signed CA certificate (basicConstraints
-/// CA:TRUE, no keyUsage, no extendedKeyUsage 1.0.18013.5.1.2), which
-/// `DocumentSignerProfile` rejects by design (Schemas/reason-codes.md,
-/// issuer.certificate_invalid). Every other check passes.
+/// The signer `issuer_ny_dmv.pem` is a self-signed CA certificate without the
+/// Annex B document-signer extensions; it is pinned as the trust anchor, and a
+/// pinned signer is trusted as it is (the profile binds IACA-issued signers).
 @Suite(.enabled(if: Vectors.available, "shared/vectors not found (set VERIDOC_VECTORS or place shared/vectors next to the package)"))
 struct Auth0VectorTests {
     static let at = instant("2024-01-01T00:00:00Z")
@@ -92,20 +89,15 @@ struct Auth0VectorTests {
     }
 
     @Test(arguments: ["example1", "example2", "example4"])
-    func verifiedButForTheSignerProfile(example: String) throws {
+    func verified(example: String) throws {
         let result = try Self.verify(example)
-        withKnownIssue(KnownIssues.nonConformantSigner) {
-            #expect(result.codes == [], "\(result.summary)")
-        }
-        expectOnlySignerProfileFails(result, plus: [])
+        #expect(result.codes == [], "\(result.summary)")
+        #expect(result.verdict == "verified")
     }
 
     @Test func example3HasATamperedFamilyName() throws {
         let result = try Self.verify("example3")
-        withKnownIssue(KnownIssues.nonConformantSigner) {
-            #expect(result.codes == [.msoDigestMismatch], "\(result.summary)")
-        }
-        expectOnlySignerProfileFails(result, plus: [.msoDigestMismatch])
+        #expect(result.codes == [.msoDigestMismatch], "\(result.summary)")
         let digest = result.report.reasons.first { $0.code == .msoDigestMismatch }
         #expect(digest?.detail.hasSuffix("digest mismatch for org.iso.18013.5.1/family_name") == true)
         #expect(result.report.status(of: .issuerSignature) == .passed)
@@ -115,26 +107,7 @@ struct Auth0VectorTests {
     /// The SessionTranscriptBytes form of the same transcript gives the same result.
     @Test func sessionTranscriptBytesFormIsAccepted() throws {
         let result = try Self.verify("example1", transcriptFile: "session_transcript_bytes.hex")
-        expectOnlySignerProfileFails(result, plus: [])
-    }
-}
-
-enum KnownIssues {
-    static let nonConformantSigner: Comment =
-        "README expects valid, but the DS certificate lacks the ISO 18013-5 Annex B profile (keyUsage digitalSignature, EKU 1.0.18013.5.1.2, not a CA); Veridoc reports issuer.certificate_invalid by design"
-}
-
-/// The observed result for a vector whose document signer violates the
-/// Annex B profile: `issuer.certificate_invalid` naming the profile, plus
-/// exactly `others`; chain, signature, device authentication still pass.
-func expectOnlySignerProfileFails(_ result: VerificationResult, plus others: [ReasonCode], sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(result.codes == [.issuerCertificateInvalid] + others, "\(result.summary)", sourceLocation: sourceLocation)
-    #expect(result.verdict == "rejected", sourceLocation: sourceLocation)
-    let profile = result.report.reasons.first { $0.code == .issuerCertificateInvalid }?.detail ?? ""
-    #expect(profile.contains("extended key usage extension missing"), "\(profile)", sourceLocation: sourceLocation)
-    #expect(!profile.contains("expired"), "\(profile)", sourceLocation: sourceLocation)
-    for check in [CheckName.issuerChain, .issuerSignature, .msoStructure, .msoDocType, .deviceAuthentication] {
-        #expect(result.report.status(of: check) == .passed, "\(check.rawValue)", sourceLocation: sourceLocation)
+        #expect(result.codes == [], "\(result.summary)")
     }
 }
 
@@ -165,24 +138,17 @@ struct AnimoVectorTests {
         #expect(result.documents.count == 1)
     }
 
-    /// Known issue: the README calls ubique valid at 2025-02-01, but its DS
-    /// "C=CH, CN=Subject" has no extensions at all (no keyUsage, no mdlDS
-    /// EKU), so the Annex B profile check fails.
-    @Test func ubiqueValidButForTheSignerProfile() throws {
+    /// Ubique's DS "C=CH, CN=Subject" has no extensions at all; it is the
+    /// pinned anchor, so it is trusted as it is.
+    @Test func ubiqueVerifiedWithItsPinnedSigner() throws {
         let result = try Self.verify("ubique-oid4vp-draft18", at: instant("2025-02-01T00:00:00Z"))
-        withKnownIssue(KnownIssues.nonConformantSigner) {
-            #expect(result.codes == [], "\(result.summary)")
-        }
-        expectOnlySignerProfileFails(result, plus: [])
-        #expect(result.report.status(of: .msoValidity) == .passed)
+        #expect(result.codes == [], "\(result.summary)")
+        #expect(result.report.status(of: .issuerCertificate) == .passed)
     }
 
     @Test func ubiqueMSOExpiresAfterFebruary13() throws {
         let result = try Self.verify("ubique-oid4vp-draft18", at: instant("2025-02-14T00:00:00Z"))
-        withKnownIssue(KnownIssues.nonConformantSigner) {
-            #expect(result.codes == [.msoExpired], "\(result.summary)")
-        }
-        expectOnlySignerProfileFails(result, plus: [.msoExpired])
+        #expect(result.codes == [.msoExpired], "\(result.summary)")
     }
 
     @Test func googleDCAPIFailsAfterTheDSCertificateExpires() throws {
