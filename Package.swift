@@ -18,11 +18,13 @@ let package = Package(
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto"]),
         .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc"]),
         .executableTarget(name: "Veridoc", dependencies: ["Verification", "MDoc", "Crypto"]),
+        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "MDoc", "CBOR", "Crypto"]),
+        .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "MDoc", "CBOR", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
