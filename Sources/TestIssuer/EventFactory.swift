@@ -123,7 +123,7 @@ extension TestIssuer {
             var issued = try signer.issue(credential, deviceKey: holder.deviceKey.publicKey, options: issuance, using: &random)
             if fault == .flippedIssuerSignature { issued = issued.flippingIssuerSignature() }
             if fault == .alteredElement {
-                issued = try issued.replacingValue(namespace: Credential.mDLNameSpace, identifier: "age_over_21", with: false)
+                issued = try issued.replacingValue(namespace: Credential.mDLNameSpace, identifier: "family_name", with: .text(Fault.alteredFamilyName))
             }
             return issued
         }

@@ -49,12 +49,16 @@ extension TestIssuer {
         case msoNotYetValid
         /// The MSO expired yesterday.
         case msoExpired
-        /// An element value changed after the issuer signed its digest.
+        /// family_name changed after the issuer signed its digest.
         case alteredElement
         /// The device signed DeviceAuthentication over another session's transcript.
         case deviceSignedOtherTranscript
         /// The event's time is a minute older than the tenant's maxRequestAgeSeconds.
         case staleRequest
+
+        /// What `alteredElement` writes into family_name after signing; distinctive,
+        /// so tests can assert that it never reaches an outcome.
+        public static let alteredFamilyName = "Altered-After-Signing-Mallory"
 
         /// The exact reasons a verifier reports for this fault in `flow`, or nil
         /// when the fault does not exist in that flow (nothing is encrypted in
