@@ -19,15 +19,19 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto"]),
         .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc"]),
+        // The project's own fixture factory: test issuers, holders and merchants
+        // made at run time, for tests, the demo and the load generator.
+        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc"]),
-        .executableTarget(name: "Veridoc", dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres"]),
+        .executableTarget(name: "Veridoc", dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "MDoc", "CBOR", "Crypto"]),
+        .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         // Runs the built `veridoc` binary as a user would.

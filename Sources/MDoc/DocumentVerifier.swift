@@ -106,7 +106,9 @@ public struct DocumentVerifier: Sendable {
         // mso.*
         switch mso {
         case .failure(let error):
-            report.fail(.msoStructure, error.isUnsupported ? .payloadUnsupported : .msoMalformed, "\(label): \(error.detail)")
+            // Everything wrong inside the signed MSO, an unsupported digest
+            // algorithm or device key included, is the issuer's malformed MSO.
+            report.fail(.msoStructure, .msoMalformed, "\(label): \(error.detail)")
         case .success(let mso):
             report.pass(.msoStructure)
             summary.signed = mso.signed

@@ -1,0 +1,47 @@
+import Crypto
+import Foundation
+
+extension TestIssuer.Merchant {
+    /// Writes a config directory `veridoc` can load (Schemas/config.schema.json):
+    /// `config.json`, `pki/merchant-current.pem` and `pki/merchant-rotated.pem`
+    /// (0600, created that way so the keys are never readable by others, not
+    /// even briefly), and one `pki/iaca-N.pem` per trust anchor. Returns the
+    /// URL of `config.json`.
+    @discardableResult
+    public func writeConfiguration(to directory: URL, trustAnchors: [Certificate]) throws -> URL {
+        let files = FileManager.default
+        let pki = directory.appendingPathComponent("pki")
+        try files.createDirectory(at: pki, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+
+        func write(_ text: String, _ relative: String, permissions: Int) throws {
+            let path = directory.appendingPathComponent(relative).path
+            try? files.removeItem(atPath: path)
+            guard files.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: permissions]) else {
+                throw TestIssuer.FixtureError("cannot write \(path)")
+            }
+        }
+        try write(try currentKey.pkcs8PEM(), "pki/merchant-current.pem", permissions: 0o600)
+        try write(try rotatedKey.pkcs8PEM(), "pki/merchant-rotated.pem", permissions: 0o600)
+        var anchorFiles: [String] = []
+        for (index, anchor) in trustAnchors.enumerated() {
+            let name = "pki/iaca-\(index + 1).pem"
+            try write(TestIssuer.PEM.certificates([anchor]), name, permissions: 0o644)
+            anchorFiles.append(name)
+        }
+
+        let config: [String: Any] = [
+            "tenants": [[
+                "id": tenantID,
+                "merchantIds": [merchantID],
+                "teamId": teamID,
+                "encryptionKeys": ["pki/merchant-current.pem", "pki/merchant-rotated.pem"],
+                "trustAnchors": anchorFiles,
+                "origins": [origin],
+                "maxRequestAgeSeconds": maxRequestAgeSeconds,
+            ]],
+        ]
+        let json = try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        try write(String(decoding: json, as: UTF8.self) + "\n", "config.json", permissions: 0o644)
+        return directory.appendingPathComponent("config.json")
+    }
+}

@@ -1,0 +1,224 @@
+import CBOR
+import Crypto
+import Foundation
+import MDoc
+import Verification
+
+extension TestIssuer {
+    /// Choices that keep an event valid: the encodings verifiers must accept.
+    public struct EventOptions: Sendable {
+        public var x5chain: IssuanceOptions.X5ChainForm = .documentSigner
+        public var taggedIssuerAuth = false
+        /// iso-device-response only: authenticate with deviceMac and put the
+        /// reader's key in the event (Apple's flows always sign).
+        public var deviceMac = false
+        /// Which of the merchant's keys the wallet encrypts to.
+        public var recipient: Merchant.KeySlot = .current
+        public var requestedElements: [RequestedElement] = []
+        /// The event's `time`; nil means five seconds before the factory's `now`.
+        public var time: Date?
+
+        public init() {}
+    }
+
+    /// Builds complete request events for the three flows, valid or with one
+    /// `Fault`, from one authority, merchant, holder and credential.
+    /// Not thread-safe by design: it is a value with its own generator, so each
+    /// task of a load generator owns a copy with its own seed.
+    public struct EventFactory: Sendable {
+        public var authority: Authority
+        public var merchant: Merchant
+        public var holder: Holder
+        public var credential: Credential
+        /// Verification time: certificates, the MSO and the event time are laid out around it.
+        public var now: Date
+        public var source = "https://shop.example.com/checkout"
+        public var random: SeededRandom
+
+        public init(authority: Authority, merchant: Merchant, holder: Holder, credential: Credential, now: Date, seed: UInt64) {
+            self.authority = authority
+            self.merchant = merchant
+            self.holder = holder
+            self.credential = credential
+            self.now = now
+            random = SeededRandom(seed: seed)
+        }
+
+        /// Everything generated: a `curve` authority, the default merchant, a
+        /// P-256 holder and an mDL drawn from `seed`.
+        public init(curve: Curve = .p256, now: Date, seed: UInt64) throws {
+            var random = SeededRandom(seed: seed)
+            let credential = Credential.mobileDrivingLicence(now: now, using: &random)
+            self.init(
+                authority: try Authority(curve: curve, now: now), merchant: try Merchant(), holder: try Holder(),
+                credential: credential, now: now, seed: random.next())
+        }
+
+        /// A verifier for the merchant's tenant trusting this factory's IACA (and `extraAnchors`).
+        public func verifier(extraAnchors: [Certificate] = []) throws -> Verifier {
+            try merchant.verifier(trusting: [authority.iaca] + extraAnchors)
+        }
+
+        public mutating func event(_ flow: Flow, options: EventOptions = EventOptions(), fault: Fault? = nil) throws -> GeneratedEvent {
+            var expected: [ReasonCode] = []
+            if let fault {
+                guard let reasons = fault.expectedReasons(for: flow) else { throw FixtureError("\(fault) does not apply to \(flow.rawValue)") }
+                expected = reasons
+            }
+            if options.deviceMac && flow != .isoDeviceResponse { throw FixtureError("deviceMac exists only in iso-device-response") }
+
+            let issued = try issueDocument(options: options, fault: fault)
+            var attributes = [
+                "specversion": "1.0", "id": random.uuidString(), "source": source, "type": VerificationRequest.eventType,
+                "time": RFC3339.string(from: options.time ?? now - 5), "datacontenttype": "application/json",
+            ]
+            if fault == .staleRequest { attributes["time"] = RFC3339.string(from: now - TimeInterval(merchant.maxRequestAgeSeconds + 60)) }
+            if fault == .missingEventID { attributes["id"] = nil }
+
+            var (data, transcript, deviceResponse) = switch flow {
+            case .appleWalletApp: try appleWalletApp(issued, options: options, fault: fault)
+            case .appleWalletWeb: try appleWalletWeb(issued, options: options, fault: fault)
+            case .isoDeviceResponse: try isoDeviceResponse(issued, options: options, fault: fault)
+            }
+            data["tenant"] = fault == .unknownTenant ? "tenant-that-does-not-exist" : merchant.tenantID
+            data["flow"] = flow.rawValue
+            // "!" is in neither base64 alphabet.
+            if fault == .malformedBase64 { data[flow == .appleWalletWeb ? "response" : "payload"] = "!!not-base64!!" }
+            return GeneratedEvent(
+                flow: flow, fault: fault, attributes: attributes, data: data, requestedElements: options.requestedElements,
+                deviceResponse: deviceResponse, transcript: transcript, expectedReasons: expected)
+        }
+
+        // MARK: issuer side
+
+        private mutating func issueDocument(options: EventOptions, fault: Fault?) throws -> IssuedDocument {
+            var signer = authority
+            var issuance = IssuanceOptions(now: now)
+            issuance.x5chain = options.x5chain
+            issuance.taggedIssuerAuth = options.taggedIssuerAuth
+            switch fault {
+            case .untrustedIssuer:
+                signer = try Authority(curve: authority.curve, now: now, name: "Untrusted Test Issuer", state: "NV")
+            case .expiredDocumentSigner:
+                signer = try authority.reissuingDocumentSigner(.expired, now: now)
+                // Signed while the signer was still valid, so only the chain check fails.
+                issuance.signed = signer.documentSigner.notAfter - 86_400
+            case .signerWithoutExtendedKeyUsage:
+                signer = try authority.reissuingDocumentSigner(.withoutExtendedKeyUsage, now: now)
+            case .msoNotYetValid:
+                issuance.validFrom = now + 86_400
+                issuance.validUntil = now + 31 * 86_400
+            case .msoExpired:
+                issuance.signed = now - 60 * 86_400
+                issuance.validFrom = now - 60 * 86_400
+                issuance.validUntil = now - 86_400
+            case .docTypeMismatch:
+                issuance.msoDocType = "org.iso.23220.photoid.1"
+            case .msoNotAnMSO:
+                // A well-formed, correctly signed tag-24 map that lacks the MSO's fields.
+                issuance.payloadOverride = CBOR.embedded(["version": "1.0", "note": "not a MobileSecurityObject"]).encoded()
+            default:
+                break
+            }
+            var issued = try signer.issue(credential, deviceKey: holder.deviceKey.publicKey, options: issuance, using: &random)
+            if fault == .flippedIssuerSignature { issued = issued.flippingIssuerSignature() }
+            if fault == .alteredElement {
+                issued = try issued.replacingValue(namespace: Credential.mDLNameSpace, identifier: "family_name", with: .text(Fault.alteredFamilyName))
+            }
+            return issued
+        }
+
+        /// The DeviceResponse the holder returns; the device authenticates over
+        /// `transcript` unless the fault makes it use another session's.
+        private mutating func deviceResponse(
+            _ issued: IssuedDocument, transcript: SessionTranscript, authentication: Holder.Authentication = .signature, fault: Fault?
+        ) throws -> [UInt8] {
+            if fault == .noDocuments { return TestIssuer.deviceResponse(documents: [], status: 0) }
+            var deviceTranscript = transcript
+            if fault == .deviceSignedOtherTranscript {
+                deviceTranscript = SessionTranscript.appleWalletApp(
+                    nonce: random.bytes(32), merchantID: merchant.merchantID, teamID: merchant.teamID, recipientKeyHash: random.bytes(32))
+            }
+            let document = try holder.present(issued, transcript: deviceTranscript, authentication: authentication)
+            return TestIssuer.deviceResponse(documents: [document], version: fault == .unsupportedFormat ? "2.0" : "1.0")
+        }
+
+        // MARK: flows
+
+        private typealias FlowParts = (data: [String: String], transcript: SessionTranscript, deviceResponse: [UInt8])
+
+        private mutating func appleWalletApp(_ issued: IssuedDocument, options: EventOptions, fault: Fault?) throws -> FlowParts {
+            let nonce = random.bytes(32)
+            let recipient = fault == .unknownRecipientKey ? try PrivateKey.generate(curve: .p256).publicKey : merchant.key(options.recipient).publicKey
+            let transcript = SessionTranscript.appleWalletApp(
+                nonce: nonce, merchantID: merchant.merchantID, teamID: merchant.teamID, recipientKeyHash: AppleEnvelope.recipientKeyHash(of: recipient))
+            // An unsupported *envelope* still holds a valid response; only Apple's wrapper changes.
+            let plaintext = try deviceResponse(issued, transcript: transcript, fault: fault == .unsupportedFormat ? nil : fault)
+            var envelope = try AppleEnvelope.seal(deviceResponse: plaintext, transcript: transcript, recipient: recipient)
+            switch fault {
+            case .garbagePayload:
+                envelope = Array("this is not an APPLE-HPKE-v1 envelope".utf8)
+            case .unsupportedFormat:
+                envelope = try patch(envelope) { $0.replacing("algorithm", with: "APPLE-HPKE-v2") }
+            case .unsupportedHPKEMode:
+                envelope = try patch(envelope) { $0.replacing("params", with: ($0["params"] ?? [:]).replacing("mode", with: 1)) }
+            case .flippedCiphertext:
+                envelope = try patch(envelope) { envelope in
+                    guard case .bytes(let data)? = envelope["data"] else { return envelope }
+                    return envelope.replacing("data", with: .bytes(flippingBit(data, at: data.count / 2)))
+                }
+            default:
+                break
+            }
+            let eventNonce = fault == .wrongNonce ? random.bytes(32) : nonce
+            let data = [
+                "payload": Data(envelope).base64EncodedString(), "nonce": Data(eventNonce).base64EncodedString(), "merchantId": merchant.merchantID,
+            ]
+            return (data, transcript, plaintext)
+        }
+
+        private mutating func appleWalletWeb(_ issued: IssuedDocument, options: EventOptions, fault: Fault?) throws -> FlowParts {
+            let nonce = random.bytes(32)
+            let recipient = fault == .unknownRecipientKey ? try PrivateKey.generate(curve: .p256).publicKey : merchant.key(options.recipient).publicKey
+            let encryptionInfo = GeneratedEvent.base64URL(AnnexCEncryptionInfo.encode(nonce: nonce, recipient: recipient))
+            let transcript = SessionTranscript.digitalCredentialsAPI(encryptionInfo: encryptionInfo, origin: merchant.origin)
+            let plaintext = try deviceResponse(issued, transcript: transcript, fault: fault == .unsupportedFormat ? nil : fault)
+            var response = try AnnexCEncryptedResponse.seal(deviceResponse: plaintext, transcript: transcript, recipient: recipient)
+            switch fault {
+            case .garbagePayload:
+                response = Array("this is not an Annex C EncryptedResponse".utf8)
+            case .unsupportedFormat:
+                response = try patch(response) { $0.mappingCOSEPart(0) { _ in "openid4vp" } }
+            case .flippedCiphertext:
+                response = try patch(response) { response in
+                    response.mappingCOSEPart(1) { fields in
+                        guard case .bytes(let ciphertext)? = fields["cipherText"] else { return fields }
+                        return fields.replacing("cipherText", with: .bytes(flippingBit(ciphertext, at: ciphertext.count / 2)))
+                    }
+                }
+            default:
+                break
+            }
+            // The server's EncryptionInfo for another request: the transcript hash
+            // changes, and Annex C has no pre-check to name it.
+            let eventInfo = fault == .wrongNonce
+                ? GeneratedEvent.base64URL(AnnexCEncryptionInfo.encode(nonce: random.bytes(32), recipient: recipient)) : encryptionInfo
+            let data = ["response": GeneratedEvent.base64URL(response), "encryptionInfo": eventInfo, "origin": merchant.origin]
+            return (data, transcript, plaintext)
+        }
+
+        private mutating func isoDeviceResponse(_ issued: IssuedDocument, options: EventOptions, fault: Fault?) throws -> FlowParts {
+            let reader = try ReaderSession()
+            let authentication: Holder.Authentication = options.deviceMac ? .mac(readerKey: reader.readerKey.publicKey) : .signature
+            let plaintext = try deviceResponse(issued, transcript: reader.transcript, authentication: authentication, fault: fault)
+            let payload = fault == .garbagePayload ? Array("this is not a DeviceResponse".utf8) : plaintext
+            var data = ["payload": Data(payload).base64EncodedString(), "sessionTranscript": Data(reader.transcriptBytes).base64EncodedString()]
+            if options.deviceMac { data["ephemeralReaderKey"] = Data(try reader.readerKeyDER()).base64EncodedString() }
+            return (data, reader.transcript, plaintext)
+        }
+
+        private func patch(_ encoded: [UInt8], _ edit: (CBOR) -> CBOR) throws -> [UInt8] {
+            edit(try CBORDecoder().decode(encoded).value).encoded()
+        }
+    }
+}

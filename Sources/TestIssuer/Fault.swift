@@ -1,0 +1,100 @@
+import MDoc
+import Verification
+
+extension TestIssuer {
+    /// The one defect an event is built with. Every reason code the verifier
+    /// can produce on its own has at least one fault here, and each fault
+    /// knows the exact reasons it must cause in each flow it applies to.
+    ///
+    /// `request.nonce_reused` has none: reuse is a property of two events and
+    /// the worker's nonce store, not of one event, so no single fixture can
+    /// produce it through `Verifier`. Build two valid events with the same
+    /// nonce for the worker instead.
+    public enum Fault: String, Sendable, CaseIterable {
+        /// The CloudEvent has no `id` attribute.
+        case missingEventID
+        /// The payload field is not base64 of its flow's alphabet.
+        case malformedBase64
+        /// `data.tenant` names no configured tenant.
+        case unknownTenant
+        /// The payload is not CBOR of the expected shape (no envelope at all).
+        case garbagePayload
+        /// Apple: algorithm "APPLE-HPKE-v2"; web: an EncryptedResponse protocol
+        /// other than "dcapi"; ISO: DeviceResponse version "2.0".
+        case unsupportedFormat
+        /// Apple only: HPKE mode 1 (PSK) in the envelope.
+        case unsupportedHPKEMode
+        /// Sealed to a P-256 key the tenant does not have.
+        case unknownRecipientKey
+        /// The event carries another nonce than the device used. Apple checks
+        /// infoHash first (transcript mismatch); Annex C can only fail the AEAD.
+        case wrongNonce
+        /// One bit of the HPKE ciphertext flipped.
+        case flippedCiphertext
+        /// A DeviceResponse without documents (the holder declined).
+        case noDocuments
+        /// Issued by an authority the tenant does not trust.
+        case untrustedIssuer
+        /// The document signer certificate expired 30 days ago.
+        case expiredDocumentSigner
+        /// The document signer certificate lacks the mdlDS extended key usage.
+        case signerWithoutExtendedKeyUsage
+        /// One bit of the issuerAuth signature flipped.
+        case flippedIssuerSignature
+        /// The issuer correctly signed a payload that is not an MSO.
+        case msoNotAnMSO
+        /// The MSO names another docType than the document.
+        case docTypeMismatch
+        /// The MSO becomes valid tomorrow.
+        case msoNotYetValid
+        /// The MSO expired yesterday.
+        case msoExpired
+        /// family_name changed after the issuer signed its digest.
+        case alteredElement
+        /// The device signed DeviceAuthentication over another session's transcript.
+        case deviceSignedOtherTranscript
+        /// The event's time is a minute older than the tenant's maxRequestAgeSeconds.
+        case staleRequest
+
+        /// What `alteredElement` writes into family_name after signing; distinctive,
+        /// so tests can assert that it never reaches an outcome.
+        public static let alteredFamilyName = "Altered-After-Signing-Mallory"
+
+        /// The exact reasons a verifier reports for this fault in `flow`, or nil
+        /// when the fault does not exist in that flow (nothing is encrypted in
+        /// iso-device-response, and only Apple's envelope has an HPKE mode).
+        public func expectedReasons(for flow: Flow) -> [ReasonCode]? {
+            switch self {
+            case .missingEventID, .malformedBase64: [.eventInvalid]
+            case .unknownTenant: [.eventUnknownTenant]
+            case .garbagePayload: [.payloadMalformed]
+            case .unsupportedFormat: [.payloadUnsupported]
+            case .unsupportedHPKEMode: flow == .appleWalletApp ? [.payloadUnsupported] : nil
+            case .unknownRecipientKey: flow == .isoDeviceResponse ? nil : [.decryptionUnknownKey]
+            case .wrongNonce:
+                switch flow {
+                case .appleWalletApp: [.decryptionTranscriptMismatch]
+                case .appleWalletWeb: [.decryptionFailed]
+                case .isoDeviceResponse: nil
+                }
+            case .flippedCiphertext: flow == .isoDeviceResponse ? nil : [.decryptionFailed]
+            case .noDocuments: [.responseNoDocuments]
+            case .untrustedIssuer: [.issuerUntrusted]
+            case .expiredDocumentSigner, .signerWithoutExtendedKeyUsage: [.issuerCertificateInvalid]
+            case .flippedIssuerSignature: [.issuerSignatureInvalid]
+            case .msoNotAnMSO: [.msoMalformed]
+            case .docTypeMismatch: [.msoDoctypeMismatch]
+            case .msoNotYetValid: [.msoNotYetValid]
+            case .msoExpired: [.msoExpired]
+            case .alteredElement: [.msoDigestMismatch]
+            case .deviceSignedOtherTranscript: [.deviceSignatureInvalid]
+            case .staleRequest: [.requestExpired]
+            }
+        }
+
+        /// The flows this fault can be built for.
+        public var flows: [Flow] {
+            Flow.allCases.filter { expectedReasons(for: $0) != nil }
+        }
+    }
+}

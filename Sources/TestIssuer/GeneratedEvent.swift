@@ -1,0 +1,75 @@
+import Foundation
+import MDoc
+import Verification
+
+extension TestIssuer {
+    /// A built `veridoc.verification.requested.v1` event, with what went into
+    /// it, so that tests can check outcomes against it and derive variants.
+    public struct GeneratedEvent: Sendable {
+        public let flow: Flow
+        public let fault: Fault?
+        /// CloudEvents context attributes (`id`, `time`, …), all strings.
+        public var attributes: [String: String]
+        /// `data` fields other than `requestedElements`, all strings.
+        public var data: [String: String]
+        public var requestedElements: [RequestedElement]
+        /// The plaintext DeviceResponse the holder produced (before any envelope).
+        public let deviceResponse: [UInt8]
+        /// The session transcript the verifier should rebuild for this event.
+        public let transcript: SessionTranscript
+        /// What `Verifier` must report: empty for a valid event.
+        public let expectedReasons: [ReasonCode]
+
+        public var id: String? { attributes["id"] }
+
+        /// The `data` field that carries the wallet's bytes in this flow.
+        public var payloadField: String { flow == .appleWalletWeb ? "response" : "payload" }
+
+        /// The bytes of the payload field (envelope, EncryptedResponse or DeviceResponse).
+        public var payload: [UInt8] {
+            guard let text = data[payloadField] else { return [] }
+            let standard = flow == .appleWalletWeb ? Self.standardFromURL(text) : text
+            return Data(base64Encoded: standard).map(Array.init) ?? []
+        }
+
+        /// The same event carrying `bytes` as its payload, in the flow's base64 alphabet.
+        public func replacingPayload(_ bytes: some Collection<UInt8>) -> GeneratedEvent {
+            var copy = self
+            copy.data[payloadField] = flow == .appleWalletWeb ? Self.base64URL(bytes) : Data(bytes).base64EncodedString()
+            return copy
+        }
+
+        /// Structured-mode JSON, keys sorted, so the same event is the same bytes.
+        public func json() -> [UInt8] {
+            var dataObject: [String: Any] = data
+            if !requestedElements.isEmpty {
+                dataObject["requestedElements"] = requestedElements.map { element -> [String: Any] in
+                    let retention: [String: Any] = switch element.retention {
+                    case .willNotStore: ["intent": "willNotStore"]
+                    case .mayStore(let days?): ["intent": "mayStore", "days": days]
+                    case .mayStore(nil): ["intent": "mayStore"]
+                    }
+                    return ["namespace": element.namespace, "element": element.element, "retention": retention]
+                }
+            }
+            var object: [String: Any] = attributes
+            object["data"] = dataObject
+            // Only strings, arrays and dictionaries go in, so serialization cannot fail.
+            let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return Array(json)
+        }
+
+        public var jsonString: String { String(decoding: json(), as: UTF8.self) }
+
+        /// RFC 4648 §5 without padding, as the Digital Credentials API sends it.
+        static func base64URL(_ bytes: some Collection<UInt8>) -> String {
+            String(Data(bytes).base64EncodedString().compactMap { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 == "=" ? nil : $0 })
+        }
+
+        static func standardFromURL(_ text: String) -> String {
+            var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+            while standard.count % 4 != 0 { standard += "=" }
+            return standard
+        }
+    }
+}

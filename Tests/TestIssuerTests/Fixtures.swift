@@ -1,0 +1,24 @@
+import Crypto
+import Foundation
+import MDoc
+import TestIssuer
+import Verification
+
+/// A fixed verification time and seeded factories, so every run builds the
+/// same element values, nonces and ids (keys still come from OpenSSL).
+enum Fixtures {
+    /// 2025-06-15T14:13:20Z.
+    static let now = Date(timeIntervalSince1970: 1_750_000_000)
+
+    static func factory(curve: Curve = .p256, seed: UInt64 = 1) throws -> TestIssuer.EventFactory {
+        try TestIssuer.EventFactory(curve: curve, now: now, seed: seed)
+    }
+
+    static func verify(_ event: TestIssuer.GeneratedEvent, with verifier: Verifier) -> VerificationResult {
+        verifier.verify(eventJSON: event.json(), at: now)
+    }
+}
+
+extension VerificationResult {
+    var codes: [ReasonCode] { report.reasons.map(\.code) }
+}

@@ -1,0 +1,80 @@
+import CBOR
+import Foundation
+import MDoc
+import Testing
+import TestIssuer
+import Verification
+
+/// Outcomes name elements but never carry their values, the nonce or keys,
+/// whatever the verdict; and their id follows the request id alone.
+@Suite struct OutcomePrivacyTests {
+    static let planted: [(identifier: String, value: CBOR, text: String)] = [
+        ("family_name", "Zyxwvutsrq-PLANTED", "Zyxwvutsrq-PLANTED"),
+        ("given_name", "Qponmlkjih-PLANTED", "Qponmlkjih-PLANTED"),
+        ("document_number", "PLANTED-99887766", "PLANTED-99887766"),
+        ("birth_date", .tagged(1004, "1931-07-04"), "1931-07-04"),
+        ("issuing_authority", "Plantedville Motor Vehicles", "Plantedville"),
+    ]
+
+    static func plantedFactory(seed: UInt64) throws -> TestIssuer.EventFactory {
+        var factory = try Fixtures.factory(seed: seed)
+        for (identifier, value, _) in planted { factory.credential[TestIssuer.Credential.mDLNameSpace, identifier] = value }
+        return factory
+    }
+
+    static func assertNoPlantedValue(in text: String, _ context: String) {
+        for (_, _, value) in planted + [("", "", TestIssuer.Fault.alteredFamilyName)] {
+            #expect(!text.contains(value), "\(context): outcome contains \(value)")
+        }
+    }
+
+    @Test("verified outcomes list elements without values", arguments: Flow.allCases)
+    func verifiedOutcome(_ flow: Flow) throws {
+        var factory = try Self.plantedFactory(seed: 300)
+        let verifier = try factory.verifier()
+        var options = TestIssuer.EventOptions()
+        options.requestedElements = [RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "family_name", retention: .mayStore(days: 30))]
+        let event = try factory.event(flow, options: options)
+        let result = Fixtures.verify(event, with: verifier)
+        #expect(result.isVerified)
+        // The values did reach the verifier, so their absence below means something.
+        let disclosed = try #require(result.documents.first?.elements.first { $0.identifier == "family_name" })
+        #expect(disclosed.value.text == "Zyxwvutsrq-PLANTED")
+
+        let json = OutcomeEvent(result).json()
+        Self.assertNoPlantedValue(in: json, flow.rawValue)
+        #expect(json.contains("\"family_name\""))
+        #expect(json.contains("\"days\":30"))
+        if let nonce = event.data["nonce"] { #expect(!json.contains(nonce)) }
+        #expect(!json.contains(factory.merchant.currentKey.publicKey.pem.split(separator: "\n")[1]))
+    }
+
+    @Test("rejected outcomes and their reason details carry no values", arguments: TestIssuer.Fault.allCases)
+    func rejectedOutcome(_ fault: TestIssuer.Fault) throws {
+        var factory = try Self.plantedFactory(seed: 301)
+        let verifier = try factory.verifier()
+        for flow in fault.flows {
+            let result = Fixtures.verify(try factory.event(flow, fault: fault), with: verifier)
+            #expect(!result.isVerified)
+            Self.assertNoPlantedValue(in: OutcomeEvent(result).json(), "\(fault) \(flow.rawValue)")
+            Self.assertNoPlantedValue(in: result.report.reasons.map(\.detail).joined(separator: "\n"), "\(fault) \(flow.rawValue) details")
+        }
+    }
+
+    @Test("the outcome id depends on the request id only")
+    func outcomeID() throws {
+        var factory = try Fixtures.factory(seed: 302)
+        let verifier = try factory.verifier()
+        let event = try factory.event(.appleWalletApp)
+        let first = OutcomeEvent(Fixtures.verify(event, with: verifier)).jsonObject["id"] as? String
+        let redelivered = OutcomeEvent(verifier.verify(eventJSON: event.json(), at: Fixtures.now + 30)).jsonObject["id"] as? String
+        #expect(first != nil && first == redelivered)
+        // A rejected redelivery of the same id (here: stale) still maps to the same outcome id.
+        let stale = OutcomeEvent(verifier.verify(eventJSON: event.json(), at: Fixtures.now + 3_600))
+        #expect(stale.result.codes == [.requestExpired])
+        #expect(stale.jsonObject["id"] as? String == first)
+        let other = OutcomeEvent(Fixtures.verify(try factory.event(.appleWalletApp), with: verifier)).jsonObject["id"] as? String
+        #expect(other != nil && other != first)
+        #expect(OutcomeEvent.id(forRequest: "a") != OutcomeEvent.id(forRequest: "b"))
+    }
+}

@@ -1,0 +1,61 @@
+import MDoc
+import Testing
+import TestIssuer
+import Verification
+
+/// Every reason code the verifier can reach on its own has a fixture, and each
+/// fixture causes exactly the reasons it promises, through JSON events.
+@Suite struct ReasonCodeFixtureTests {
+    /// Iterates `ReasonCode.allCases` so that a new code without a fixture fails here.
+    @Test("a fault produces each reason code", arguments: ReasonCode.allCases)
+    func everyReasonCodeHasAFixture(_ code: ReasonCode) throws {
+        // The worker's nonce store sets it; one event alone cannot (see TestIssuer.Fault).
+        guard code != .requestNonceReused else { return }
+        let builds = TestIssuer.Fault.allCases.flatMap { fault in
+            fault.flows.filter { fault.expectedReasons(for: $0)!.contains(code) }.map { (fault, $0) }
+        }
+        #expect(!builds.isEmpty, "no TestIssuer.Fault produces \(code.rawValue)")
+
+        var factory = try Fixtures.factory(seed: UInt64(ReasonCode.allCases.firstIndex(of: code)!))
+        let verifier = try factory.verifier()
+        for (fault, flow) in builds {
+            let event = try factory.event(flow, fault: fault)
+            let result = Fixtures.verify(event, with: verifier)
+            #expect(result.codes == event.expectedReasons, "\(fault) in \(flow.rawValue): \(result.report.reasons.map { "\($0.code.rawValue): \($0.detail)" })")
+            #expect(result.codes.contains(code))
+            #expect(result.verdict == "rejected")
+            #expect(!result.isVerified)
+        }
+    }
+
+    @Test("every fault applies to at least one flow and expects one code there")
+    func faultsAreWellFormed() {
+        for fault in TestIssuer.Fault.allCases {
+            #expect(!fault.flows.isEmpty, "\(fault)")
+            for flow in fault.flows { #expect(fault.expectedReasons(for: flow)?.count == 1, "\(fault) \(flow)") }
+        }
+    }
+
+    @Test("a fault that does not exist in a flow is refused, not silently built valid")
+    func inapplicableFaultThrows() throws {
+        var factory = try Fixtures.factory()
+        #expect(throws: TestIssuer.FixtureError.self) { try factory.event(.isoDeviceResponse, fault: .flippedCiphertext) }
+        var options = TestIssuer.EventOptions()
+        options.deviceMac = true
+        #expect(throws: TestIssuer.FixtureError.self) { try factory.event(.appleWalletApp, options: options) }
+    }
+
+    @Test("event.invalid keeps what could be attributed")
+    func invalidEventsAreAttributed() throws {
+        var factory = try Fixtures.factory()
+        let verifier = try factory.verifier()
+        let missingID = Fixtures.verify(try factory.event(.appleWalletApp, fault: .missingEventID), with: verifier)
+        #expect(missingID.requestID == nil)
+        #expect(missingID.tenant == factory.merchant.tenantID)
+        #expect(missingID.flow == .appleWalletApp)
+        let badBase64 = try factory.event(.appleWalletWeb, fault: .malformedBase64)
+        let result = Fixtures.verify(badBase64, with: verifier)
+        #expect(result.requestID == badBase64.id)
+        #expect(result.report.reasons.first?.detail.contains("data.response") == true)
+    }
+}
