@@ -1,0 +1,78 @@
+import CLibPQ
+
+extension PostgresConnection {
+    /// Runs `body` between BEGIN and COMMIT; on any error from `body` it rolls
+    /// back and rethrows that error (a failing ROLLBACK, e.g. because the
+    /// connection died, is ignored: the server discards the transaction anyway).
+    ///
+    /// If a statement inside failed and `body` swallowed the error, PostgreSQL
+    /// answers COMMIT with ROLLBACK; that is thrown as SQLSTATE 25P02, never
+    /// reported as success.
+    ///
+    /// A COMMIT that fails with a *connection* error has an unknown outcome: the
+    /// transaction may or may not have committed. The error is transient, so
+    /// retried work must be idempotent (unique keys, ON CONFLICT).
+    ///
+    /// Not nestable: calling it inside an open transaction throws (25001).
+    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let status = transactionStatus
+        guard status != PQTRANS_INTRANS && status != PQTRANS_INERROR else {
+            throw PostgresError.client("transaction() inside an open transaction; nesting is not supported", sqlState: "25001")
+        }
+        try execute("BEGIN")
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            rollbackIgnoringErrors()
+            throw error
+        }
+        try commit()
+        return value
+    }
+
+    /// COMMIT, treating the server's "ROLLBACK" answer (the transaction had failed) as an error.
+    func commit() throws(PostgresError) {
+        let result = try execute("COMMIT")
+        if result.commandTag == "ROLLBACK" {
+            throw PostgresError(kind: .server, sqlState: "25P02",
+                                message: "the transaction was rolled back at COMMIT because a statement in it had failed")
+        }
+    }
+
+    func rollbackIgnoringErrors() {
+        guard isConnected else { return }
+        _ = try? execute("ROLLBACK")
+    }
+
+    /// Holds the session-level advisory lock `key` (`pg_advisory_lock`, waiting
+    /// for it, bounded only by `lock_timeout`/`statement_timeout`) while `body`
+    /// runs, then releases it, also when `body` throws. Meant for migrations: one
+    /// worker migrates, the others wait and then find nothing to do.
+    ///
+    /// If the connection dies the server releases the lock with the session; an
+    /// unlock failing for that reason does not hide `body`'s result.
+    public func withAdvisoryLock<T>(_ key: Int64, _ body: () throws -> T) throws -> T {
+        try execute("SELECT pg_advisory_lock($1)", [.int(key)])
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            _ = try? unlockAdvisory(key)
+            throw error
+        }
+        do {
+            try unlockAdvisory(key)
+        } catch where error.kind == .connection {
+            // The session, and with it the lock, is gone already.
+        }
+        return value
+    }
+
+    private func unlockAdvisory(_ key: Int64) throws(PostgresError) {
+        let result = try execute("SELECT pg_advisory_unlock($1) AS released", [.int(key)])
+        guard result.bool(0, "released") == true else {
+            throw .client("advisory lock \(key) was not held by this session at unlock")
+        }
+    }
+}
