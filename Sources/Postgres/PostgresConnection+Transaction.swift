@@ -14,6 +14,7 @@ extension PostgresConnection {
     /// retried work must be idempotent (unique keys, ON CONFLICT).
     ///
     /// Not nestable: calling it inside an open transaction throws (25001).
+    @discardableResult
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let status = transactionStatus
         guard status != PQTRANS_INTRANS && status != PQTRANS_INERROR else {
@@ -52,6 +53,7 @@ extension PostgresConnection {
     ///
     /// If the connection dies the server releases the lock with the session; an
     /// unlock failing for that reason does not hide `body`'s result.
+    @discardableResult
     public func withAdvisoryLock<T>(_ key: Int64, _ body: () throws -> T) throws -> T {
         try execute("SELECT pg_advisory_lock($1)", [.int(key)])
         let value: T
