@@ -7,7 +7,7 @@
 /// For data exceptions (SQLSTATE class 22) the primary message itself quotes the
 /// offending input (`invalid input syntax for type uuid: "…"`), so quoted text
 /// in those messages is replaced by `"…"` as well.
-public struct PostgresError: Error, Sendable, CustomStringConvertible {
+public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where the failure was detected; decides, with the SQLSTATE, whether a retry can help.
     public enum Kind: Sendable, Equatable {
         /// The server rejected a statement; `sqlState` says why.

@@ -47,6 +47,26 @@ struct ConnectionFailureTests {
         #expect(newPid != nil && newPid != pid)
     }
 
+    struct BodyGaveUp: Error {}
+
+    @Test func aTransactionWhoseConnectionDiesSurfacesTheBodysError() throws {
+        let victim = try TestServer.connect()
+        let admin = try TestServer.connect()
+        defer { victim.close(); admin.close() }
+        let pid = try #require(victim.execute("SELECT pg_backend_pid() AS pid").int(0, "pid"))
+        var lost: PostgresError?
+        #expect(throws: BodyGaveUp.self) {
+            try victim.transaction { tx in
+                try admin.execute("SELECT pg_terminate_backend($1::int, 5000)", [.int(pid)])
+                do { try tx.execute("SELECT 1") } catch let error as PostgresError { lost = error }
+                throw BodyGaveUp()  // ROLLBACK then cannot run; this error must come out, not ROLLBACK's.
+            }
+        }
+        #expect(lost?.kind == .connection)
+        try victim.reset()
+        #expect(try victim.execute("SELECT 1 AS one").int(0, "one") == 1)
+    }
+
     /// Runs a private cluster through `scripts/test-postgres` so pausing it
     /// cannot disturb tests running concurrently against the shared one.
     @Test func aPausedServerFailsTransientlyAndResetWorksAfterResume() throws {
