@@ -41,6 +41,16 @@ enum ClusterScript {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/test-postgres")
 
+    /// The script starts its own server, so it needs the server binaries here,
+    /// not just a reachable VERIDOC_TEST_POSTGRES.
+    static var serverBinariesInstalled: Bool {
+        if let custom = ProcessInfo.processInfo.environment["PG_BINDIR"] {
+            return FileManager.default.isExecutableFile(atPath: custom + "/pg_ctl")
+        }
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        return versions.contains { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/pg_ctl") }
+    }
+
     /// Uses posix_spawn and waitpid rather than Foundation's Process, whose
     /// waitUntilExit was seen never returning here under concurrent tests (the
     /// child stayed a zombie). Output goes through temporary files, not pipes.
