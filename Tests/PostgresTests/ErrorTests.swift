@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 import Testing
 
@@ -69,5 +70,22 @@ struct ErrorTests {
         #expect(error?.sqlState == "57014")
         #expect(error?.isTransient == true)
         #expect(connection.isConnected)
+    }
+
+    @Test func anotherThreadCanCancelARunningStatement() throws {
+        let connection = try TestServer.connect()
+        defer { connection.close() }
+        let canceller = try connection.makeCanceller()
+        // The statement blocks this thread, so the cancel comes from a thread of its own.
+        let helper = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            try? canceller.cancel()
+        }
+        helper.start()
+        let started = Date()
+        let error = #expect(throws: PostgresError.self) { try connection.execute("SELECT pg_sleep(30)") }
+        #expect(error?.sqlState == "57014")
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(try connection.execute("SELECT 1 AS one").int(0, "one") == 1)
     }
 }
