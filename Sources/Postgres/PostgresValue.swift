@@ -20,7 +20,9 @@ public enum PostgresValue: Sendable, Equatable {
     case bool(Bool)
     /// timestamptz, sent as RFC 3339 text in UTC with microseconds
     /// (`2026-11-29T12:51:44.123456Z`); sub-microsecond parts are rounded, as
-    /// PostgreSQL stores microseconds. Years 0001–9999 only.
+    /// PostgreSQL stores microseconds. Years 0001–9999 only. Store instants in
+    /// timestamptz columns: into a plain `timestamp` column the server converts
+    /// via the session's TimeZone, and `PostgresResult.date` reads such a column as UTC.
     case timestamp(Date)
     /// text[]; elements follow the same rule as `.text`.
     case textArray([String])
