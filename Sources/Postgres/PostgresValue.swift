@@ -1,0 +1,29 @@
+import Foundation
+
+/// A statement parameter or inserted value.
+///
+/// How each case travels (see `ParameterBuffer`): `.text` goes with type OID 0
+/// ("unknown"), so the server infers the column's type and a text value can fill
+/// a uuid, jsonb, enum or varchar column; the other cases carry their own type so
+/// `SELECT $1` and overloaded operators resolve without casts. Integers into
+/// smaller integer or numeric columns use PostgreSQL's assignment casts.
+public enum PostgresValue: Sendable, Equatable {
+    case null
+    /// UTF-8 text. PostgreSQL text cannot hold U+0000; such a value is rejected before sending.
+    case text(String)
+    /// bytea, sent in binary format so zero bytes and any length round-trip exactly.
+    case bytes([UInt8])
+    /// int8.
+    case int(Int64)
+    /// float8; infinities and NaN are sent as PostgreSQL spells them.
+    case double(Double)
+    case bool(Bool)
+    /// timestamptz, sent as RFC 3339 text in UTC with microseconds
+    /// (`2026-11-29T12:51:44.123456Z`); sub-microsecond parts are rounded, as
+    /// PostgreSQL stores microseconds. Years 0001–9999 only. Store instants in
+    /// timestamptz columns: into a plain `timestamp` column the server converts
+    /// via the session's TimeZone, and `PostgresResult.date` reads such a column as UTC.
+    case timestamp(Date)
+    /// text[]; elements follow the same rule as `.text`.
+    case textArray([String])
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// Converts between `Date` and PostgreSQL's text forms of timestamps, in pure
+/// integer arithmetic on microseconds (PostgreSQL's own resolution), so no
+/// Calendar, locale or time-zone database is involved.
+enum TimestampText {
+    /// Seconds from 1970-01-01 to 2001-01-01, Foundation's reference date.
+    private static let referenceOffsetMicroseconds: Int64 = 978_307_200 * 1_000_000
+    private static let microsecondsPerDay: Int64 = 86_400 * 1_000_000
+
+    /// RFC 3339 in UTC with six fractional digits, or nil outside years 0001–9999.
+    static func format(_ date: Date) -> String? {
+        // Scaling the reference-date interval (not the 1970 one) keeps the
+        // sub-microsecond precision a Date actually has.
+        let scaled = (date.timeIntervalSinceReferenceDate * 1_000_000).rounded()
+        guard scaled.isFinite, abs(scaled) < 9.0e17 else { return nil }
+        let micros = Int64(scaled) + referenceOffsetMicroseconds
+        let days = floorDiv(micros, microsecondsPerDay)
+        let ofDay = micros - days * microsecondsPerDay
+        let (year, month, day) = civil(fromDays: days)
+        guard (1...9999).contains(year) else { return nil }
+        let seconds = ofDay / 1_000_000
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+            + "T" + pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
+            + "." + pad(ofDay % 1_000_000, 6) + "Z"
+    }
+
+    /// Reads PostgreSQL's ISO output (`DateStyle` ISO, which the connection
+    /// ensures): `2026-11-29 12:51:44.123456+00`, offsets like `+05:30` or
+    /// `-03:00:15`, an optional ` BC`; a plain `2026-11-29` (date) or an offset-less
+    /// timestamp is read as UTC. `infinity` and anything unparsable give nil.
+    static func parse<Bytes: Collection<UInt8>>(_ text: Bytes) -> Date? {
+        var scanner = Scanner(Array(text))
+        guard var year = scanner.integer(minDigits: 4, maxDigits: 7), scanner.skip(UInt8(ascii: "-")),
+              let month = scanner.integer(exactly: 2), scanner.skip(UInt8(ascii: "-")),
+              let day = scanner.integer(exactly: 2),
+              (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var ofDay: Int64 = 0
+        if scanner.skip(UInt8(ascii: " ")) || scanner.skip(UInt8(ascii: "T")) {
+            guard let hour = scanner.integer(exactly: 2), scanner.skip(UInt8(ascii: ":")),
+                  let minute = scanner.integer(exactly: 2), scanner.skip(UInt8(ascii: ":")),
+                  let second = scanner.integer(exactly: 2),
+                  hour <= 24, minute < 60, second < 61
+            else { return nil }
+            ofDay = ((hour * 60 + minute) * 60 + second) * 1_000_000
+            if scanner.skip(UInt8(ascii: ".")) {
+                var digits = 0
+                var fraction: Int64 = 0
+                while let digit = scanner.digit() {
+                    // Beyond microseconds PostgreSQL never prints; ignore rather than fail.
+                    if digits < 6 { fraction = fraction * 10 + digit }
+                    digits += 1
+                }
+                guard digits > 0 else { return nil }
+                for _ in digits..<max(digits, 6) { fraction *= 10 }
+                ofDay += fraction
+            }
+            if let sign = scanner.peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                scanner.advance()
+                guard let hours = scanner.integer(exactly: 2) else { return nil }
+                var offset = hours * 3600
+                if scanner.skip(UInt8(ascii: ":")) {
+                    guard let minutes = scanner.integer(exactly: 2) else { return nil }
+                    offset += minutes * 60
+                    if scanner.skip(UInt8(ascii: ":")) {
+                        guard let seconds = scanner.integer(exactly: 2) else { return nil }
+                        offset += seconds
+                    }
+                }
+                // Local time = UTC + offset, so UTC = local − offset.
+                ofDay -= (sign == UInt8(ascii: "+") ? offset : -offset) * 1_000_000
+            } else {
+                _ = scanner.skip(UInt8(ascii: "Z"))
+            }
+        }
+        if scanner.skipLiteral(" BC") { year = 1 - year }
+        guard scanner.atEnd else { return nil }
+        let micros = days(fromCivil: year, month, day) * microsecondsPerDay + ofDay
+        return Date(timeIntervalSinceReferenceDate: Double(micros - referenceOffsetMicroseconds) / 1_000_000)
+    }
+
+    // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, day 0 = 1970-01-01).
+    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDiv(y, 400)
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = floorDiv(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { index == bytes.count }
+        func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+        mutating func advance() { index += 1 }
+
+        mutating func skip(_ byte: UInt8) -> Bool {
+            guard peek() == byte else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func skipLiteral(_ literal: String) -> Bool {
+            let utf8 = Array(literal.utf8)
+            guard bytes.count - index >= utf8.count, Array(bytes[index..<index + utf8.count]) == utf8 else { return false }
+            index += utf8.count
+            return true
+        }
+
+        mutating func digit() -> Int64? {
+            guard let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            index += 1
+            return Int64(byte - UInt8(ascii: "0"))
+        }
+
+        mutating func integer(exactly count: Int) -> Int64? { integer(minDigits: count, maxDigits: count) }
+
+        mutating func integer(minDigits: Int, maxDigits: Int) -> Int64? {
+            let start = index
+            var value: Int64 = 0
+            while index - start < maxDigits, let digit = digit() { value = value * 10 + digit }
+            guard index - start >= minDigits else { index = start; return nil }
+            return value
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+@testable import Postgres
+import Testing
+
+/// The pure-Swift encoders and decoders; no server needed.
+struct CodecTests {
+    @Test func timestampsFormatAsRFC3339UTCWithMicroseconds() {
+        #expect(TimestampText.format(Date(timeIntervalSince1970: 1_795_956_704.123456)) == "2026-11-29T12:51:44.123456Z")
+        #expect(TimestampText.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000Z")
+        #expect(TimestampText.format(Date(timeIntervalSince1970: -0.000001)) == "1969-12-31T23:59:59.999999Z")
+        #expect(TimestampText.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000000Z")
+        #expect(TimestampText.format(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00.000000Z")
+        // Foundation's distantPast is 0001-01-01 *Julian*, i.e. 0000-12-30 proleptic Gregorian: out of range.
+        #expect(TimestampText.format(.distantPast) == nil)
+        #expect(TimestampText.format(Date(timeIntervalSince1970: 400_000_000_000)) == nil)
+        #expect(TimestampText.format(Date(timeIntervalSinceReferenceDate: .nan)) == nil)
+    }
+
+    @Test func timestampsParseEveryISOOffsetForm() {
+        func parse(_ text: String) -> Date? { TimestampText.parse(Array(text.utf8)) }
+        let instant = Date(timeIntervalSince1970: 1_795_956_704.123456)
+        #expect(parse("2026-11-29 12:51:44.123456+00") == instant)
+        #expect(parse("2026-11-29 18:21:44.123456+05:30") == instant)
+        #expect(parse("2026-11-29 09:21:44.123456-03:30") == instant)
+        #expect(parse("2026-11-29T12:51:44.123456Z") == instant)
+        #expect(abs(parse("2026-11-29 12:51:44.12+00")!.timeIntervalSince1970 - 1_795_956_704.12) < 0.000_000_5)
+        #expect(parse("1871-04-30 23:15:30-00:44:30") == Date(timeIntervalSince1970: -3_113_769_600))
+        #expect(parse("2026-11-29") == Date(timeIntervalSince1970: 1_795_910_400))
+        #expect(parse("0001-01-01 00:00:00+00") == Date(timeIntervalSince1970: -62_135_596_800))
+        #expect(parse("0001-01-01 00:00:00+00 BC") == Date(timeIntervalSince1970: -62_135_596_800 - 366 * 86_400))
+        #expect(parse("infinity") == nil)
+        #expect(parse("2026-13-01 00:00:00+00") == nil)
+        #expect(parse("2026-11-29 12:51:44+00 trailing") == nil)
+    }
+
+    @Test func byteaDecodesHexAndEscapeOutput() {
+        func decode(_ text: String) -> [UInt8]? { ByteaText.decode(ArraySlice(text.utf8)) }
+        #expect(decode(#"\x00ff10Ab"#) == [0, 255, 16, 171])
+        #expect(decode(#"\x"#) == [])
+        #expect(decode(#"\x0"#) == nil)
+        #expect(decode(#"a\\b\000\377"#) == [97, 92, 98, 0, 255])
+        #expect(decode(#"\9"#) == nil)
+    }
+
+    @Test func textArraysQuoteEveryElement() {
+        #expect(ParameterBuffer.arrayLiteral([]) == "{}")
+        #expect(ParameterBuffer.arrayLiteral(["a", "", "NULL", #"q"b\s"#]) == #"{"a","","NULL","q\"b\\s"}"#)
+    }
+
+    @Test func identifiersAreQuotedLikePQescapeIdentifier() {
+        #expect(PostgresConnection.quoteIdentifier("events") == #""events""#)
+        #expect(PostgresConnection.quoteIdentifier(#"we"ird"#) == #""we""ird""#)
+        #expect(PostgresConnection.quoteIdentifier("Ünï code") == #""Ünï code""#)
+    }
+
+    @Test func quotedValuesAreRedacted() {
+        #expect(PostgresError.redactQuoted(#"invalid input syntax for type uuid: "secret""#)
+                == #"invalid input syntax for type uuid: "…""#)
+        #expect(PostgresError.redactQuoted(#"unterminated "sec"#) == #"unterminated "…"#)
+    }
+
+    @Test func transienceFollowsTheBrief() {
+        for state in ["57P01", "57P02", "57P03", "40001", "40P01", "53300", "55P03", "57014", "08006", "08001"] {
+            #expect(PostgresError(kind: .server, sqlState: state, message: "m").isTransient, "\(state)")
+        }
+        for state in ["42601", "23505", "22P02", "25P02", "53100"] {
+            #expect(!PostgresError(kind: .server, sqlState: state, message: "m").isTransient, "\(state)")
+        }
+        #expect(PostgresError(kind: .connection, message: "lost").isTransient)
+        #expect(!PostgresError(kind: .client, message: "misuse").isTransient)
+    }
+
+    @Test func valuesListNumbersPlaceholdersRowByRow() {
+        #expect(PostgresConnection.valuesList(rows: 2, columns: 3) == "($1,$2,$3),($4,$5,$6)")
+    }
+}
