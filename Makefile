@@ -38,7 +38,7 @@ lint-schemas: setup $(TOOLS_VENV)/bin/check-jsonschema
 
 ## test: the whole suite (unit, vectors when ../shared/vectors exists, CLI) and the schema lint
 test: setup lint-schemas
-	$(SWIFT) test
+	scripts/with-test-services $(SWIFT) test
 
 ## demo: the main job on embedded defaults
 demo: release

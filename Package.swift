@@ -34,6 +34,8 @@ let package = Package(
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        // The worker binary against a broker process and PostgreSQL.
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // Runs the built `veridoc` binary as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc"]),
     ],

@@ -12,6 +12,9 @@ enum Usage {
 
           verify --config FILE [--at RFC3339] [--json] EVENT.json|-
                  Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected, 2 usage/config error.
+          run --config FILE   The worker: Kafka → verification pool → PostgreSQL → outcome events (SIGTERM drains and exits 0).
+          migrate --config FILE
+                              Apply the database migrations and exit.
           keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
           keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
         """

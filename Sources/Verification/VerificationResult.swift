@@ -9,6 +9,8 @@ public struct VerificationResult: Sendable {
     public let tenant: String?
     public let flow: Flow?
     public let verifiedAt: Date
+    /// The event's `time`: when the request and its nonce were issued.
+    public let eventTime: Date?
     public let report: CheckReport
     public let documents: [DocumentSummary]
     public let requestedElements: [RequestedElement]
@@ -19,4 +21,21 @@ public struct VerificationResult: Sendable {
 
     public var isVerified: Bool { report.isVerified }
     public var verdict: String { isVerified ? "verified" : "rejected" }
+}
+
+extension VerificationResult {
+    /// The result with the worker's single-use nonce check applied: passed
+    /// when this event is the first accepted use of its nonce, failed
+    /// (`request.nonce_reused`) when another event used it first.
+    public func recordingNonceCheck(reused: Bool) -> VerificationResult {
+        var report = self.report
+        if reused {
+            report.fail(.requestNonce, .requestNonceReused, "the nonce was already accepted for another event of tenant \(tenant ?? "?")")
+        } else {
+            report.pass(.requestNonce)
+        }
+        return VerificationResult(
+            requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report, documents: documents,
+            requestedElements: requestedElements, replayToken: replayToken)
+    }
 }

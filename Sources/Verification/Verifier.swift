@@ -32,7 +32,7 @@ public struct Verifier: Sendable {
         var report = CheckReport()
         report.fail(.eventStructure, .eventInvalid, rejection.detail)
         return VerificationResult(
-            requestID: rejection.id, tenant: rejection.tenant, flow: rejection.flow, verifiedAt: time, report: report,
+            requestID: rejection.id, tenant: rejection.tenant, flow: rejection.flow, verifiedAt: time, eventTime: nil, report: report,
             documents: [], requestedElements: [], replayToken: nil)
     }
 
@@ -59,7 +59,7 @@ public struct Verifier: Sendable {
         checkAge(request, tenant: directory[request.tenant], at: time, into: &report)
 
         return VerificationResult(
-            requestID: request.id, tenant: request.tenant, flow: request.flow, verifiedAt: time, report: report,
+            requestID: request.id, tenant: request.tenant, flow: request.flow, verifiedAt: time, eventTime: request.time, report: report,
             documents: documents, requestedElements: request.requestedElements, replayToken: replayToken)
     }
 

@@ -1,0 +1,154 @@
+import Foundation
+import Kafka
+import Postgres
+import Verification
+
+/// The thread that turns completions into durable batches: it gathers them
+/// until the batch is full or the linger passes, writes the batch in one
+/// transaction, and only then marks the offsets durable, hands the outcomes
+/// to the publisher and offers the positions to Kafka for lag monitoring.
+///
+/// PostgreSQL being unavailable is retried with capped backoff, never
+/// skipped: the queue fills, the pool stops, and the consumer pauses.
+final class Persister: @unchecked Sendable {
+    private let queue: BlockingQueue<Completion>
+    private let tracker: PartitionTracker
+    private let connect: @Sendable () throws -> PostgresConnection
+    private let makeStore: @Sendable (PostgresConnection) -> ResultStore
+    private let batchSize: Int
+    private let linger: TimeInterval
+    private let onCommitted: @Sendable (_ outbox: [OutboxEntry], _ positions: [TopicPartition: Int64], _ stored: Int) -> Void
+    private let log: Logger
+
+    // Guarded by `state`.
+    private let state = NSCondition()
+    private var busy = false
+    private var stopped = false
+    private var thread: Thread?
+
+    init(
+        capacity: Int, tracker: PartitionTracker, batchSize: Int, linger: TimeInterval, log: Logger,
+        connect: @escaping @Sendable () throws -> PostgresConnection, makeStore: @escaping @Sendable (PostgresConnection) -> ResultStore,
+        onCommitted: @escaping @Sendable ([OutboxEntry], [TopicPartition: Int64], Int) -> Void
+    ) {
+        self.queue = BlockingQueue(capacity: capacity)
+        self.tracker = tracker
+        self.batchSize = batchSize
+        self.linger = linger
+        self.log = log
+        self.connect = connect
+        self.makeStore = makeStore
+        self.onCommitted = onCommitted
+    }
+
+    func start() {
+        let thread = Thread { [unowned self] in self.run() }
+        thread.name = "veridoc-persist"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Blocks while the queue is full (backpressure towards the pool).
+    func enqueue(_ completion: Completion) {
+        queue.put(completion)
+    }
+
+    /// For completions produced on threads that must not block (dead-letter
+    /// delivery reports); their number is bounded by the consumer's in-flight limit.
+    func enqueueWithoutWaiting(_ completion: Completion) {
+        queue.putWithoutWaiting(completion)
+    }
+
+    var backlog: Int { queue.count }
+
+    /// Waits until everything enqueued before the call is written, or `timeout` passes.
+    @discardableResult
+    func flush(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        state.lock()
+        defer { state.unlock() }
+        while (queue.count > 0 || busy) && !stopped {
+            if !state.wait(until: deadline) { return queue.count == 0 && !busy }
+        }
+        return queue.count == 0 && !busy
+    }
+
+    /// Writes what is queued (bounded by `timeout`), then stops the thread.
+    func stop(timeout: TimeInterval) {
+        flush(timeout: timeout)
+        state.lock()
+        stopped = true
+        givingUp = true
+        state.broadcast()
+        state.unlock()
+        queue.close()
+    }
+
+    private func run() {
+        var connection: PostgresConnection?
+        var backoff = Backoff()
+        while true {
+            guard let first = queue.take(timeout: 0.5) else {
+                state.lock()
+                let done = stopped
+                state.broadcast()
+                state.unlock()
+                if done { break }
+                continue
+            }
+            state.lock()
+            busy = true
+            state.unlock()
+            var batch = [first]
+            let deadline = Date().addingTimeInterval(linger)
+            while batch.count < batchSize {
+                let remaining = deadline.timeIntervalSinceNow
+                batch += queue.drain(max: batchSize - batch.count)
+                if batch.count >= batchSize || remaining <= 0 { break }
+                guard let next = queue.take(timeout: remaining) else { break }
+                batch.append(next)
+            }
+
+            // The batch is retried until it is durable: dropping it would lose results.
+            while true {
+                do {
+                    if connection == nil || connection?.isConnected == false {
+                        connection?.close()
+                        connection = try connect()
+                    }
+                    let positions = tracker.positions(completing: batch.map(\.ticket))
+                    let written = try makeStore(connection!).write(batch, positions: positions)
+                    tracker.markDurable(batch.map(\.ticket))
+                    onCommitted(written.outbox, positions, batch.count - written.duplicates)
+                    backoff.reset()
+                    break
+                } catch {
+                    let transient = (error as? PostgresError)?.isTransient ?? false
+                    log.warning("batch write failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection", "transient": "\(transient)", "batch": "\(batch.count)"])
+                    if !transient || connection?.isConnected == false {
+                        connection?.close()
+                        connection = nil
+                    }
+                    if isGivingUp { break }
+                    Thread.sleep(forTimeInterval: backoff.next())
+                }
+            }
+
+            state.lock()
+            busy = false
+            state.broadcast()
+            state.unlock()
+        }
+        connection?.close()
+    }
+
+    /// After `stop`, a batch that still cannot be written is given up on: its
+    /// offsets stay unstored, so its events are processed again after restart.
+    private var givingUp = false
+
+    private var isGivingUp: Bool {
+        state.lock()
+        defer { state.unlock() }
+        return givingUp
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Kafka
+import Postgres
+
+/// Publishes outcome events from the outbox and dead letters, both through one
+/// idempotent producer (`acks=all`).
+///
+/// Outcomes: rows the persister just wrote are sent at once; a delivery report
+/// marks the row published. A sweep claims rows nobody marked (a crash, a
+/// failed delivery) once their claim lapses, so several workers share the
+/// outbox safely (`FOR UPDATE SKIP LOCKED`) and nothing stays unpublished.
+/// Delivery is at least once; consumers drop duplicates by CloudEvent id.
+///
+/// Dead letters: the original record, verbatim, with headers naming its origin
+/// and a reason code — never decrypted data or error text. Its offset counts as
+/// done only when the dead letter is delivered.
+final class Publisher: @unchecked Sendable {
+    private let configuration: WorkerConfiguration
+    private let workerID: String
+    private let log: Logger
+    private let connect: @Sendable () throws -> PostgresConnection
+    private let onDeadLetterDelivered: @Sendable (Job) -> Void
+    private var producer: KafkaProducer!
+
+    // Guarded by `lock`.
+    private let lock = NSCondition()
+    private var nextToken: UInt64 = 1
+    private var pendingOutcomes: [UInt64: OutboxEntry] = [:]
+    private var pendingDeadLetters: [UInt64: Job] = [:]
+    private var delivered: [String] = []
+    private var retryOutcomes: [OutboxEntry] = []
+    private var retryDeadLetters: [Job] = []
+    private var stopped = false
+    private var thread: Thread?
+    private(set) var publishedCount = 0
+    private(set) var deadLetterCount = 0
+
+    init(
+        configuration: WorkerConfiguration, workerID: String, log: Logger, connect: @escaping @Sendable () throws -> PostgresConnection,
+        onDeadLetterDelivered: @escaping @Sendable (Job) -> Void
+    ) throws(KafkaError) {
+        self.configuration = configuration
+        self.workerID = workerID
+        self.log = log
+        self.connect = connect
+        self.onDeadLetterDelivered = onDeadLetterDelivered
+        var properties = configuration.kafkaProperties
+        properties["bootstrap.servers"] = configuration.bootstrapServers
+        properties["enable.idempotence"] = properties["enable.idempotence"] ?? "true"
+        properties["acks"] = properties["acks"] ?? "all"
+        // Consumer-only settings in the shared map would make the producer warn.
+        for key in ["group.id", "auto.offset.reset", "enable.auto.commit", "partition.assignment.strategy", "session.timeout.ms",
+                    "fetch.wait.max.ms", "enable.auto.offset.store", "max.poll.interval.ms", "heartbeat.interval.ms"] {
+            properties[key] = nil
+        }
+        producer = try KafkaProducer(properties: properties) { [weak self] report in self?.handle(token: report.token, failed: report.error != nil) }
+    }
+
+    func start() {
+        let thread = Thread { [unowned self] in self.run() }
+        thread.name = "veridoc-outbox"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Outcome rows just written by this worker (already claimed by it).
+    func publish(_ entries: [OutboxEntry]) {
+        for entry in entries { send(entry) }
+    }
+
+    func deadLetter(_ job: Job) {
+        guard case .deadLetter(let letter) = job.content else { return }
+        let record = letter.record
+        let origin = record.topicPartition
+        let headers = record.headers + [
+            KafkaHeader("veridoc.reason", Array("event.invalid".utf8)),
+            KafkaHeader("veridoc.cause", Array(letter.cause.utf8)),
+            KafkaHeader("veridoc.origin.topic", Array(origin.topic.utf8)),
+            KafkaHeader("veridoc.origin.partition", Array(String(origin.partition).utf8)),
+            KafkaHeader("veridoc.origin.offset", Array(String(record.offset).utf8)),
+            // Kafka Connect's names, which DLQ tools read.
+            KafkaHeader("__connect.errors.topic", Array(origin.topic.utf8)),
+            KafkaHeader("__connect.errors.partition", Array(String(origin.partition).utf8)),
+            KafkaHeader("__connect.errors.offset", Array(String(record.offset).utf8)),
+        ]
+        let token = register { $0.pendingDeadLetters[$1] = job }
+        sendWithBackpressure(topic: configuration.deadLetterTopic, key: record.key, value: record.value, headers: headers, token: token)
+    }
+
+    private func send(_ entry: OutboxEntry) {
+        let token = register { $0.pendingOutcomes[$1] = entry }
+        sendWithBackpressure(
+            topic: configuration.outcomeTopic, key: entry.key, value: Array(entry.payload.utf8),
+            headers: [KafkaHeader("content-type", Array("application/cloudevents+json; charset=UTF-8".utf8))], token: token)
+    }
+
+    private func register(_ add: (Publisher, UInt64) -> Void) -> UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        let token = nextToken
+        nextToken += 1
+        add(self, token)
+        return token
+    }
+
+    /// A full local queue is waited out, not dropped.
+    private func sendWithBackpressure(topic: String, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader], token: UInt64) {
+        var backoff = Backoff(initial: 0.01, maximum: 0.5)
+        while true {
+            do {
+                try producer.send(topic: topic, key: key, value: value, headers: headers, token: token)
+                return
+            } catch where error.isRetriable {
+                Thread.sleep(forTimeInterval: backoff.next())
+            } catch {
+                log.error("produce failed", ["topic": topic, "code": error.name])
+                handle(token: token, failed: true)
+                return
+            }
+        }
+    }
+
+    private func handle(token: UInt64, failed: Bool) {
+        lock.lock()
+        var deliveredLetter: Job?
+        if let entry = pendingOutcomes.removeValue(forKey: token) {
+            if !failed {
+                delivered.append(entry.id)
+                publishedCount += 1
+            } else {
+                retryOutcomes.append(entry)
+            }
+        } else if let job = pendingDeadLetters.removeValue(forKey: token) {
+            if !failed {
+                deadLetterCount += 1
+                deliveredLetter = job
+            } else {
+                retryDeadLetters.append(job)
+            }
+        }
+        lock.broadcast()
+        lock.unlock()
+        // Outside the lock: handing over may wait for the persister, which may be publishing.
+        if let deliveredLetter { onDeadLetterDelivered(deliveredLetter) }
+    }
+
+    /// Marks delivered rows, resends failed sends, and sweeps the outbox.
+    private func run() {
+        var connection: PostgresConnection?
+        var lastSweep = Date.distantPast
+        while true {
+            lock.lock()
+            _ = lock.wait(until: Date().addingTimeInterval(0.2))
+            let ids = delivered
+            delivered.removeAll()
+            let outcomesToRetry = retryOutcomes
+            retryOutcomes.removeAll()
+            let lettersToRetry = retryDeadLetters
+            retryDeadLetters.removeAll()
+            let done = stopped && pendingOutcomes.isEmpty && ids.isEmpty
+            lock.unlock()
+
+            for entry in outcomesToRetry { send(entry) }
+            for job in lettersToRetry { deadLetter(job) }
+            do {
+                if connection == nil || connection?.isConnected == false {
+                    connection?.close()
+                    connection = try connect()
+                }
+                if !ids.isEmpty {
+                    _ = try connection!.execute("UPDATE outbox SET published_at = now() WHERE id = ANY($1::text[])", [.textArray(ids)])
+                }
+                if Date().timeIntervalSince(lastSweep) > max(1, configuration.outboxClaim / 3), !isStopped {
+                    lastSweep = Date()
+                    try sweep(connection!)
+                }
+            } catch {
+                // The marks are retried with the next delivery; unmarked rows are republished later, never lost.
+                lock.lock()
+                delivered.append(contentsOf: ids)
+                lock.unlock()
+                connection?.close()
+                connection = nil
+                log.warning("outbox bookkeeping failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+            if done { break }
+        }
+        connection?.close()
+    }
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    private func sweep(_ connection: PostgresConnection) throws {
+        let claimed = try connection.execute(
+            """
+            UPDATE outbox SET claimed_by = $1, claimed_until = now() + make_interval(secs => $2)
+            WHERE id IN (
+                SELECT id FROM outbox
+                WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
+                ORDER BY created_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
+            RETURNING id, kafka_key, payload
+            """,
+            [.text(workerID), .double(configuration.outboxClaim)])
+        guard claimed.rowCount > 0 else { return }
+        log.info("republishing unpublished outcomes", ["count": "\(claimed.rowCount)"])
+        for row in 0..<claimed.rowCount {
+            guard let id = claimed.string(row, "id"), let payload = claimed.string(row, "payload") else { continue }
+            send(OutboxEntry(id: id, key: claimed.bytes(row, "kafka_key"), payload: payload))
+        }
+    }
+
+    /// Waits for outstanding deliveries (bounded), marks them, and closes the producer.
+    func stop(timeout: TimeInterval) {
+        try? producer.flush(timeoutMilliseconds: Int32(min(timeout, 600) * 1000))
+        lock.lock()
+        stopped = true
+        lock.broadcast()
+        lock.unlock()
+        let deadline = Date().addingTimeInterval(timeout)
+        while let thread, !thread.isFinished, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        producer.close(flushTimeoutMilliseconds: 1000)
+    }
+
+    var outstanding: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return pendingOutcomes.count + pendingDeadLetters.count
+    }
+}

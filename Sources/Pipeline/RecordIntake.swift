@@ -1,0 +1,59 @@
+import Foundation
+import Kafka
+import Verification
+
+/// Reads a Kafka record as a CloudEvent, in structured mode (the JSON event
+/// as the value) or binary mode (`ce_*` headers, `data` as the value), and
+/// decides whether it can be attributed to an event id at all. Records that
+/// cannot go to the dead-letter topic; everything else gets an outcome, a
+/// rejected one if the event is invalid.
+struct RecordIntake: Sendable {
+    let parser: EventParser
+    /// Longest event id accepted: ids are primary keys and outcome subjects.
+    let maxIDLength = 256
+
+    enum Cause {
+        static let tooLarge = "record.too_large"
+        static let notUTF8 = "record.not_utf8"
+        static let noID = "record.no_id"
+    }
+
+    func read(_ record: KafkaMessage) -> Job.Content {
+        let deadLetter = { (cause: String) in Job.Content.deadLetter(DeadLetter(cause: cause, record: record)) }
+        guard record.value.count <= parser.maxEventBytes else { return deadLetter(Cause.tooLarge) }
+        guard String(validating: record.value, as: UTF8.self) != nil else { return deadLetter(Cause.notUTF8) }
+
+        let attributes: [String: Any]
+        let data: Any?
+        if let specVersion = header("ce_specversion", in: record) {
+            var binary: [String: Any] = ["specversion": specVersion]
+            for header in record.headers where header.key.hasPrefix("ce_") {
+                if let value = header.value.flatMap({ String(validating: $0, as: UTF8.self) }) {
+                    binary[String(header.key.dropFirst(3))] = value
+                }
+            }
+            if let contentType = header("content-type", in: record) {
+                binary["datacontenttype"] = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+            attributes = binary
+            data = try? JSONSerialization.jsonObject(with: Data(record.value), options: [.fragmentsAllowed])
+        } else {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else {
+                return deadLetter(Cause.noID)
+            }
+            attributes = object
+            data = object["data"]
+        }
+        guard let id = attributes["id"] as? String, !id.isEmpty, id.utf8.count <= maxIDLength else {
+            return deadLetter(Cause.noID)
+        }
+        switch parser.parse(attributes: attributes, data: data) {
+        case .success(let request): return .event(.request(request))
+        case .failure(let rejection): return .event(.invalid(rejection))
+        }
+    }
+
+    private func header(_ name: String, in record: KafkaMessage) -> String? {
+        record.headers.last { $0.key == name }?.value.flatMap { String(validating: $0, as: UTF8.self) }
+    }
+}

@@ -1,0 +1,211 @@
+import Crypto
+import Foundation
+import Kafka
+import MDoc
+import Postgres
+import Verification
+
+/// An outcome waiting for the outcome topic: an outbox row.
+struct OutboxEntry: Sendable {
+    let id: String
+    let key: [UInt8]?
+    let payload: String
+}
+
+/// Writes one batch in one transaction: the nonce uses, the result rows, the
+/// element rows, the outbox rows and the consumer position of every partition
+/// in the batch. Either all of it is durable or none of it is, which is what
+/// makes processing into PostgreSQL exactly-once across crashes.
+struct ResultStore {
+    let connection: PostgresConnection
+    let groupID: String
+    let workerID: String
+    let nonceKey: [UInt8]
+    let outboxClaim: TimeInterval
+
+    struct Written {
+        /// Outbox rows created by this batch (claimed by this worker).
+        var outbox: [OutboxEntry] = []
+        /// Events already stored by an earlier delivery.
+        var duplicates = 0
+    }
+
+    /// `completions` with results are stored; all of them count towards `positions`.
+    func write(_ completions: [Completion], positions: [TopicPartition: Int64]) throws -> Written {
+        try connection.transaction { connection in
+            let decided = try decideNonces(completions.compactMap { completion in completion.result.map { (completion, $0) } }, on: connection)
+            var written = Written()
+            let newIDs = try insertResults(decided, on: connection)
+            written.duplicates = decided.count - newIDs.count
+            let fresh = decided.filter { newIDs.contains($0.result.requestID ?? "") }
+            try insertElements(fresh, on: connection)
+            written.outbox = try insertOutbox(fresh, on: connection)
+            try storePositions(positions, on: connection)
+            return written
+        }
+    }
+
+    // MARK: nonces
+
+    private struct Decided {
+        let completion: Completion
+        let result: VerificationResult
+    }
+
+    /// Verified results consume their nonce; a nonce already consumed by a
+    /// different event makes the result `request.nonce_reused`. The same
+    /// event redelivered finds its own use and is not a replay.
+    private func decideNonces(_ items: [(Completion, VerificationResult)], on connection: PostgresConnection) throws -> [Decided] {
+        var candidates: [(index: Int, tenant: String, hash: [UInt8], eventID: String)] = []
+        for (index, (_, result)) in items.enumerated() {
+            guard result.isVerified, let token = result.replayToken, let tenant = result.tenant, let eventID = result.requestID else { continue }
+            let hash = HMAC.authenticationCode(.sha256, key: nonceKey, data: Array(tenant.utf8) + [0] + token)
+            candidates.append((index, tenant, hash, eventID))
+        }
+        var owners: [String: String] = [:]  // tenant \0 hex(hash) → event id that owns the nonce
+        if !candidates.isEmpty {
+            let now = Date()
+            _ = try connection.insertRows(
+                into: "nonces", columns: ["tenant", "nonce_hash", "event_id", "used_at"],
+                rows: candidates.map { [.text($0.tenant), .bytes($0.hash), .text($0.eventID), .timestamp(now)] },
+                suffix: "ON CONFLICT (tenant, nonce_hash) DO NOTHING")
+            let lookup = try connection.execute(
+                """
+                SELECT n.tenant, n.nonce_hash, n.event_id FROM nonces n
+                JOIN unnest($1::text[], $2::text[]) AS wanted(tenant, hash_hex)
+                  ON n.tenant = wanted.tenant AND n.nonce_hash = decode(wanted.hash_hex, 'hex')
+                """,
+                [.textArray(candidates.map(\.tenant)), .textArray(candidates.map { hex($0.hash) })])
+            for row in 0..<lookup.rowCount {
+                if let tenant = lookup.string(row, "tenant"), let hash = lookup.bytes(row, "nonce_hash"), let owner = lookup.string(row, "event_id") {
+                    owners[tenant + "\u{0}" + hex(hash)] = owner
+                }
+            }
+        }
+        var decided = items.map { Decided(completion: $0.0, result: $0.1) }
+        for candidate in candidates {
+            let owner = owners[candidate.tenant + "\u{0}" + hex(candidate.hash)]
+            let result = decided[candidate.index].result.recordingNonceCheck(reused: owner != candidate.eventID)
+            decided[candidate.index] = Decided(completion: decided[candidate.index].completion, result: result)
+        }
+        return decided
+    }
+
+    // MARK: rows
+
+    private func insertResults(_ items: [Decided], on connection: PostgresConnection) throws -> Set<String> {
+        guard !items.isEmpty else { return [] }
+        var seen = Set<String>()
+        var rows: [[PostgresValue]] = []
+        for item in items {
+            let result = item.result
+            guard let id = result.requestID, seen.insert(id).inserted else { continue }
+            let document = result.documents.first
+            let ticket = item.completion.ticket
+            rows.append([
+                .text(id), optional(result.tenant), optional(result.flow?.rawValue), .text(result.verdict),
+                .textArray(result.report.reasons.map(\.code.rawValue)), optional(document?.docType), optional(document?.issuerSubject),
+                optional(document?.issuerCountry), optionalDate(document?.signed), optionalDate(document?.validFrom),
+                optionalDate(document?.validUntil), optionalDate(result.eventTime), .timestamp(item.completion.receivedAt),
+                .timestamp(result.verifiedAt), .double(max(0, result.verifiedAt.timeIntervalSince(item.completion.receivedAt))),
+                .text(ticket.topicPartition.topic), .int(Int64(ticket.topicPartition.partition)), .int(ticket.offset),
+            ])
+        }
+        let inserted = try connection.execute(
+            "INSERT INTO results (event_id, tenant, flow, verdict, reason_codes, doc_type, issuer_subject, issuer_country, "
+                + "mso_signed, mso_valid_from, mso_valid_until, event_time, received_at, verified_at, processing_seconds, "
+                + "source_topic, source_partition, source_offset) VALUES "
+                + placeholders(rows: rows.count, columns: 18)
+                + " ON CONFLICT (event_id) DO NOTHING RETURNING event_id",
+            rows.flatMap { $0 })
+        return Set((0..<inserted.rowCount).compactMap { inserted.string($0, "event_id") })
+    }
+
+    private func insertElements(_ items: [Decided], on connection: PostgresConnection) throws {
+        var rows: [[PostgresValue]] = []
+        for item in items {
+            guard let id = item.result.requestID else { continue }
+            var seen = Set<String>()
+            for element in item.result.documents.flatMap(\.elements) where seen.insert(element.namespace + "\u{0}" + element.identifier).inserted {
+                let requested = item.result.requestedElements.first { $0.namespace == element.namespace && $0.element == element.identifier }
+                // Disclosed without being asked for: recorded as such, and never kept.
+                let retention = requested?.retention ?? .willNotStore
+                let (intent, days): (String, PostgresValue) = switch retention {
+                case .willNotStore: ("willNotStore", .null)
+                case .mayStore(let limit): ("mayStore", limit.map { .int(Int64($0)) } ?? .null)
+                }
+                rows.append([.text(id), .text(element.namespace), .text(element.identifier), .bool(requested != nil), .text(intent), days])
+            }
+        }
+        guard !rows.isEmpty else { return }
+        _ = try connection.insertRows(
+            into: "elements", columns: ["event_id", "namespace", "element", "requested", "retention_intent", "retention_days"],
+            rows: rows, suffix: "ON CONFLICT DO NOTHING")
+    }
+
+    private func insertOutbox(_ items: [Decided], on connection: PostgresConnection) throws -> [OutboxEntry] {
+        let entries = items.compactMap { item -> OutboxEntry? in
+            guard let id = item.result.requestID else { return nil }
+            return OutboxEntry(id: OutcomeEvent.id(forRequest: id), key: item.completion.key, payload: OutcomeEvent(item.result).json())
+        }
+        guard !entries.isEmpty else { return [] }
+        let claimUntil = Date().addingTimeInterval(outboxClaim)
+        _ = try connection.insertRows(
+            into: "outbox", columns: ["id", "event_id", "kafka_key", "payload", "claimed_by", "claimed_until"],
+            rows: zip(entries, items).map { entry, item in
+                [.text(entry.id), .text(item.result.requestID ?? ""), entry.key.map(PostgresValue.bytes) ?? .null, .text(entry.payload),
+                 .text(workerID), .timestamp(claimUntil)]
+            },
+            suffix: "ON CONFLICT (id) DO NOTHING")
+        return entries
+    }
+
+    /// Positions only move forward: a position means every earlier offset is
+    /// durable, so a late write from a previous owner can never skip work.
+    private func storePositions(_ positions: [TopicPartition: Int64], on connection: PostgresConnection) throws {
+        guard !positions.isEmpty else { return }
+        let sorted = positions.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }
+        _ = try connection.insertRows(
+            into: "consumer_positions", columns: ["consumer_group", "topic", "partition", "next_offset"],
+            rows: sorted.map { [.text(groupID), .text($0.key.topic), .int(Int64($0.key.partition)), .int($0.value)] },
+            suffix: "ON CONFLICT (consumer_group, topic, partition) DO UPDATE SET "
+                + "next_offset = GREATEST(consumer_positions.next_offset, EXCLUDED.next_offset), updated_at = now()")
+    }
+
+    /// The stored starting positions of `partitions` for this group.
+    static func positions(of partitions: [TopicPartition], group: String, on connection: PostgresConnection) throws -> [TopicPartition: Int64] {
+        guard !partitions.isEmpty else { return [:] }
+        let result = try connection.execute(
+            "SELECT topic, partition, next_offset FROM consumer_positions WHERE consumer_group = $1 AND topic = ANY($2::text[])",
+            [.text(group), .textArray(Array(Set(partitions.map(\.topic))))])
+        let wanted = Set(partitions)
+        var positions: [TopicPartition: Int64] = [:]
+        for row in 0..<result.rowCount {
+            guard let topic = result.string(row, "topic"), let partition = result.int(row, "partition"), let offset = result.int(row, "next_offset") else { continue }
+            let key = TopicPartition(topic, Int32(partition))
+            if wanted.contains(key) { positions[key] = offset }
+        }
+        return positions
+    }
+}
+
+private func optional(_ text: String?) -> PostgresValue { text.map(PostgresValue.text) ?? .null }
+private func optionalDate(_ date: Date?) -> PostgresValue { date.map(PostgresValue.timestamp) ?? .null }
+
+func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out = [UInt8]()
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 0x0f)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// `($1, $2, …), ($n+1, …)` for a multi-row VALUES list.
+func placeholders(rows: Int, columns: Int) -> String {
+    (0..<rows).map { row in
+        "(" + (1...columns).map { "$\(row * columns + $0)" }.joined(separator: ", ") + ")"
+    }.joined(separator: ", ")
+}

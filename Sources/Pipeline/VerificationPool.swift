@@ -1,0 +1,183 @@
+import Foundation
+import Verification
+
+/// Runs verification — synchronous CPU work — on a fixed set of threads sized
+/// to the cores. Jobs with the same Kafka key run one at a time in arrival
+/// order; different keys run concurrently, so a slow key never blocks the
+/// rest of its partition.
+///
+/// `submit` blocks while `capacity` jobs are admitted and unfinished: that is
+/// the backpressure the consumer loop turns into pausing partitions.
+final class VerificationPool: @unchecked Sendable {
+    // All mutable state is guarded by `condition`'s lock.
+    private let condition = NSCondition()
+    private var ready: [Job] = []
+    private var readyHead = 0
+    private var waitingByKey: [[UInt8]: [Job]] = [:]
+    private var activeKeys: Set<[UInt8]> = []
+    private var admitted = 0
+    private var running = 0
+    private var stopping = false
+    private var threads: [Thread] = []
+
+    let capacity: Int
+    private let verify: @Sendable (Job) -> Completion
+    private let deliver: @Sendable (Completion) -> Void
+
+    init(threads count: Int, capacity: Int, verify: @escaping @Sendable (Job) -> Completion, deliver: @escaping @Sendable (Completion) -> Void) {
+        self.capacity = max(capacity, count)
+        self.verify = verify
+        self.deliver = deliver
+        for index in 0..<max(1, count) {
+            let thread = Thread { [unowned self] in self.run() }
+            thread.name = "veridoc-verify-\(index)"
+            threads.append(thread)
+        }
+        threads.forEach { $0.start() }
+    }
+
+    /// True while there is room for another job without blocking.
+    var hasCapacity: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return admitted < capacity
+    }
+
+    /// Jobs admitted and not yet finished.
+    var inFlight: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return admitted
+    }
+
+    func submit(_ job: Job) {
+        condition.lock()
+        defer { condition.unlock() }
+        while admitted >= capacity && !stopping { condition.wait() }
+        admitted += 1
+        if let key = job.key {
+            if activeKeys.contains(key) {
+                waitingByKey[key, default: []].append(job)
+                return
+            }
+            activeKeys.insert(key)
+        }
+        ready.append(job)
+        condition.broadcast()
+    }
+
+    /// Drops jobs that have not started and match `predicate` (revoked
+    /// partitions); returns how many were dropped. Per-key order of the jobs
+    /// that stay is kept, and a key whose head job was dropped moves on.
+    func abandon(where predicate: (Job) -> Bool) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        var dropped = 0
+        var keyless: [Job] = []
+        var sequences: [[UInt8]: [Job]] = [:]
+        var keyOrder: [[UInt8]] = []
+        for job in ready[readyHead...] {
+            if let key = job.key {
+                if sequences[key] == nil { keyOrder.append(key) }
+                sequences[key, default: []].append(job)
+            } else {
+                keyless.append(job)
+            }
+        }
+        for (key, jobs) in waitingByKey {
+            if sequences[key] == nil { keyOrder.append(key) }
+            sequences[key, default: []] += jobs
+        }
+        ready = keyless.filter { job in
+            if predicate(job) { dropped += 1; return false }
+            return true
+        }
+        readyHead = 0
+        waitingByKey = [:]
+        activeKeys = runningKeys
+        for key in keyOrder {
+            let jobs = sequences[key] ?? []
+            let kept = jobs.filter { !predicate($0) }
+            dropped += jobs.count - kept.count
+            guard !kept.isEmpty else { continue }
+            if runningKeys.contains(key) {
+                waitingByKey[key] = kept
+            } else {
+                activeKeys.insert(key)
+                ready.append(kept[0])
+                if kept.count > 1 { waitingByKey[key] = Array(kept.dropFirst()) }
+            }
+        }
+        admitted -= dropped
+        condition.broadcast()
+        return dropped
+    }
+
+    private var runningKeys: Set<[UInt8]> = []
+
+    /// Waits until no admitted job matches `predicate`, or `timeout` passes.
+    func waitUntilIdle(timeout: TimeInterval, where predicate: @escaping (Job) -> Bool = { _ in true }) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while admittedMatching(predicate) > 0 {
+            if !condition.wait(until: deadline) { return admittedMatching(predicate) == 0 }
+        }
+        return true
+    }
+
+    private var runningJobs: [PartitionTracker.Ticket: Job] = [:]
+
+    private func admittedMatching(_ predicate: (Job) -> Bool) -> Int {
+        ready[readyHead...].filter(predicate).count + waitingByKey.values.joined().filter(predicate).count
+            + runningJobs.values.filter(predicate).count
+    }
+
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+        threads.removeAll()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while readyHead == ready.count && !stopping { condition.wait() }
+            if readyHead == ready.count && stopping {
+                condition.unlock()
+                return
+            }
+            let job = ready[readyHead]
+            readyHead += 1
+            if readyHead > 256 && readyHead * 2 > ready.count {
+                ready.removeFirst(readyHead)
+                readyHead = 0
+            }
+            running += 1
+            runningJobs[job.ticket] = job
+            if let key = job.key { runningKeys.insert(key) }
+            condition.unlock()
+
+            let completion = verify(job)
+            deliver(completion)
+
+            condition.lock()
+            running -= 1
+            runningJobs[job.ticket] = nil
+            admitted -= 1
+            if let key = job.key {
+                runningKeys.remove(key)
+                if var waiting = waitingByKey[key], !waiting.isEmpty {
+                    ready.append(waiting.removeFirst())
+                    waitingByKey[key] = waiting.isEmpty ? nil : waiting
+                } else {
+                    activeKeys.remove(key)
+                }
+            }
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import Kafka
+import Postgres
+import Verification
+
+/// The long-running worker: consume → verify in a pool → persist in batches →
+/// publish outcomes. One thread polls Kafka (and serves rebalances); the pool's
+/// threads verify; the persister thread writes PostgreSQL; the publisher
+/// thread keeps the outbox moving. They hand work over through bounded queues,
+/// so a slow stage slows the ones before it instead of filling memory.
+public final class Worker: @unchecked Sendable {
+    public let configuration: WorkerConfiguration
+    private let verifier: Verifier
+    private let log: Logger
+    private let workerID: String
+    private let tracker = PartitionTracker()
+    private let intake: RecordIntake
+    private var pool: VerificationPool!
+    private var persister: Persister!
+    private var publisher: Publisher!
+    private var consumer: KafkaConsumer!
+    private var positionsConnection: PostgresConnection?
+
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var stopRequested = false
+    private var pendingKafkaCommit: [TopicPartition: Int64] = [:]
+    private var counters = Counters()
+
+    /// Consumer-thread state.
+    private var overflow: [Job] = []
+    private var paused: Set<TopicPartition> = []
+
+    public struct Counters: Sendable {
+        public var consumed = 0
+        public var stored = 0
+        public var deadLettered = 0
+    }
+
+    public init(configuration: WorkerConfiguration, directory: TenantDirectory, log: Logger = Logger()) throws {
+        self.configuration = configuration
+        self.log = log
+        var parser = EventParser()
+        parser.maxEventBytes = configuration.maxEventBytes
+        self.verifier = Verifier(directory: directory, eventParser: parser)
+        self.intake = RecordIntake(parser: parser)
+        let host = ProcessInfo.processInfo.hostName
+        self.workerID = "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Connects with retries: PostgreSQL not being up yet is a transient state.
+    private func connectPostgres() throws -> PostgresConnection {
+        try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-worker")
+    }
+
+    public func requestStop() {
+        lock.lock()
+        stopRequested = true
+        lock.unlock()
+    }
+
+    private var shouldStop: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopRequested
+    }
+
+    public var counts: Counters {
+        lock.lock()
+        defer { lock.unlock() }
+        return counters
+    }
+
+    /// Runs until `requestStop`, then drains within the drain timeout and leaves the group.
+    public func run() throws {
+        let configuration = self.configuration
+        let connect: @Sendable () throws -> PostgresConnection = {
+            try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-worker")
+        }
+        let store: @Sendable (PostgresConnection) -> ResultStore = { [workerID] connection in
+            ResultStore(connection: connection, groupID: configuration.groupID, workerID: workerID, nonceKey: configuration.nonceKey,
+                        outboxClaim: configuration.outboxClaim)
+        }
+        persister = Persister(
+            capacity: configuration.batchSize * 4, tracker: tracker, batchSize: configuration.batchSize, linger: configuration.batchLinger,
+            log: log, connect: connect, makeStore: store,
+            onCommitted: { [unowned self] outbox, positions, stored in
+                self.publisher.publish(outbox)
+                self.lock.lock()
+                self.pendingKafkaCommit.merge(positions) { max($0, $1) }
+                self.counters.stored += stored
+                self.lock.unlock()
+            })
+        publisher = try Publisher(
+            configuration: configuration, workerID: workerID, log: log, connect: connect,
+            onDeadLetterDelivered: { [unowned self] job in
+                self.lock.lock()
+                self.counters.deadLettered += 1
+                self.lock.unlock()
+                self.persister.enqueueWithoutWaiting(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: nil))
+            })
+        let verifier = self.verifier
+        pool = VerificationPool(
+            threads: configuration.workers, capacity: configuration.workers * 64,
+            verify: { job in
+                let result: VerificationResult?
+                switch job.content {
+                case .event(.request(let request)): result = verifier.verify(request, at: Date())
+                case .event(.invalid(let rejection)): result = verifier.rejected(rejection, at: Date())
+                case .deadLetter: result = nil
+                }
+                return Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: result)
+            },
+            deliver: { [unowned self] completion in self.persister.enqueue(completion) })
+
+        var properties = configuration.kafkaProperties
+        properties["bootstrap.servers"] = configuration.bootstrapServers
+        properties["group.id"] = configuration.groupID
+        properties["client.id"] = properties["client.id"] ?? "veridoc-\(workerID)"
+        properties["queued.max.messages.kbytes"] = properties["queued.max.messages.kbytes"] ?? "16384"
+        consumer = try KafkaConsumer(properties: properties, listener: self)
+        consumer.onError = { [log] error in log.warning("kafka client error", ["code": error.name]) }
+
+        persister.start()
+        publisher.start()
+        try consumer.subscribe([configuration.requestTopic])
+        log.info("worker started", ["worker": workerID, "group": configuration.groupID, "topic": configuration.requestTopic,
+                                    "threads": "\(configuration.workers)"])
+
+        var lastProgress = Date()
+        while !shouldStop {
+            commitToKafka()
+            dispatchOverflow()
+            do {
+                if let message = try consumer.poll(timeoutMilliseconds: overflow.isEmpty ? 100 : 20) {
+                    accept(message)
+                }
+            } catch {
+                log.error("kafka consumer failed", ["code": error.name])
+                if error.isFatal { throw error }
+            }
+            if Date().timeIntervalSince(lastProgress) > 10 {
+                lastProgress = Date()
+                let counts = self.counts
+                log.info("progress", ["consumed": "\(counts.consumed)", "stored": "\(counts.stored)", "deadLettered": "\(counts.deadLettered)",
+                                      "inFlight": "\(pool.inFlight)", "persistBacklog": "\(persister.backlog)"])
+            }
+        }
+        drainAndStop()
+    }
+
+    private func accept(_ message: KafkaMessage) {
+        guard let ticket = tracker.register(message.topicPartition, offset: message.offset) else { return }
+        lock.lock()
+        counters.consumed += 1
+        lock.unlock()
+        let job = Job(ticket: ticket, key: message.key, receivedAt: Date(), content: intake.read(message))
+        if case .deadLetter(let letter) = job.content {
+            log.warning("record dead-lettered", ["cause": letter.cause, "topic": message.topicPartition.topic,
+                                                 "partition": "\(message.topicPartition.partition)", "offset": "\(message.offset)"])
+            publisher.deadLetter(job)
+            return
+        }
+        overflow.append(job)
+        dispatchOverflow()
+    }
+
+    /// Moves held jobs into the pool while it has room; when it has none, pauses
+    /// every partition (polling continues, so the group membership stays alive).
+    private func dispatchOverflow() {
+        var index = 0
+        while index < overflow.count && pool.hasCapacity {
+            pool.submit(overflow[index])
+            index += 1
+        }
+        overflow.removeFirst(index)
+        let assignment = Set(tracker.assigned)
+        if overflow.isEmpty {
+            if !paused.isEmpty {
+                consumer.resume(Array(paused.intersection(assignment)))
+                paused.removeAll()
+            }
+        } else {
+            let toPause = assignment.subtracting(paused)
+            if !toPause.isEmpty {
+                consumer.pause(Array(toPause))
+                paused.formUnion(toPause)
+            }
+        }
+    }
+
+    private func commitToKafka() {
+        lock.lock()
+        let offsets = pendingKafkaCommit
+        pendingKafkaCommit.removeAll()
+        lock.unlock()
+        let owned = Set(tracker.assigned)
+        let mine = offsets.filter { owned.contains($0.key) }
+        guard !mine.isEmpty else { return }
+        // For lag monitoring only; PostgreSQL holds the positions that count.
+        try? consumer.commit(mine, asynchronous: true)
+    }
+
+    private func drainAndStop() {
+        log.info("draining", ["inFlight": "\(pool.inFlight)", "held": "\(overflow.count)"])
+        overflow.removeAll()
+        let deadline = Date().addingTimeInterval(configuration.drainTimeout)
+        _ = pool.waitUntilIdle(timeout: max(0.1, deadline.timeIntervalSinceNow))
+        persister.flush(timeout: max(0.1, deadline.timeIntervalSinceNow))
+        commitToKafka()
+        consumer.close()
+        pool.stop()
+        persister.stop(timeout: max(0.1, deadline.timeIntervalSinceNow))
+        publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
+        positionsConnection?.close()
+        let counts = self.counts
+        log.info("worker stopped", ["consumed": "\(counts.consumed)", "stored": "\(counts.stored)", "deadLettered": "\(counts.deadLettered)"])
+    }
+}
+
+extension Worker: RebalanceListener {
+    /// Starts each partition at the position stored in PostgreSQL (0 when none
+    /// is stored yet). Waits out a PostgreSQL outage rather than guessing.
+    public func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
+        var backoff = Backoff()
+        var stored: [TopicPartition: Int64] = [:]
+        while true {
+            do {
+                if positionsConnection == nil || positionsConnection?.isConnected == false {
+                    positionsConnection?.close()
+                    positionsConnection = try connectPostgres()
+                }
+                stored = try ResultStore.positions(of: partitions, group: configuration.groupID, on: positionsConnection!)
+                break
+            } catch {
+                positionsConnection?.close()
+                positionsConnection = nil
+                log.warning("reading stored positions failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
+                if shouldStop { break }
+                Thread.sleep(forTimeInterval: backoff.next())
+            }
+        }
+        var starts: [TopicPartition: Int64] = [:]
+        for partition in partitions {
+            let start = stored[partition] ?? 0
+            tracker.assign(partition, startingAt: start)
+            starts[partition] = start
+        }
+        log.info("partitions assigned", ["partitions": partitions.map(\.description).sorted().joined(separator: ",")])
+        return starts
+    }
+
+    /// Abandons work not started for the partitions, waits for work under way,
+    /// and writes what finished, so no position is stored past unfinished work
+    /// and the next owner starts where this one stopped.
+    public func partitionsRevoked(_ partitions: [TopicPartition]) {
+        let revoked = Set(partitions)
+        overflow.removeAll { revoked.contains($0.ticket.topicPartition) }
+        let abandoned = pool.abandon { revoked.contains($0.ticket.topicPartition) }
+        _ = pool.waitUntilIdle(timeout: configuration.drainTimeout) { revoked.contains($0.ticket.topicPartition) }
+        persister.flush(timeout: configuration.drainTimeout)
+        for partition in partitions { tracker.revoke(partition) }
+        paused.subtract(revoked)
+        log.info("partitions revoked", ["partitions": partitions.map(\.description).sorted().joined(separator: ","), "abandoned": "\(abandoned)"])
+    }
+}

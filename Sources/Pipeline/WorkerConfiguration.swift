@@ -1,0 +1,121 @@
+import Foundation
+import Verification
+
+/// The worker's settings: the config file's `kafka`, `postgres`, `worker`
+/// and `replay` sections, each overridable by a `VERIDOC_…` environment
+/// variable. A bad value fails at start with a message naming the setting.
+public struct WorkerConfiguration: Sendable {
+    public var bootstrapServers: String
+    public var groupID: String
+    public var requestTopic: String
+    public var outcomeTopic: String
+    public var deadLetterTopic: String
+    /// Passed to librdkafka verbatim (SASL, TLS, tuning).
+    public var kafkaProperties: [String: String]
+    /// A libpq connection string; PG* environment variables also apply.
+    public var postgres: String
+    public var workers: Int
+    public var batchSize: Int
+    public var batchLinger: TimeInterval
+    public var drainTimeout: TimeInterval
+    public var maxEventBytes: Int
+    /// HMAC key for storing nonces as keyed hashes; shared by all workers of a deployment.
+    public var nonceKey: [UInt8]
+    /// How long a worker's claim on an outbox row keeps others from republishing it.
+    public var outboxClaim: TimeInterval
+
+    public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> WorkerConfiguration {
+        guard let data = try? Data(contentsOf: file),
+              let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { throw ConfigError("cannot read config file \(file.path) as a JSON object") }
+        var reader = SettingReader(root: root, environment: environment)
+        let base = file.deletingLastPathComponent()
+
+        var configuration = WorkerConfiguration(
+            bootstrapServers: try reader.string("kafka.bootstrapServers", env: "VERIDOC_KAFKA_BOOTSTRAP_SERVERS"),
+            groupID: try reader.string("kafka.groupId", env: "VERIDOC_KAFKA_GROUP_ID", default: "veridoc"),
+            requestTopic: try reader.string("kafka.requestTopic", env: "VERIDOC_KAFKA_REQUEST_TOPIC", default: "veridoc.requests"),
+            outcomeTopic: try reader.string("kafka.outcomeTopic", env: "VERIDOC_KAFKA_OUTCOME_TOPIC", default: "veridoc.outcomes"),
+            deadLetterTopic: try reader.string("kafka.deadLetterTopic", env: "VERIDOC_KAFKA_DEAD_LETTER_TOPIC", default: "veridoc.requests.dlq"),
+            kafkaProperties: try reader.properties("kafka.properties", envPrefix: "VERIDOC_KAFKA_PROPERTY_"),
+            postgres: try reader.string("postgres.connectionString", env: "VERIDOC_POSTGRES", default: ""),
+            workers: try reader.integer("worker.threads", env: "VERIDOC_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256),
+            batchSize: try reader.integer("worker.batchSize", env: "VERIDOC_BATCH_SIZE", default: 500, range: 1...2_000),
+            batchLinger: Double(try reader.integer("worker.batchLingerMilliseconds", env: "VERIDOC_BATCH_LINGER_MS", default: 20, range: 0...10_000)) / 1000,
+            drainTimeout: Double(try reader.integer("worker.drainTimeoutSeconds", env: "VERIDOC_DRAIN_TIMEOUT_SECONDS", default: 20, range: 1...3600)),
+            maxEventBytes: try reader.integer("worker.maxEventBytes", env: "VERIDOC_MAX_EVENT_BYTES", default: 1 << 20, range: 1024...(64 << 20)),
+            nonceKey: [],
+            outboxClaim: Double(try reader.integer("worker.outboxClaimSeconds", env: "VERIDOC_OUTBOX_CLAIM_SECONDS", default: 15, range: 1...3600)))
+
+        let keyFile = try reader.string("replay.nonceKeyFile", env: "VERIDOC_NONCE_KEY_FILE", default: "")
+        guard !keyFile.isEmpty else { throw ConfigError("replay.nonceKeyFile: required (a file with at least 32 random bytes, base64 or raw, shared by all workers)") }
+        let keyURL = keyFile.hasPrefix("/") ? URL(fileURLWithPath: keyFile) : base.appendingPathComponent(keyFile)
+        guard let keyData = try? Data(contentsOf: keyURL) else { throw ConfigError("replay.nonceKeyFile: cannot read \(keyURL.path)") }
+        let text = String(decoding: keyData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = Data(base64Encoded: text).map(Array.init) ?? Array(keyData)
+        guard key.count >= 32 else { throw ConfigError("replay.nonceKeyFile: \(keyURL.path) holds fewer than 32 key bytes") }
+        configuration.nonceKey = key
+        return configuration
+    }
+}
+
+/// Reads dotted settings from the JSON root, an environment variable winning.
+private struct SettingReader {
+    let root: [String: Any]
+    let environment: [String: String]
+
+    func value(_ path: String) -> Any? {
+        var current: Any? = root
+        for part in path.split(separator: ".") {
+            current = (current as? [String: Any])?[String(part)]
+        }
+        return current
+    }
+
+    mutating func string(_ path: String, env: String, default fallback: String? = nil) throws(ConfigError) -> String {
+        if let value = environment[env] { return value }
+        switch value(path) {
+        case let text as String: return text
+        case nil:
+            guard let fallback else { throw ConfigError("\(path): required (or set \(env))") }
+            return fallback
+        default: throw ConfigError("\(path): a string is required")
+        }
+    }
+
+    mutating func integer(_ path: String, env: String, default fallback: Int, range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        let number: Int
+        if let text = environment[env] {
+            guard let parsed = Int(text) else { throw ConfigError("\(env): a whole number is required") }
+            number = parsed
+        } else if let raw = value(path) {
+            guard let parsed = raw as? NSNumber, String(cString: parsed.objCType) != "c", parsed.doubleValue == parsed.doubleValue.rounded() else {
+                throw ConfigError("\(path): a whole number is required")
+            }
+            number = parsed.intValue
+        } else {
+            number = fallback
+        }
+        guard range.contains(number) else { throw ConfigError("\(path): \(number) is outside \(range.lowerBound)…\(range.upperBound)") }
+        return number
+    }
+
+    func properties(_ path: String, envPrefix: String) throws(ConfigError) -> [String: String] {
+        var properties: [String: String] = [:]
+        if let raw = value(path) {
+            guard let object = raw as? [String: Any] else { throw ConfigError("\(path): an object of librdkafka properties is required") }
+            for (key, value) in object {
+                switch value {
+                case let text as String: properties[key] = text
+                case let number as NSNumber: properties[key] = String(cString: number.objCType) == "c" ? (number.boolValue ? "true" : "false") : number.stringValue
+                default: throw ConfigError("\(path).\(key): a string, number or boolean is required")
+                }
+            }
+        }
+        // VERIDOC_KAFKA_PROPERTY_SASL_USERNAME=… sets sasl.username.
+        for (name, value) in environment where name.hasPrefix(envPrefix) {
+            properties[name.dropFirst(envPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")] = value
+        }
+        return properties
+    }
+}

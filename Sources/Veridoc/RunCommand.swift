@@ -1,0 +1,97 @@
+import Dispatch
+import Foundation
+import Pipeline
+import Postgres
+import Verification
+
+/// `veridoc run --config FILE`: the worker. `veridoc migrate --config FILE`:
+/// apply the schema migrations alone.
+enum RunCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        do {
+            let (configuration, directory) = try load(arguments)
+            let log = Logger(minimum: ProcessInfo.processInfo.environment["VERIDOC_LOG_LEVEL"].flatMap(level) ?? .info)
+            try migrate(configuration, log: log)
+            let worker = try Worker(configuration: configuration, directory: directory, log: log)
+            let signals = SignalTrap { worker.requestStop() }
+            try worker.run()
+            withExtendedLifetime(signals) {}
+            return 0
+        } catch let error as UsageError {
+            Console.error("\(error.message)\n\n\(Usage.text)")
+        } catch let error as ConfigError {
+            Console.error("config: \(error.message)")
+        } catch let error as PostgresError {
+            Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
+            return 1
+        } catch {
+            Console.error("\(error)")
+            return 1
+        }
+        return 2
+    }
+
+    static func migrateOnly(_ arguments: [String]) -> Int32 {
+        do {
+            let (configuration, _) = try load(arguments)
+            try migrate(configuration, log: Logger())
+            return 0
+        } catch let error as UsageError {
+            Console.error("\(error.message)\n\n\(Usage.text)")
+        } catch let error as ConfigError {
+            Console.error("config: \(error.message)")
+        } catch {
+            Console.error("migrate: \(error)")
+            return 1
+        }
+        return 2
+    }
+
+    private static func load(_ arguments: [String]) throws -> (WorkerConfiguration, TenantDirectory) {
+        let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
+        guard let path = parsed.options["--config"], parsed.positional.isEmpty else { throw UsageError("--config FILE is required") }
+        let url = URL(fileURLWithPath: path)
+        let tenants = try Configuration.load(from: url)
+        return (try WorkerConfiguration.load(from: url), tenants.directory)
+    }
+
+    /// Applies migrations, waiting for PostgreSQL to come up (bounded).
+    private static func migrate(_ configuration: WorkerConfiguration, log: Logger) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            do {
+                let connection = try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-migrate")
+                defer { connection.close() }
+                let applied = try Migrations.apply(on: connection)
+                if !applied.isEmpty { log.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }
+                return
+            } catch let error as PostgresError where error.isTransient && Date() < deadline {
+                log.warning("postgres not reachable yet; retrying", ["code": error.sqlState ?? "connection"])
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    private static func level(_ name: String) -> Logger.Level? {
+        ["debug": .debug, "info": .info, "warning": .warning, "error": .error][name.lowercased()]
+    }
+}
+
+/// Turns SIGTERM and SIGINT into a call, on a dispatch queue rather than in a
+/// signal handler, so the handler may take locks.
+///
+/// Unchecked Sendable: `sources` is written once in init and only kept alive
+/// afterwards; dispatch sources are safe to hold from any thread.
+final class SignalTrap: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ handler: @escaping @Sendable () -> Void) {
+        sources = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+    }
+}

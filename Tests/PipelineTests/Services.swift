@@ -1,0 +1,279 @@
+import Foundation
+import Testing
+import Kafka
+import Postgres
+import TestIssuer
+import Verification
+
+/// The real parts the pipeline tests run against: the PostgreSQL server that
+/// `make test` starts (VERIDOC_TEST_POSTGRES), a fresh database per test, a
+/// dedicated `veridoc dev-broker` process per test (so faults stay local),
+/// and `veridoc run` worker processes.
+enum Services {
+    static let postgres = ProcessInfo.processInfo.environment["VERIDOC_TEST_POSTGRES"]
+    static var available: Bool { postgres != nil }
+    static let skipMessage: Comment = "VERIDOC_TEST_POSTGRES is not set: run through `make test` (scripts/with-test-services), which starts PostgreSQL"
+
+    static let binary: URL = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("veridoc").path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("veridoc")
+    }()
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Waits for `condition`, polling, up to `timeout`.
+func eventually(_ timeout: TimeInterval, every interval: TimeInterval = 0.2, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: interval)
+    }
+    return try condition()
+}
+
+/// A fresh database on the test server, dropped afterwards.
+final class TestDatabase {
+    let name: String
+    let connectionString: String
+    private let admin: String
+
+    init(server: String? = nil) throws {
+        guard let admin = server ?? Services.postgres else { throw TestFailure("no test PostgreSQL") }
+        self.admin = admin
+        name = "veridoc_test_\(UInt32.random(in: 0...UInt32.max))"
+        let connection = try PostgresConnection(connectionString: admin)
+        defer { connection.close() }
+        _ = try connection.execute("CREATE DATABASE \(name)")
+        connectionString = admin + " dbname=\(name)"
+    }
+
+    func connect() throws -> PostgresConnection {
+        try PostgresConnection(connectionString: connectionString, applicationName: "veridoc-test")
+    }
+
+    func count(_ sql: String) throws -> Int {
+        let connection = try connect()
+        defer { connection.close() }
+        return Int(try connection.execute(sql).int(0, "count") ?? -1)
+    }
+
+    /// event_id → (verdict, reason codes), from the results table.
+    func results() throws -> [String: (verdict: String, reasons: [String])] {
+        let connection = try connect()
+        defer { connection.close() }
+        let rows = try connection.execute("SELECT event_id, verdict, array_to_string(reason_codes, ',') AS reasons FROM results")
+        var results: [String: (String, [String])] = [:]
+        for row in 0..<rows.rowCount {
+            let reasons = rows.string(row, "reasons") ?? ""
+            results[rows.string(row, "event_id")!] = (rows.string(row, "verdict")!, reasons.isEmpty ? [] : reasons.split(separator: ",").map(String.init))
+        }
+        return results
+    }
+
+    deinit {
+        if let connection = try? PostgresConnection(connectionString: admin) {
+            _ = try? connection.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()")
+            _ = try? connection.execute("DROP DATABASE IF EXISTS \(name)")
+            connection.close()
+        }
+    }
+}
+
+/// `veridoc dev-broker` as a child process, with its stdin control channel.
+final class DevBroker {
+    let process = Process()
+    let bootstrap: String
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    static let topics = ["veridoc.requests:6", "veridoc.outcomes:6", "veridoc.requests.dlq:6"]
+
+    init(brokers: Int = 3) throws {
+        process.executableURL = Services.binary
+        process.arguments = ["dev-broker", "--brokers", "\(brokers)", "--parent-pid", "\(ProcessInfo.processInfo.processIdentifier)"]
+            + Self.topics.flatMap { ["--topic", $0] }
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        guard let line = Self.readLine(output.fileHandleForReading, buffer: &buffer, timeout: 30), line.hasPrefix("BOOTSTRAP=") else {
+            process.terminate()
+            throw TestFailure("dev-broker printed no BOOTSTRAP line")
+        }
+        bootstrap = String(line.dropFirst("BOOTSTRAP=".count))
+    }
+
+    /// Sends one control command (`down 1`, `up 1`, …) and returns its answer line.
+    @discardableResult
+    func command(_ line: String) throws -> String {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        guard let answer = Self.readLine(output.fileHandleForReading, buffer: &buffer, timeout: 10) else { throw TestFailure("dev-broker did not answer \(line)") }
+        return answer
+    }
+
+    private static func readLine(_ handle: FileHandle, buffer: inout Data, timeout: TimeInterval) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let newline = buffer.firstIndex(of: 0x0a) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let chunk = handle.availableData
+            if chunk.isEmpty { return nil }
+            buffer.append(chunk)
+        }
+        return nil
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// One `veridoc run` process.
+final class WorkerProcess {
+    let process = Process()
+    let logFile: URL
+
+    init(config: URL, name: String, environment: [String: String] = [:]) throws {
+        logFile = config.deletingLastPathComponent().appendingPathComponent("\(name).log")
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        process.executableURL = Services.binary
+        process.arguments = ["run", "--config", config.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: logFile)
+        try process.run()
+    }
+
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then the exit status (nil if it did not exit in time).
+    func terminate(timeout: TimeInterval = 60) -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    deinit { kill() }
+}
+
+/// A tenant, its config directory and events, wired to one database and broker.
+final class PipelineFixture {
+    let directory: URL
+    let database: TestDatabase
+    let broker: DevBroker
+    var factory: TestIssuer.EventFactory
+    let config: URL
+    let verifier: Verifier
+
+    init(groupID: String = "veridoc", batchSize: Int = 200, workerThreads: Int = 2, postgres: String? = nil) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-pipeline-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        database = try TestDatabase(server: postgres)
+        broker = try DevBroker()
+        factory = try TestIssuer.EventFactory(now: Date(), seed: UInt64.random(in: 0...UInt64.max))
+        verifier = try factory.verifier()
+        let file = try factory.merchant.writeConfiguration(to: directory, trustAnchors: [factory.authority.iaca])
+        var root = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
+        root["kafka"] = [
+            "bootstrapServers": broker.bootstrap, "groupId": groupID,
+            "properties": ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "fetch.wait.max.ms": "5"],
+        ]
+        root["postgres"] = ["connectionString": database.connectionString]
+        root["worker"] = ["threads": workerThreads, "batchSize": batchSize, "batchLingerMilliseconds": 20, "drainTimeoutSeconds": 15,
+                          "outboxClaimSeconds": 3]
+        root["replay"] = ["nonceKeyFile": "nonce.key"]
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData().write(to: directory.appendingPathComponent("nonce.key"))
+        try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: file)
+        config = file
+    }
+
+    func startWorker(_ name: String = "worker", environment: [String: String] = [:]) throws -> WorkerProcess {
+        try WorkerProcess(config: config, name: name, environment: environment)
+    }
+
+    /// Produces `records` (key, value) to the request topic and waits for every delivery.
+    func produce(_ records: [(key: String, value: [UInt8])], topic: String = "veridoc.requests", headers: [KafkaHeader] = []) throws {
+        let delivered = Counter()
+        let producer = try KafkaProducer(properties: ["bootstrap.servers": broker.bootstrap, "linger.ms": "5"]) { report in
+            if report.error == nil { delivered.increment() }
+        }
+        for (index, record) in records.enumerated() {
+            try send(producer, topic: topic, key: Array(record.key.utf8), value: record.value, headers: headers, token: UInt64(index))
+        }
+        try producer.flush(timeoutMilliseconds: 60_000)
+        producer.close()
+        guard delivered.value == records.count else { throw TestFailure("only \(delivered.value) of \(records.count) records delivered") }
+    }
+
+    /// Retries a full local queue, as a producer applying backpressure would.
+    private func send(_ producer: KafkaProducer, topic: String, key: [UInt8], value: [UInt8], headers: [KafkaHeader], token: UInt64) throws {
+        var attempts = 0
+        while true {
+            do {
+                try producer.send(topic: topic, key: key, value: value, headers: headers, token: token)
+                return
+            } catch {
+                attempts += 1
+                if !error.isRetriable || attempts > 6000 { throw error }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+    }
+
+    /// Outcome CloudEvents read from the outcome topic: CloudEvent id → subject (request id), until `expected` distinct subjects or the timeout.
+    func outcomes(expected: Int, timeout: TimeInterval = 60) throws -> [String: String] {
+        let listener = NoOffsets()
+        let consumer = try KafkaConsumer(properties: [
+            "bootstrap.servers": broker.bootstrap, "group.id": "outcome-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
+            "session.timeout.ms": "6000", "fetch.wait.max.ms": "5",
+        ], listener: listener)
+        defer { consumer.close() }
+        try consumer.subscribe(["veridoc.outcomes"])
+        var outcomes: [String: String] = [:]
+        let deadline = Date().addingTimeInterval(timeout)
+        while Set(outcomes.values).count < expected && Date() < deadline {
+            guard let message = try consumer.poll(timeoutMilliseconds: 200) else { continue }
+            if let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
+               let id = object["id"] as? String, let subject = object["subject"] as? String {
+                outcomes[id] = subject
+            }
+        }
+        return outcomes
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+final class NoOffsets: RebalanceListener, @unchecked Sendable {
+    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] { [:] }
+    func partitionsRevoked(_ partitions: [TopicPartition]) {}
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
