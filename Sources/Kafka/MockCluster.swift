@@ -25,7 +25,11 @@ public final class MockCluster: @unchecked Sendable {
         guard brokers > 0 else { throw KafkaError.invalidArgument("mock cluster: brokers must be positive") }
         // The mock needs an rd_kafka_t to live in; a producer that never
         // connects anywhere (no bootstrap.servers) serves.
-        host = try KafkaConfiguration.makeHandle(RD_KAFKA_PRODUCER, defaults: [:], properties: ["client.id": "veridoc-mock-cluster"])
+        host = try KafkaConfiguration.makeHandle(RD_KAFKA_PRODUCER, defaults: [:], properties: [
+            "client.id": "veridoc-mock-cluster",
+            // Hides the host's own "no bootstrap.servers" notice (level 5).
+            "log_level": "4",
+        ])
         guard let cluster = rd_kafka_mock_cluster_new(host, brokers) else {
             rd_kafka_destroy(host)
             throw KafkaError(code: RD_KAFKA_RESP_ERR__FAIL.rawValue, message: "mock cluster: cannot start \(brokers) broker(s)")

@@ -7,6 +7,7 @@ let status: Int32
 switch arguments.first {
 case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
 case "keys": status = KeysCommand.run(Array(arguments.dropFirst()))
+case "dev-broker": status = DevBrokerCommand.run(Array(arguments.dropFirst()))
 case "help", "--help", "-h", nil:
     print(Usage.text)
     status = arguments.isEmpty ? 2 : 0
