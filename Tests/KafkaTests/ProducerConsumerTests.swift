@@ -73,6 +73,13 @@ import Testing
         #expect(listener.events.snapshot.first.map { event in
             if case .assigned(let partitions) = event { Set(partitions) == [start, TopicPartition("offsets", 1)] } else { false }
         } == true)
+
+        // A paused partition delivers nothing until resumed, then carries on.
+        consumer.pause([start])
+        #expect(try produce(cluster, topic: "offsets", count: 5, from: 20, partition: 0).allSatisfy { $0.error == nil })
+        #expect(try consume(consumer, count: 1, timeout: 1).isEmpty)
+        consumer.resume([start])
+        #expect(try consume(consumer, count: 5, timeout: 10).map(\.offset) == Array(20..<25))
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -141,7 +148,9 @@ import Testing
         let second = try KafkaConsumer(properties: consumerProperties(cluster, group: "resumers"), listener: RecordingListener())
         defer { second.close() }
         try second.subscribe(["resume"])
-        let rest = try consume(second, count: 20, timeout: 20)
+        // A join right after a leave waits out the mock's rebalance timer
+        // (session.timeout.ms − 1 s), so allow for two joins.
+        let rest = try consume(second, count: 20, timeout: 40)
         #expect(rest.first?.offset == 10)
         #expect(rest.map(\.offset) == Array(10..<30))
     }
@@ -168,7 +177,8 @@ import Testing
     }
 
     @Test func afterCloseCallsFailWithoutTouchingTheHandle() throws {
-        let producer = try KafkaProducer(properties: ["bootstrap.servers": "127.0.0.1:1"], onDelivery: { _ in })
+        // Trailing-closure form of the initializer (onError is optional).
+        let producer = try KafkaProducer(properties: ["bootstrap.servers": "127.0.0.1:1"]) { _ in }
         producer.close()
         producer.close()
         #expect(throws: KafkaError.self) { try producer.send(topic: "t", key: nil, value: [1], token: 1) }
