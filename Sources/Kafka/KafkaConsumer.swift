@@ -30,7 +30,13 @@ public final class KafkaConsumer: @unchecked Sendable {
 
         func report(_ error: KafkaError) {
             if error.isFatal { lock.withLock { if fatal == nil { fatal = error } } }
-            onError?(error)
+            if let handler = onError {
+                handler(error)
+            } else {
+                // No handler yet: don't swallow it, log it the way librdkafka
+                // logs (stderr; codes and places only, never payloads).
+                FileHandle.standardError.write(Data("kafka consumer: \(error)\n".utf8))
+            }
         }
 
         var fatalError: KafkaError? { lock.withLock { fatal } }

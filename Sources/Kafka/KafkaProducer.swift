@@ -63,6 +63,9 @@ public final class KafkaProducer: @unchecked Sendable {
                 let callbacks = Unmanaged<Callbacks>.fromOpaque(opaque).takeUnretainedValue()
                 callbacks.onDelivery(KafkaProducer.report(for: message.pointee, rk))
             }
+            // Without a handler librdkafka logs client errors itself (no
+            // payloads in them); with one, they go to the handler only.
+            guard onError != nil else { return }
             rd_kafka_conf_set_error_cb(conf) { rk, err, reason, opaque in
                 guard let rk, let opaque else { return }
                 let callbacks = Unmanaged<Callbacks>.fromOpaque(opaque).takeUnretainedValue()
