@@ -3,22 +3,27 @@ import Foundation
 /// Guards a C handle against being destroyed while another thread is inside a
 /// call on it.
 ///
-/// Every use of the handle runs between `enter()` and `exit()`; `close()`
-/// refuses new entries and waits until the calls already inside have left,
-/// after which the owner may destroy the handle. Entries nest (a rebalance
-/// listener may call back into the consumer from inside `poll`), which a
-/// writer-preferring read/write lock would deadlock on.
+/// Every use of the handle runs between `enter()` and `exit()`. Closing has
+/// two steps: `beginClose()` refuses entries from other threads and waits
+/// until the calls already inside have left; the closing thread itself may
+/// still enter (a rebalance listener commits or reads the assignment while
+/// `rd_kafka_consumer_close` revokes on that thread). `finishClose()` then
+/// refuses everyone, after which the owner destroys the handle.
+/// Entries nest (a listener calls back into the consumer from inside `poll`),
+/// which a writer-preferring read/write lock would deadlock on.
 final class HandleGate: @unchecked Sendable {
     // All mutable state is read and written with `condition` locked.
     private let condition = NSCondition()
     private var inside = 0
-    private var closing = false
+    private var closer: pthread_t?
+    private var finished = false
 
-    /// false once closing has begun: the handle must not be touched.
+    /// false once the handle must not be touched by this thread.
     func enter() -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard !closing else { return false }
+        guard !finished else { return false }
+        if let closer, pthread_equal(closer, pthread_self()) == 0 { return false }
         inside += 1
         return true
     }
@@ -30,22 +35,24 @@ final class HandleGate: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Returns false if another caller already closed (close is idempotent);
-    /// otherwise returns true once no call is inside. Must not be called from
-    /// inside an entered section (it would wait for itself).
-    func close() -> Bool {
+    /// Returns false if closing already began (close is idempotent);
+    /// otherwise returns true once no other call is inside. Must not be called
+    /// from inside an entered section (it would wait for itself).
+    func beginClose() -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard !closing else { return false }
-        closing = true
+        guard closer == nil, !finished else { return false }
+        closer = pthread_self()
         while inside > 0 { condition.wait() }
         return true
     }
 
-    var isClosed: Bool {
+    /// After this no thread enters; waits for the closing thread's own calls.
+    func finishClose() {
         condition.lock()
         defer { condition.unlock() }
-        return closing
+        finished = true
+        while inside > 0 { condition.wait() }
     }
 }
 

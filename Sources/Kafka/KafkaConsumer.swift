@@ -200,12 +200,17 @@ public final class KafkaConsumer: @unchecked Sendable {
     }
 
     /// Leaves the group cleanly (the listener sees the final revoke, on the
-    /// calling thread), destroys the handle. Idempotent. Any thread, but not
-    /// from inside a listener callback; waits for an in-flight `poll` to return.
+    /// calling thread, and may still commit from there), destroys the handle.
+    /// Idempotent. Any thread, but not from inside a listener callback; waits
+    /// for an in-flight `poll` (on another thread) to return.
     public func close() {
-        guard gate.close() else { return }
+        guard gate.beginClose() else { return }
+        // The final revoke runs the listener on this thread, and it may still
+        // commit or read the assignment: the gate lets this thread in until
+        // finishClose.
         let err = rd_kafka_consumer_close(handle)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR { callbacks.report(KafkaError(err, "consumer close")) }
+        gate.finishClose()
         rd_kafka_destroy(handle)
         // The handle (the only caller of the listener) is gone: drop the
         // reference so a listener that holds this consumer is not kept alive.

@@ -171,7 +171,8 @@ public final class KafkaProducer: @unchecked Sendable {
     /// report says `_PURGE_QUEUE`/`_PURGE_INFLIGHT`, so every token is
     /// answered), stops the poll thread and destroys the handle. Idempotent.
     public func close(flushTimeoutMilliseconds: Int32 = 10_000) {
-        guard gate.close() else { return }
+        guard gate.beginClose() else { return }
+        gate.finishClose()
         try? waitForOutstanding(flushTimeoutMilliseconds)
         if rd_kafka_outq_len(handle) > 0 {
             rd_kafka_purge(handle, veridoc_rdk_purge_all())

@@ -64,7 +64,8 @@ public final class MockCluster: @unchecked Sendable {
     /// Shuts the brokers down. Clients still connected see transport errors.
     /// Idempotent.
     public func close() {
-        guard gate.close() else { return }
+        guard gate.beginClose() else { return }
+        gate.finishClose()
         rd_kafka_mock_cluster_destroy(cluster)
         rd_kafka_destroy(host)
     }

@@ -138,12 +138,25 @@ import Testing
         #expect(try produce(cluster, topic: "resume", count: 30).allSatisfy { $0.error == nil })
         let partition = TopicPartition("resume", 0)
 
-        let first = try KafkaConsumer(properties: consumerProperties(cluster, group: "resumers"), listener: RecordingListener())
+        let firstListener = RecordingListener()
+        let first = try KafkaConsumer(properties: consumerProperties(cluster, group: "resumers"), listener: firstListener)
         try first.subscribe(["resume"])
         let early = try consume(first, count: 10, timeout: 20)
         try #require(early.map(\.offset) == Array(0..<10))
-        try first.commit([partition: 10], asynchronous: false)
+        try first.commit([partition: 5], asynchronous: false)
+        // The final revoke during close may still use the consumer: this is
+        // where a worker commits what it finished.
+        let revokeTime = Locked<(assignment: [TopicPartition], committed: Bool)?>(nil)
+        firstListener.onRevoke.withValue { hook in
+            hook = { [first] partitions in
+                let assignment = first.assignment
+                let committed = (try? first.commit([partition: 10], asynchronous: false)) != nil
+                revokeTime.withValue { $0 = (assignment, committed) }
+            }
+        }
         first.close()
+        #expect(revokeTime.snapshot?.assignment == [partition])
+        #expect(revokeTime.snapshot?.committed == true)
 
         let second = try KafkaConsumer(properties: consumerProperties(cluster, group: "resumers"), listener: RecordingListener())
         defer { second.close() }

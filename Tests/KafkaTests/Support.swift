@@ -27,7 +27,11 @@ final class RecordingListener: RebalanceListener, @unchecked Sendable {
         return startOffsets.filter { partitions.contains($0.key) }
     }
 
+    /// Runs inside `partitionsRevoked`, e.g. to commit final offsets.
+    let onRevoke = Locked<(@Sendable ([TopicPartition]) -> Void)?>(nil)
+
     func partitionsRevoked(_ partitions: [TopicPartition]) {
+        onRevoke.snapshot?(partitions)
         events.withValue { $0.append(.revoked(partitions)) }
         owned.withValue { $0.subtract(partitions) }
     }
@@ -100,7 +104,6 @@ func consumerProperties(_ cluster: MockCluster, group: String) -> KafkaPropertie
         "session.timeout.ms": "6000",
         "heartbeat.interval.ms": "500",
         "fetch.wait.max.ms": "5",
-        "topic.metadata.refresh.interval.ms": "1000",
     ]
 }
 
