@@ -44,9 +44,6 @@ static inline rd_kafka_resp_err_t veridoc_rdk_produce(rd_kafka_t *rk,
 static inline int32_t veridoc_rdk_partition_unassigned(void) {
         return RD_KAFKA_PARTITION_UA;
 }
-static inline int64_t veridoc_rdk_offset_invalid(void) {
-        return RD_KAFKA_OFFSET_INVALID;
-}
 static inline int veridoc_rdk_purge_all(void) {
         return RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT;
 }

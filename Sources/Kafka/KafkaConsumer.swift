@@ -28,9 +28,11 @@ public final class KafkaConsumer: @unchecked Sendable {
             set { lock.withLock { errorHandler = newValue } }
         }
 
+        /// Fatal errors are kept for `poll` to throw; the rest go to `onError`.
         func report(_ error: KafkaError) {
-            if error.isFatal { lock.withLock { if fatal == nil { fatal = error } } }
-            if let handler = onError {
+            if error.isFatal {
+                lock.withLock { if fatal == nil { fatal = error } }
+            } else if let handler = onError {
                 handler(error)
             } else {
                 // No handler yet: don't swallow it, log it the way librdkafka
@@ -136,9 +138,9 @@ public final class KafkaConsumer: @unchecked Sendable {
                 callbacks.report(fatal)
                 throw fatal
             default:
-                // A consumer error event: name where it happened, never the payload
-                // (for error events it holds librdkafka's error text only, but
-                // the same field holds record data otherwise).
+                // A consumer error event (its payload field holds librdkafka's
+                // error text; for records it holds data, so it is never read
+                // here): name the place and the code only.
                 let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) }
                 let place = topic.map { message.pointee.partition >= 0 ? "\($0)[\(message.pointee.partition)]" : $0 } ?? "consumer"
                 callbacks.report(KafkaError(err, place))
