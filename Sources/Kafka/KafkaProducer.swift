@@ -167,9 +167,19 @@ public final class KafkaProducer: @unchecked Sendable {
         }
     }
 
+    /// Messages enqueued but not yet answered by a delivery report, plus
+    /// client events not yet served (librdkafka's out-queue length), e.g. for
+    /// a backpressure gauge. 0 after close.
+    public var outstandingCount: Int {
+        guard gate.enter() else { return 0 }
+        defer { gate.exit() }
+        return Int(rd_kafka_outq_len(handle))
+    }
+
     /// Flushes (bounded), then fails whatever is still queued (the delivery
     /// report says `_PURGE_QUEUE`/`_PURGE_INFLIGHT`, so every token is
     /// answered), stops the poll thread and destroys the handle. Idempotent.
+    /// Not from inside `onDelivery` (it would wait for its own thread).
     public func close(flushTimeoutMilliseconds: Int32 = 10_000) {
         guard gate.beginClose() else { return }
         gate.finishClose()
