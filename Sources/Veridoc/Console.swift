@@ -17,6 +17,9 @@ enum Usage {
                               Apply the database migrations and exit.
           keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
           keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
+          dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID]
+                 In-process mock Kafka cluster for development/tests: prints BOOTSTRAP=<list>, runs until SIGTERM/SIGINT.
+                 stdin commands (answer OK / ERR <reason>): down ID | up ID | errors APIKEY CODE[,CODE…] | topic NAME PARTITIONS
         """
 }
 

@@ -9,6 +9,7 @@ case "verify": status = VerifyCommand.run(Array(arguments.dropFirst()))
 case "keys": status = KeysCommand.run(Array(arguments.dropFirst()))
 case "run": status = RunCommand.run(Array(arguments.dropFirst()))
 case "migrate": status = RunCommand.migrateOnly(Array(arguments.dropFirst()))
+case "dev-broker": status = DevBrokerCommand.run(Array(arguments.dropFirst()))
 case "help", "--help", "-h", nil:
     print(Usage.text)
     status = arguments.isEmpty ? 2 : 0
