@@ -14,19 +14,28 @@ struct OutageTests {
         let expected = Set(events.compactMap(\.id))
         let worker = try fixture.startWorker()
         try fixture.produce(records(Array(events.prefix(300))))
+        func attributable(_ slice: ArraySlice<TestIssuer.GeneratedEvent>) -> Int { slice.filter { $0.id != nil }.count }
         #expect(try eventually(90) { try fixture.database.count("SELECT count(*) AS count FROM results") >= 100 })
 
         try cluster.pause()
         try fixture.produce(records(Array(events.dropFirst(300).prefix(300))))
         Thread.sleep(forTimeInterval: 10)
         #expect(worker.process.isRunning, "the worker waits for PostgreSQL instead of dying")
+        #expect(worker.log.contains("failed; retrying"), "the outage was felt and retried: \(worker.log.suffix(800))")
         try cluster.resume()
-        #expect(try eventually(120) { try fixture.database.count("SELECT count(*) AS count FROM results") >= 600 }, "\(worker.log.suffix(1500))")
+        let firstTwoThirds = attributable(events.prefix(600))
+        #expect(try eventually(120) { try fixture.database.count("SELECT count(*) AS count FROM results") >= firstTwoThirds }, "\(worker.log.suffix(1500))")
 
+        // Broker 1 leads some partitions and the mock does not move leaders:
+        // records for them wait in the producer until the broker is back.
         #expect(try fixture.broker.command("down 1") == "OK")
+        let broker = fixture.broker
+        let revive = Thread {
+            Thread.sleep(forTimeInterval: 5)
+            _ = try? broker.command("up 1")
+        }
+        revive.start()
         try fixture.produce(records(Array(events.dropFirst(600))))
-        Thread.sleep(forTimeInterval: 5)
-        #expect(try fixture.broker.command("up 1") == "OK")
         #expect(try eventually(180) { try fixture.database.count("SELECT count(*) AS count FROM results") >= expected.count }, "\(worker.log.suffix(1500))")
         #expect(Set(try fixture.database.results().keys) == expected)
         let outcomes = try fixture.outcomes(expected: expected.count, timeout: 90)

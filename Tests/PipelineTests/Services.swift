@@ -58,10 +58,16 @@ final class TestDatabase {
         try PostgresConnection(connectionString: connectionString, applicationName: "veridoc-test")
     }
 
+    /// A `count` query's value; 0 while the worker has not created the tables yet.
     func count(_ sql: String) throws -> Int {
         let connection = try connect()
         defer { connection.close() }
-        return Int(try connection.execute(sql).int(0, "count") ?? -1)
+        do {
+            return Int(try connection.execute(sql).int(0, "count") ?? -1)
+        } catch {
+            if error.sqlState == "42P01" { return 0 }
+            throw error
+        }
     }
 
     /// event_id → (verdict, reason codes), from the results table.
@@ -87,7 +93,8 @@ final class TestDatabase {
 }
 
 /// `veridoc dev-broker` as a child process, with its stdin control channel.
-final class DevBroker {
+/// Unchecked Sendable: the control pipe is used by one thread at a time in these tests.
+final class DevBroker: @unchecked Sendable {
     let process = Process()
     let bootstrap: String
     private let input = Pipe()
