@@ -65,6 +65,9 @@ public final class Worker: @unchecked Sendable {
         return stopRequested
     }
 
+    /// Partitions this worker owns now.
+    public var assignedPartitionCount: Int { tracker.assigned.count }
+
     public var counts: Counters {
         lock.lock()
         defer { lock.unlock() }

@@ -43,6 +43,19 @@ extension TestIssuer {
             try self.init(curve: curve, name: name, state: state, iacaKey: rootKey, iaca: rootCertificate, signer: signer, now: now)
         }
 
+        /// An authority restored from its saved keys and certificates (a load-generator fixture).
+        public init(curve: Curve, name: String, state: String, iacaKey: PrivateKey, iaca: Certificate, documentSignerKey: PrivateKey, documentSigner: Certificate) {
+            self.curve = curve
+            self.name = name
+            self.state = state
+            self.iacaKey = iacaKey
+            self.iaca = iaca
+            self.documentSignerKey = documentSignerKey
+            self.documentSigner = documentSigner
+            signatureAlgorithm = curve == .p384 ? .es384 : .es256
+            digestAlgorithm = curve == .p384 ? .sha384 : .sha256
+        }
+
         private init(curve: Curve, name: String, state: String, iacaKey: PrivateKey, iaca: Certificate, signer: SignerProfile, now: Date) throws {
             self.curve = curve
             self.name = name

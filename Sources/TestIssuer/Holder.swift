@@ -20,6 +20,10 @@ extension TestIssuer {
             deviceKey = try PrivateKey.generate(curve: curve)
         }
 
+        public init(deviceKey: PrivateKey) {
+            self.deviceKey = deviceKey
+        }
+
         /// A `Document` presenting every issued element, bound to `transcript`.
         public func present(_ issued: IssuedDocument, transcript: SessionTranscript, authentication: Authentication = .signature) throws -> CBOR {
             // Nothing is device-signed beyond the binding itself, as in Apple's responses.

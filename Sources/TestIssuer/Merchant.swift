@@ -35,6 +35,17 @@ extension TestIssuer {
             rotatedKey = try PrivateKey.generate(curve: .p256)
         }
 
+        /// A merchant restored from its saved keys (a load-generator fixture).
+        public init(tenantID: String, merchantID: String, teamID: String, origin: String, maxRequestAgeSeconds: Int, currentKey: PrivateKey, rotatedKey: PrivateKey) {
+            self.tenantID = tenantID
+            self.merchantID = merchantID
+            self.teamID = teamID
+            self.origin = origin
+            self.maxRequestAgeSeconds = maxRequestAgeSeconds
+            self.currentKey = currentKey
+            self.rotatedKey = rotatedKey
+        }
+
         public func key(_ slot: KeySlot) -> PrivateKey {
             slot == .current ? currentKey : rotatedKey
         }

@@ -12,6 +12,11 @@ enum Usage {
 
           verify --config FILE [--at RFC3339] [--json] EVENT.json|-
                  Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected, 2 usage/config error.
+          demo [--events N] [--rate R] [--workers W] [--keep] [--seed S] [--mix M]
+                              The main job on embedded defaults: its own PostgreSQL and broker, a test issuer,
+                              a realistic stream through the real worker, a summary checked against the database.
+          loadgen --bootstrap SERVERS [--topic T] [--rate R] [--count N] [--mix M] [--fixture DIR] [--seed S]
+                              Synthetic requests (mix: realistic, valid, or kind=weight,…) for the tenant in DIR.
           run --config FILE   The worker: Kafka → verification pool → PostgreSQL → outcome events (SIGTERM drains and exits 0).
           migrate --config FILE
                               Apply the database migrations and exit.
