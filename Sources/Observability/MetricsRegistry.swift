@@ -165,6 +165,13 @@ public final class Gauge: Metric, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Removes one series (for example a partition no longer owned).
+    public func remove(_ labels: String...) {
+        lock.lock()
+        values[labels] = nil
+        lock.unlock()
+    }
+
     /// Replaces every series at once (for example per-partition lag after a
     /// rebalance: series of partitions no longer owned disappear).
     public func replaceAll(_ series: [[String]: Double]) {
