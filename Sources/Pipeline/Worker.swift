@@ -231,6 +231,9 @@ public final class Worker: @unchecked Sendable {
         publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
         positionsConnection?.close()
         probe?.stop()
+        // The samplers hold the pool and persister (and through them this worker): let go.
+        metrics.verifyInFlight.sample { 0 }
+        metrics.persistQueueDepth.sample { 0 }
         let counts = self.counts
         log.info("worker stopped", ["consumed": "\(counts.consumed)", "stored": "\(counts.stored)", "deadLettered": "\(counts.deadLettered)"])
     }
