@@ -15,6 +15,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CBOR"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto"]),
@@ -24,10 +25,14 @@ let package = Package(
         .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
-        .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc"]),
+        // Metrics registry and the /metrics, /healthz, /readyz endpoint.
+        .target(name: "Observability", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc", "Observability"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
         .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification"]),
-        .executableTarget(name: "Veridoc", dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "DemoKit"]),
+        .executableTarget(
+            name: "Veridoc",
+            dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
@@ -36,8 +41,9 @@ let package = Package(
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability"]),
         // Runs the built `veridoc` binary as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc"]),
     ],

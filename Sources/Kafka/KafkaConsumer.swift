@@ -19,6 +19,7 @@ public final class KafkaConsumer: @unchecked Sendable {
         var listener: RebalanceListener?
         private let lock = NSLock()
         private var errorHandler: (@Sendable (KafkaError) -> Void)?
+        private var statisticsHandler: (@Sendable (KafkaStatistics) -> Void)?
         private var fatal: KafkaError?
 
         init(listener: RebalanceListener) { self.listener = listener }
@@ -26,6 +27,11 @@ public final class KafkaConsumer: @unchecked Sendable {
         var onError: (@Sendable (KafkaError) -> Void)? {
             get { lock.withLock { errorHandler } }
             set { lock.withLock { errorHandler = newValue } }
+        }
+
+        var onStatistics: (@Sendable (KafkaStatistics) -> Void)? {
+            get { lock.withLock { statisticsHandler } }
+            set { lock.withLock { statisticsHandler = newValue } }
         }
 
         /// Fatal errors are kept for `poll` to throw; the rest go to `onError`.
@@ -77,6 +83,17 @@ public final class KafkaConsumer: @unchecked Sendable {
                     ? KafkaError.fatal(of: rk, "consumer")
                     : KafkaError(code: err, message: "consumer: \(reason.map { String(cString: $0) } ?? "")"))
             }
+            // Emitted every `statistics.interval.ms` (0, the default: never);
+            // served by `poll`, on the polling thread. Returning 0 lets
+            // librdkafka free the JSON.
+            rd_kafka_conf_set_stats_cb(conf) { _, json, length, opaque in
+                guard let opaque, let json else { return 0 }
+                let callbacks = Unmanaged<Callbacks>.fromOpaque(opaque).takeUnretainedValue()
+                guard let handler = callbacks.onStatistics else { return 0 }
+                let bytes = UnsafeRawBufferPointer(start: json, count: length)
+                if let statistics = KafkaStatistics(json: bytes) { handler(statistics) }
+                return 0
+            }
             rd_kafka_conf_set_offset_commit_cb(conf) { _, err, offsets, opaque in
                 guard let opaque else { return }
                 let callbacks = Unmanaged<Callbacks>.fromOpaque(opaque).takeUnretainedValue()
@@ -105,6 +122,13 @@ public final class KafkaConsumer: @unchecked Sendable {
     public var onError: (@Sendable (KafkaError) -> Void)? {
         get { callbacks.onError }
         set { callbacks.onError = newValue }
+    }
+
+    /// Optional: called from the polling thread with librdkafka's statistics,
+    /// every `statistics.interval.ms` (set that property to enable them).
+    public var onStatistics: (@Sendable (KafkaStatistics) -> Void)? {
+        get { callbacks.onStatistics }
+        set { callbacks.onStatistics = newValue }
     }
 
     public func subscribe(_ topics: [String]) throws(KafkaError) {

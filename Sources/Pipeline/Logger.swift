@@ -1,20 +1,36 @@
 import Foundation
+import MDoc
+import Verification
 
-/// One JSON object per line on stderr. Callers pass only non-personal
-/// fields (codes, ids, counts, partitions): never element values, nonces,
-/// payloads or key material.
+/// One JSON object per line on stderr: `time` (RFC 3339, UTC, milliseconds),
+/// `level`, `message`, then the caller's fields. Event-specific lines carry
+/// `event` (the event id), `tenant` (only a configured tenant) and `reason`
+/// (reason codes, comma-separated) — see `eventFields`. Callers pass only
+/// non-personal fields (codes, ids, counts, partitions): never element
+/// values, nonces, payloads or key material.
 public struct Logger: Sendable {
     public enum Level: Int, Sendable, Comparable {
         case debug, info, warning, error
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
-        var name: String { ["debug", "info", "warning", "error"][rawValue] }
+        public var name: String { ["debug", "info", "warning", "error"][rawValue] }
+
+        /// `debug`, `info`, `warning` (or `warn`), `error`; any case.
+        public init?(name: String) {
+            guard let level = ["debug": Level.debug, "info": .info, "warning": .warning, "warn": .warning, "error": .error][name.lowercased()] else { return nil }
+            self = level
+        }
     }
 
     public let minimum: Level
+    private let sink: @Sendable (Data) -> Void
 
-    public init(minimum: Level = .info) {
+    /// `sink` receives each line (with its newline); stderr by default.
+    public init(minimum: Level = .info, sink: @escaping @Sendable (Data) -> Void = { FileHandle.standardError.write($0) }) {
         self.minimum = minimum
+        self.sink = sink
     }
+
+    public func isEnabled(_ level: Level) -> Bool { level >= minimum }
 
     public func debug(_ message: String, _ fields: [String: String] = [:]) { write(.debug, message, fields) }
     public func info(_ message: String, _ fields: [String: String] = [:]) { write(.info, message, fields) }
@@ -29,6 +45,21 @@ public struct Logger: Sendable {
         object["message"] = message
         guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         data.append(0x0a)
-        FileHandle.standardError.write(data)
+        sink(data)
+    }
+
+    /// The fields of a line about one event's result: `event` (its id, cut to
+    /// 128 characters), `tenant` only when the event passed the tenant check
+    /// (so it names a configured tenant, never free text from the event), and
+    /// `reason` (the reason codes, or `none`). Never details, elements or nonces.
+    public static func eventFields(_ result: VerificationResult) -> [String: String] {
+        var fields: [String: String] = [:]
+        let codes = result.report.reasons.map(\.code)
+        if let id = result.requestID { fields["event"] = String(id.prefix(128)) }
+        if let tenant = result.tenant, !codes.contains(.eventInvalid), !codes.contains(.eventUnknownTenant) {
+            fields["tenant"] = tenant
+        }
+        fields["reason"] = codes.isEmpty ? "none" : codes.map(\.rawValue).joined(separator: ",")
+        return fields
     }
 }

@@ -19,6 +19,7 @@ final class Persister: @unchecked Sendable {
     private let linger: TimeInterval
     private let onCommitted: @Sendable (_ outbox: [OutboxEntry], _ positions: [TopicPartition: Int64], _ stored: Int) -> Void
     private let log: Logger
+    private let metrics: PipelineMetrics?
 
     // Guarded by `state`.
     private let state = NSCondition()
@@ -29,8 +30,10 @@ final class Persister: @unchecked Sendable {
     init(
         capacity: Int, tracker: PartitionTracker, batchSize: Int, linger: TimeInterval, log: Logger,
         connect: @escaping @Sendable () throws -> PostgresConnection, makeStore: @escaping @Sendable (PostgresConnection) -> ResultStore,
-        onCommitted: @escaping @Sendable ([OutboxEntry], [TopicPartition: Int64], Int) -> Void
+        onCommitted: @escaping @Sendable ([OutboxEntry], [TopicPartition: Int64], Int) -> Void,
+        metrics: PipelineMetrics? = nil
     ) {
+        self.metrics = metrics
         self.queue = BlockingQueue(capacity: capacity)
         self.tracker = tracker
         self.batchSize = batchSize
@@ -117,13 +120,16 @@ final class Persister: @unchecked Sendable {
                         connection = try connect()
                     }
                     let positions = tracker.positions(completing: batch.map(\.ticket))
+                    let started = DispatchTime.now().uptimeNanoseconds
                     let written = try makeStore(connection!).write(batch, positions: positions)
                     tracker.markDurable(batch.map(\.ticket))
+                    committed(written, records: batch.count, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
                     onCommitted(written.outbox, positions, batch.count - written.duplicates)
                     backoff.reset()
                     break
                 } catch {
                     let transient = (error as? PostgresError)?.isTransient ?? false
+                    if transient || connection?.isConnected != true { metrics?.health.postgresRoundTrip(succeeded: false) }
                     log.warning("batch write failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection", "transient": "\(transient)", "batch": "\(batch.count)"])
                     if !transient || connection?.isConnected == false {
                         connection?.close()
@@ -140,6 +146,15 @@ final class Persister: @unchecked Sendable {
             state.unlock()
         }
         connection?.close()
+    }
+
+    /// Metrics, and a debug line per rejected event (event id, configured tenant, reason codes only).
+    private func committed(_ written: ResultStore.Written, records: Int, seconds: Double) {
+        metrics?.batchCommitted(records: records, seconds: seconds, stored: written.stored)
+        guard log.isEnabled(.debug) else { return }
+        for result in written.stored where !result.isVerified {
+            log.debug("event rejected", Logger.eventFields(result))
+        }
     }
 
     /// After `stop`, a batch that still cannot be written is given up on: its

@@ -20,6 +20,7 @@ final class Publisher: @unchecked Sendable {
     private let log: Logger
     private let connect: @Sendable () throws -> PostgresConnection
     private let onDeadLetterDelivered: @Sendable (Job) -> Void
+    private let metrics: PipelineMetrics?
     private var producer: KafkaProducer!
 
     // Guarded by `lock`.
@@ -37,8 +38,9 @@ final class Publisher: @unchecked Sendable {
 
     init(
         configuration: WorkerConfiguration, workerID: String, log: Logger, connect: @escaping @Sendable () throws -> PostgresConnection,
-        onDeadLetterDelivered: @escaping @Sendable (Job) -> Void
+        onDeadLetterDelivered: @escaping @Sendable (Job) -> Void, metrics: PipelineMetrics? = nil
     ) throws(KafkaError) {
+        self.metrics = metrics
         self.configuration = configuration
         self.workerID = workerID
         self.log = log
@@ -127,6 +129,7 @@ final class Publisher: @unchecked Sendable {
             if !failed {
                 delivered.append(entry.id)
                 publishedCount += 1
+                metrics?.outcomesPublished.increment()
             } else {
                 retryOutcomes.append(entry)
             }
@@ -134,6 +137,7 @@ final class Publisher: @unchecked Sendable {
             if !failed {
                 deadLetterCount += 1
                 deliveredLetter = job
+                if case .deadLetter(let letter) = job.content { metrics?.deadLetters.increment(by: 1, letter.cause) }
             } else {
                 retryDeadLetters.append(job)
             }
@@ -148,6 +152,7 @@ final class Publisher: @unchecked Sendable {
     private func run() {
         var connection: PostgresConnection?
         var lastSweep = Date.distantPast
+        var lastBacklog = Date.distantPast
         while true {
             lock.lock()
             _ = lock.wait(until: Date().addingTimeInterval(0.2))
@@ -173,6 +178,11 @@ final class Publisher: @unchecked Sendable {
                 if Date().timeIntervalSince(lastSweep) > max(1, configuration.outboxClaim / 3), !isStopped {
                     lastSweep = Date()
                     try sweep(connection!)
+                }
+                if let metrics, Date().timeIntervalSince(lastBacklog) >= PipelineMetrics.outboxBacklogInterval {
+                    lastBacklog = Date()
+                    let backlog = try connection!.execute("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL")
+                    metrics.outboxBacklog.set(Double(backlog.int(0, "count") ?? 0))
                 }
             } catch {
                 // The marks are retried with the next delivery; unmarked rows are republished later, never lost.

@@ -28,6 +28,8 @@ struct ResultStore {
         var outbox: [OutboxEntry] = []
         /// Events already stored by an earlier delivery.
         var duplicates = 0
+        /// The results this batch inserted (after the nonce decision), for metrics.
+        var stored: [VerificationResult] = []
     }
 
     /// `completions` with results are stored; all of them count towards `positions`.
@@ -40,6 +42,9 @@ struct ResultStore {
             let fresh = decided.filter { newIDs.contains($0.result.requestID ?? "") }
             try insertElements(fresh, on: connection)
             written.outbox = try insertOutbox(fresh, on: connection)
+            // One per inserted row: an id twice in one batch is inserted once (the first).
+            var storedIDs = Set<String>()
+            written.stored = fresh.map(\.result).filter { storedIDs.insert($0.requestID ?? "").inserted }
             try storePositions(positions, on: connection)
             return written
         }

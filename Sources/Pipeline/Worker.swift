@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import Observability
 import Postgres
 import Verification
 
@@ -10,6 +11,8 @@ import Verification
 /// so a slow stage slows the ones before it instead of filling memory.
 public final class Worker: @unchecked Sendable {
     public let configuration: WorkerConfiguration
+    /// Served at /metrics; `metrics.health` answers /readyz.
+    public let metrics: PipelineMetrics
     private let verifier: Verifier
     private let log: Logger
     private let workerID: String
@@ -20,6 +23,7 @@ public final class Worker: @unchecked Sendable {
     private var publisher: Publisher!
     private var consumer: KafkaConsumer!
     private var positionsConnection: PostgresConnection?
+    private var probe: PostgresProbe?
 
     // Guarded by `lock`.
     private let lock = NSLock()
@@ -37,8 +41,9 @@ public final class Worker: @unchecked Sendable {
         public var deadLettered = 0
     }
 
-    public init(configuration: WorkerConfiguration, directory: TenantDirectory, log: Logger = Logger()) throws {
+    public init(configuration: WorkerConfiguration, directory: TenantDirectory, log: Logger = Logger(), metrics: PipelineMetrics = PipelineMetrics()) throws {
         self.configuration = configuration
+        self.metrics = metrics
         self.log = log
         var parser = EventParser()
         parser.maxEventBytes = configuration.maxEventBytes
@@ -57,6 +62,7 @@ public final class Worker: @unchecked Sendable {
         lock.lock()
         stopRequested = true
         lock.unlock()
+        metrics.health.drainStarted()
     }
 
     private var shouldStop: Bool {
@@ -93,7 +99,8 @@ public final class Worker: @unchecked Sendable {
                 self.pendingKafkaCommit.merge(positions) { max($0, $1) }
                 self.counters.stored += stored
                 self.lock.unlock()
-            })
+            },
+            metrics: metrics)
         publisher = try Publisher(
             configuration: configuration, workerID: workerID, log: log, connect: connect,
             onDeadLetterDelivered: { [unowned self] job in
@@ -101,8 +108,10 @@ public final class Worker: @unchecked Sendable {
                 self.counters.deadLettered += 1
                 self.lock.unlock()
                 self.persister.enqueueWithoutWaiting(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: nil))
-            })
+            },
+            metrics: metrics)
         let verifier = self.verifier
+        let metrics = self.metrics
         pool = VerificationPool(
             threads: configuration.workers, capacity: configuration.workers * 64,
             verify: { job in
@@ -112,6 +121,7 @@ public final class Worker: @unchecked Sendable {
                 case .event(.invalid(let rejection)): result = verifier.rejected(rejection, at: Date())
                 case .deadLetter: result = nil
                 }
+                if result != nil { metrics.processDuration.observe(Date().timeIntervalSince(job.receivedAt)) }
                 return Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: result)
             },
             deliver: { [unowned self] completion in self.persister.enqueue(completion) })
@@ -121,8 +131,15 @@ public final class Worker: @unchecked Sendable {
         properties["group.id"] = configuration.groupID
         properties["client.id"] = properties["client.id"] ?? "veridoc-\(workerID)"
         properties["queued.max.messages.kbytes"] = properties["queued.max.messages.kbytes"] ?? "16384"
+        properties["statistics.interval.ms"] = properties["statistics.interval.ms"] ?? "5000"
         consumer = try KafkaConsumer(properties: properties, listener: self)
         consumer.onError = { [log] error in log.warning("kafka client error", ["code": error.name]) }
+        consumer.onStatistics = { [tracker, metrics] statistics in metrics.consumerStatistics(statistics, owned: Set(tracker.assigned)) }
+        let (pool, persister) = (self.pool!, self.persister!)
+        metrics.verifyInFlight.sample { Double(pool.inFlight) }
+        metrics.persistQueueDepth.sample { Double(persister.backlog) }
+        probe = PostgresProbe(health: metrics.health, connect: connect)
+        probe?.start()
 
         persister.start()
         publisher.start()
@@ -216,6 +233,10 @@ public final class Worker: @unchecked Sendable {
         persister.stop(timeout: max(0.1, deadline.timeIntervalSinceNow))
         publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
         positionsConnection?.close()
+        probe?.stop()
+        // The samplers hold the pool and persister (and through them this worker): let go.
+        metrics.verifyInFlight.sample { 0 }
+        metrics.persistQueueDepth.sample { 0 }
         let counts = self.counts
         log.info("worker stopped", ["consumed": "\(counts.consumed)", "stored": "\(counts.stored)", "deadLettered": "\(counts.deadLettered)"])
     }
@@ -249,6 +270,7 @@ extension Worker: RebalanceListener {
             tracker.assign(partition, startingAt: start)
             starts[partition] = start
         }
+        metrics.rebalanced(assigned: partitions, owned: tracker.assigned.count)
         log.info("partitions assigned", ["partitions": partitions.map(\.description).sorted().joined(separator: ",")])
         return starts
     }
@@ -263,6 +285,7 @@ extension Worker: RebalanceListener {
         _ = pool.waitUntilIdle(timeout: configuration.drainTimeout) { revoked.contains($0.ticket.topicPartition) }
         persister.flush(timeout: configuration.drainTimeout)
         for partition in partitions { tracker.revoke(partition) }
+        metrics.rebalanced(revoked: partitions, owned: tracker.assigned.count)
         paused.subtract(revoked)
         log.info("partitions revoked", ["partitions": partitions.map(\.description).sorted().joined(separator: ","), "abandoned": "\(abandoned)"])
     }

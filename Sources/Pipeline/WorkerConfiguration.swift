@@ -1,8 +1,8 @@
 import Foundation
 import Verification
 
-/// The worker's settings: the config file's `kafka`, `postgres`, `worker`
-/// and `replay` sections, each overridable by a `VERIDOC_…` environment
+/// The worker's settings: the config file's `kafka`, `postgres`, `worker`,
+/// `replay` and `observability` sections, each overridable by a `VERIDOC_…` environment
 /// variable. A bad value fails at start with a message naming the setting.
 public struct WorkerConfiguration: Sendable {
     public var bootstrapServers: String
@@ -23,6 +23,12 @@ public struct WorkerConfiguration: Sendable {
     public var nonceKey: [UInt8]
     /// How long a worker's claim on an outbox row keeps others from republishing it.
     public var outboxClaim: TimeInterval
+    /// `observability.port` (VERIDOC_HTTP_PORT): where /metrics, /healthz and
+    /// /readyz are served, on all IPv4 addresses. 0 picks a free port (logged
+    /// as `observability listening`). Default 9464.
+    public var httpPort: Int = 9464
+    /// `observability.logLevel` (VERIDOC_LOG_LEVEL): debug, info, warning or error. Default info.
+    public var logLevel: Logger.Level = .info
 
     public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> WorkerConfiguration {
         guard let data = try? Data(contentsOf: file),
@@ -46,6 +52,11 @@ public struct WorkerConfiguration: Sendable {
             maxEventBytes: try reader.integer("worker.maxEventBytes", env: "VERIDOC_MAX_EVENT_BYTES", default: 1 << 20, range: 1024...(64 << 20)),
             nonceKey: [],
             outboxClaim: Double(try reader.integer("worker.outboxClaimSeconds", env: "VERIDOC_OUTBOX_CLAIM_SECONDS", default: 15, range: 1...3600)))
+
+        configuration.httpPort = try reader.integer("observability.port", env: "VERIDOC_HTTP_PORT", default: 9464, range: 0...65535)
+        let level = try reader.string("observability.logLevel", env: "VERIDOC_LOG_LEVEL", default: "info")
+        guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }
+        configuration.logLevel = logLevel
 
         let keyFile = try reader.string("replay.nonceKeyFile", env: "VERIDOC_NONCE_KEY_FILE", default: "")
         guard !keyFile.isEmpty else { throw ConfigError("replay.nonceKeyFile: required (a file with at least 32 random bytes, base64 or raw, shared by all workers)") }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Observability
 import Pipeline
 import Postgres
 import Verification
@@ -10,11 +11,16 @@ enum RunCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {
             let (configuration, directory) = try load(arguments)
-            let log = Logger(minimum: ProcessInfo.processInfo.environment["VERIDOC_LOG_LEVEL"].flatMap(level) ?? .info)
-            try migrate(configuration, log: log)
+            let log = Logger(minimum: configuration.logLevel)
             let worker = try Worker(configuration: configuration, directory: directory, log: log)
+            // Up before migrating: /healthz answers at once, /readyz says why not yet.
+            let health = worker.metrics.health
+            let server = try HTTPServer(port: configuration.httpPort, registry: worker.metrics.registry) { health.readiness() }
+            log.info("observability listening", ["port": "\(server.port)"])
+            try migrate(configuration, log: log)
             let signals = SignalTrap { worker.requestStop() }
             try worker.run()
+            server.stop()
             withExtendedLifetime(signals) {}
             return 0
         } catch let error as UsageError {
@@ -34,7 +40,7 @@ enum RunCommand {
     static func migrateOnly(_ arguments: [String]) -> Int32 {
         do {
             let (configuration, _) = try load(arguments)
-            try migrate(configuration, log: Logger())
+            try migrate(configuration, log: Logger(minimum: configuration.logLevel))
             return 0
         } catch let error as UsageError {
             Console.error("\(error.message)\n\n\(Usage.text)")
@@ -70,10 +76,6 @@ enum RunCommand {
                 Thread.sleep(forTimeInterval: 1)
             }
         }
-    }
-
-    private static func level(_ name: String) -> Logger.Level? {
-        ["debug": .debug, "info": .info, "warning": .warning, "error": .error][name.lowercased()]
     }
 }
 

@@ -182,6 +182,20 @@ final class WorkerProcess {
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
+    /// The port of /metrics, /healthz, /readyz, from the `observability listening` log line.
+    func httpPort(timeout: TimeInterval = 30) -> Int? {
+        var port: Int?
+        _ = eventually(timeout, every: 0.05) {
+            for line in log.split(separator: "\n") where line.contains("observability listening") {
+                if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let text = object["port"] as? String {
+                    port = Int(text)
+                }
+            }
+            return port != nil
+        }
+        return port
+    }
+
     deinit { kill() }
 }
 
@@ -211,6 +225,8 @@ final class PipelineFixture {
         root["worker"] = ["threads": workerThreads, "batchSize": batchSize, "batchLingerMilliseconds": 20, "drainTimeoutSeconds": 15,
                           "outboxClaimSeconds": 3]
         root["replay"] = ["nonceKeyFile": "nonce.key"]
+        // Ephemeral: several workers share this config; each logs the port it got.
+        root["observability"] = ["port": 0]
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData().write(to: directory.appendingPathComponent("nonce.key"))
         try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: file)
         config = file

@@ -1,0 +1,68 @@
+#ifndef VERIDOC_CMICROHTTPD_SHIM_H
+#define VERIDOC_CMICROHTTPD_SHIM_H
+
+/* microhttpd.h expects these first (its MHD_PLATFORM_H contract). */
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <microhttpd.h>
+
+/*
+ * Swift cannot call variadic C functions, so MHD_start_daemon and
+ * MHD_get_daemon_info are wrapped here with the few options Veridoc uses.
+ */
+
+/*
+ * Starts a daemon with its own polling thread and one thread per connection
+ * (a slow scraper never holds up a probe), bound to `port` on every IPv4
+ * address (`loopback_only` != 0: 127.0.0.1 only). Port 0 binds an ephemeral
+ * port; read it back with veridoc_mhd_bound_port. NULL on failure (errno
+ * tells why, e.g. EADDRINUSE).
+ */
+static inline struct MHD_Daemon *veridoc_mhd_start(uint16_t port, int loopback_only,
+                                                   MHD_AccessHandlerCallback handler, void *cls,
+                                                   unsigned int connection_limit,
+                                                   unsigned int timeout_seconds) {
+        struct sockaddr_in address;
+        memset(&address, 0, sizeof address);
+        address.sin_family = AF_INET;
+        address.sin_port = htons(port);
+        address.sin_addr.s_addr = htonl(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
+        return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
+                                port, NULL, NULL, handler, cls,
+                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                                MHD_OPTION_END);
+}
+
+/* The port the daemon listens on (the chosen one when started with port 0); 0 if unknown. */
+static inline uint16_t veridoc_mhd_bound_port(struct MHD_Daemon *daemon) {
+        const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+        return info ? info->port : 0;
+}
+
+/*
+ * Queues one complete response (the body is copied: MHD_RESPMEM_MUST_COPY)
+ * with a Content-Type and, when not NULL, an Allow header.
+ */
+static inline enum MHD_Result veridoc_mhd_respond(struct MHD_Connection *connection, unsigned int status,
+                                                  const char *content_type, const void *body, size_t length,
+                                                  const char *allow) {
+        struct MHD_Response *response =
+            MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
+        if (response == NULL)
+                return MHD_NO;
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+        MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+        if (allow != NULL)
+                MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+        enum MHD_Result result = MHD_queue_response(connection, status, response);
+        MHD_destroy_response(response);
+        return result;
+}
+
+#endif

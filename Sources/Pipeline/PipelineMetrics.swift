@@ -1,0 +1,243 @@
+import Foundation
+import Kafka
+import MDoc
+import Observability
+import Postgres
+import Verification
+
+/// The worker's metrics (served at /metrics) and the signals /readyz uses.
+///
+/// Every label value comes from a closed set: verdicts, reason codes
+/// (`Schemas/reason-codes.md`), dead-letter causes, the configured topics and
+/// their partition numbers, rebalance kinds. Never event ids, tenant text,
+/// or anything from a payload.
+///
+/// | Metric | Type | Labels |
+/// | --- | --- | --- |
+/// | `veridoc_events_total` | counter | `verdict`, `reason` (first reason code, or `none`) |
+/// | `veridoc_process_duration_seconds` | histogram | |
+/// | `veridoc_verify_in_flight` | gauge | |
+/// | `veridoc_persist_queue_depth` | gauge | |
+/// | `veridoc_batch_commit_duration_seconds` | histogram | |
+/// | `veridoc_batch_size` | histogram | |
+/// | `veridoc_outbox_backlog` | gauge | |
+/// | `veridoc_outcomes_published_total` | counter | |
+/// | `veridoc_dead_letters_total` | counter | `cause` |
+/// | `veridoc_consumer_lag` | gauge | `topic`, `partition` |
+/// | `veridoc_partitions_assigned` | gauge | |
+/// | `veridoc_postgres_up` | gauge | |
+/// | `veridoc_rebalances_total` | counter | `kind` (`assigned`, `revoked`) |
+/// | `veridoc_purge_lag_seconds` | gauge | |
+public final class PipelineMetrics: Sendable {
+    public let registry: MetricsRegistry
+    /// Readiness inputs (partitions, PostgreSQL round trips, draining).
+    public let health: WorkerHealth
+
+    /// Each stored result once, when its batch commits (duplicates of earlier
+    /// deliveries are not counted again), by verdict and first reason code.
+    let events: Counter
+    /// From a record's receipt to the end of its verification.
+    let processDuration: Histogram
+    let verifyInFlight: Gauge
+    let persistQueueDepth: Gauge
+    let batchCommitDuration: Histogram
+    let batchSize: Histogram
+    /// Unpublished outbox rows, counted by the publisher with `SELECT count(*)
+    /// … WHERE published_at IS NULL` (the `outbox_unpublished` partial index)
+    /// at most every `outboxBacklogInterval` seconds, so it can lag by that much.
+    let outboxBacklog: Gauge
+    let outcomesPublished: Counter
+    let deadLetters: Counter
+    let consumerLag: Gauge
+    let partitionsAssigned: Gauge
+    let postgresUp: Gauge
+    let rebalances: Counter
+    /// For the retention work: how far purging is behind, in seconds — the age
+    /// past its retention deadline of the oldest row not yet purged (0 when
+    /// nothing is overdue). Registered here so it is always exposed; nothing in
+    /// the worker sets it yet.
+    public let purgeLag: Gauge
+
+    static let outboxBacklogInterval: TimeInterval = 5
+
+    public init(registry: MetricsRegistry = MetricsRegistry(), health: WorkerHealth = WorkerHealth()) {
+        self.registry = registry
+        self.health = health
+        events = registry.counter("veridoc_events_total", help: "Verification results stored, by verdict and first reason code (none when verified).",
+                                  labels: ["verdict", "reason"])
+        processDuration = registry.histogram("veridoc_process_duration_seconds", help: "Time from receiving a record to the end of its verification.",
+                                             buckets: Histogram.secondsBuckets)
+        verifyInFlight = registry.gauge("veridoc_verify_in_flight", help: "Records admitted to the verification pool and not yet finished.")
+        persistQueueDepth = registry.gauge("veridoc_persist_queue_depth", help: "Verified records waiting to be written to PostgreSQL.")
+        batchCommitDuration = registry.histogram("veridoc_batch_commit_duration_seconds", help: "Duration of successful batch transactions.",
+                                                 buckets: Histogram.secondsBuckets)
+        batchSize = registry.histogram("veridoc_batch_size", help: "Records per committed batch.",
+                                       buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2000])
+        outboxBacklog = registry.gauge("veridoc_outbox_backlog", help: "Outcome rows not yet published (sampled every few seconds).")
+        outcomesPublished = registry.counter("veridoc_outcomes_published_total", help: "Outcome events delivered to the outcome topic.")
+        deadLetters = registry.counter("veridoc_dead_letters_total", help: "Records delivered to the dead-letter topic, by cause.", labels: ["cause"])
+        consumerLag = registry.gauge("veridoc_consumer_lag", help: "Messages behind the high watermark per owned partition (librdkafka statistics).",
+                                     labels: ["topic", "partition"])
+        partitionsAssigned = registry.gauge("veridoc_partitions_assigned", help: "Partitions currently assigned to this worker.")
+        postgresUp = registry.gauge("veridoc_postgres_up", help: "1 when the last PostgreSQL round trip succeeded recently, else 0.")
+        rebalances = registry.counter("veridoc_rebalances_total", help: "Partition assignments and revocations.", labels: ["kind"])
+        purgeLag = registry.gauge("veridoc_purge_lag_seconds", help: "Age past its retention deadline of the oldest row not yet purged.")
+
+        for cause in [RecordIntake.Cause.tooLarge, RecordIntake.Cause.notUTF8, RecordIntake.Cause.noID] { deadLetters.initialize(cause) }
+        for kind in ["assigned", "revoked"] { rebalances.initialize(kind) }
+        postgresUp.sample { [health] in health.postgresReachable ? 1 : 0 }
+        partitionsAssigned.sample { [health] in Double(health.assignedPartitions) }
+    }
+
+    /// A batch transaction committed: `stored` are the results it inserted.
+    func batchCommitted(records: Int, seconds: Double, stored: [VerificationResult]) {
+        health.postgresRoundTrip(succeeded: true)
+        batchCommitDuration.observe(seconds)
+        batchSize.observe(Double(records))
+        var counts: [[String]: Double] = [:]
+        for result in stored {
+            counts[[result.verdict, result.report.reasons.first?.code.rawValue ?? "none"], default: 0] += 1
+        }
+        for (labels, count) in counts { events.add(count, labels: labels) }
+    }
+
+    func consumerStatistics(_ statistics: KafkaStatistics, owned: Set<TopicPartition>) {
+        var series: [[String]: Double] = [:]
+        for (partition, lag) in statistics.consumerLag where owned.contains(partition) {
+            series[[partition.topic, String(partition.partition)]] = Double(lag)
+        }
+        consumerLag.replaceAll(series)
+    }
+
+    func rebalanced(assigned: [TopicPartition] = [], revoked: [TopicPartition] = [], owned: Int) {
+        if !assigned.isEmpty { rebalances.increment(by: 1, "assigned") }
+        if !revoked.isEmpty { rebalances.increment(by: 1, "revoked") }
+        for partition in revoked { consumerLag.remove(partition.topic, String(partition.partition)) }
+        health.partitionsChanged(owned: owned)
+    }
+}
+
+/// What /readyz answers: ready when at least one partition is assigned, the
+/// worker is not draining, and the last PostgreSQL round trip (a committed
+/// batch, or the probe's `SELECT 1` every `probeInterval`) succeeded within
+/// `window` seconds.
+///
+/// Unchecked Sendable: all state is guarded by `lock`.
+public final class WorkerHealth: @unchecked Sendable {
+    public let window: TimeInterval
+    public let probeInterval: TimeInterval
+    private let lock = NSLock()
+    private var lastSuccess: Date?
+    private var lastFailure: Date?
+    private var owned = 0
+    private var draining = false
+
+    public init(window: TimeInterval = 15, probeInterval: TimeInterval = 5) {
+        self.window = window
+        self.probeInterval = probeInterval
+    }
+
+    func postgresRoundTrip(succeeded: Bool, at time: Date = Date()) {
+        lock.lock()
+        if succeeded { lastSuccess = time } else { lastFailure = time }
+        lock.unlock()
+    }
+
+    func partitionsChanged(owned: Int) {
+        lock.lock()
+        self.owned = owned
+        lock.unlock()
+    }
+
+    func drainStarted() {
+        lock.lock()
+        draining = true
+        lock.unlock()
+    }
+
+    public var assignedPartitions: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return owned
+    }
+
+    /// The most recent round trip succeeded, and within `window`.
+    public var postgresReachable: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let lastSuccess, Date().timeIntervalSince(lastSuccess) <= window else { return false }
+        return lastFailure.map { $0 < lastSuccess } ?? true
+    }
+
+    public func readiness() -> HTTPServer.Readiness {
+        lock.lock()
+        let (draining, owned) = (self.draining, self.owned)
+        lock.unlock()
+        if draining { return .init(ready: false, reason: "draining") }
+        if owned == 0 { return .init(ready: false, reason: "no partitions assigned") }
+        if !postgresReachable { return .init(ready: false, reason: "postgres unreachable") }
+        return .ready
+    }
+}
+
+/// `SELECT 1` every `probeInterval` on a connection of its own, so readiness
+/// follows PostgreSQL also while no batches are written.
+///
+/// Unchecked Sendable: `stopped` is guarded by `condition`.
+final class PostgresProbe: @unchecked Sendable {
+    private let health: WorkerHealth
+    private let connect: @Sendable () throws -> PostgresConnection
+    private let condition = NSCondition()
+    private var stopped = false
+    private var finished = false
+
+    init(health: WorkerHealth, connect: @escaping @Sendable () throws -> PostgresConnection) {
+        self.health = health
+        self.connect = connect
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "veridoc-pg-probe"
+        thread.start()
+    }
+
+    /// Returns once the probe thread has closed its connection (bounded by a connect or query in progress).
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        let deadline = Date().addingTimeInterval(10)
+        while !finished && condition.wait(until: deadline) {}
+        condition.unlock()
+    }
+
+    private func run() {
+        var connection: PostgresConnection?
+        while true {
+            do {
+                if connection == nil || connection?.isConnected == false {
+                    connection?.close()
+                    connection = try connect()
+                }
+                _ = try connection!.execute("SELECT 1")
+                health.postgresRoundTrip(succeeded: true)
+            } catch {
+                connection?.close()
+                connection = nil
+                health.postgresRoundTrip(succeeded: false)
+            }
+            condition.lock()
+            let deadline = Date().addingTimeInterval(health.probeInterval)
+            while !stopped && condition.wait(until: deadline) {}
+            let done = stopped
+            condition.unlock()
+            if done { break }
+        }
+        connection?.close()
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

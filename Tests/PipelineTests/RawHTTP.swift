@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny HTTP/1.1 client over a POSIX socket (URLSession is unreliable on
+/// Linux): one request with `Connection: close`, reading until EOF.
+struct RawHTTP {
+    struct Response {
+        let status: Int
+        let headers: [String: String]
+        let body: String
+    }
+
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    static func request(_ method: String, _ path: String, port: Int, timeout: TimeInterval = 10) throws -> Response {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "connect to \(port): errno \(errno)") }
+        let request = Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8)
+        var sent = 0
+        while sent < request.count {
+            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
+            sent += n
+        }
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { break }
+            guard n > 0 else { throw Failure(description: "recv: errno \(errno)") }
+            data += buffer[..<n]
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { throw Failure(description: "no header end in \(text.prefix(200))") }
+        let head = text[..<split.lowerBound].components(separatedBy: "\r\n")
+        let statusParts = head[0].split(separator: " ")
+        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]) else { throw Failure(description: "bad status line \(head[0])") }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var body = String(text[split.upperBound...])
+        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    private static func dechunk(_ text: String) -> String {
+        var rest = Substring(text)
+        var out = ""
+        while let lineEnd = rest.range(of: "\r\n"), let size = Int(rest[..<lineEnd.lowerBound], radix: 16), size > 0 {
+            let start = lineEnd.upperBound
+            let utf8 = rest.utf8
+            let end = utf8.index(start, offsetBy: size)
+            out += String(rest[start..<end])
+            rest = rest[end...].dropFirst(2)
+        }
+        return out
+    }
+}
