@@ -10,6 +10,7 @@ case "keys": status = KeysCommand.run(Array(arguments.dropFirst()))
 case "run": status = RunCommand.run(Array(arguments.dropFirst()))
 case "migrate": status = RunCommand.migrateOnly(Array(arguments.dropFirst()))
 case "demo": status = DemoCommand.run(Array(arguments.dropFirst()))
+case "bench": status = BenchCommand.run(Array(arguments.dropFirst()))
 case "loadgen": status = LoadgenCommand.run(Array(arguments.dropFirst()))
 case "dev-broker": status = DevBrokerCommand.run(Array(arguments.dropFirst()))
 case "help", "--help", "-h", nil:

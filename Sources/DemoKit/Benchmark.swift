@@ -1,0 +1,87 @@
+import Crypto
+import Dispatch
+import Foundation
+import MDoc
+import TestIssuer
+import Verification
+
+/// In-process measurements for `make bench`: the cost of the public-key
+/// primitives (the crypto ceiling) and the verification pool's throughput
+/// over a pre-generated corpus, with one thread and with every core.
+public enum Benchmark {
+    public struct Primitive: Sendable {
+        public let name: String
+        public let operationsPerSecond: Double
+    }
+
+    /// Runs `body` repeatedly for about `seconds`; operations per second.
+    static func rate(seconds: Double, _ body: () throws -> Void) rethrows -> Double {
+        var count = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        var elapsed = 0.0
+        repeat {
+            for _ in 0..<16 { try body() }
+            count += 16
+            elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        } while elapsed < seconds
+        return Double(count) / elapsed
+    }
+
+    public static func primitives(seconds: Double = 1) throws -> [Primitive] {
+        let p256 = try PrivateKey.generate(curve: .p256)
+        let peer = try PrivateKey.generate(curve: .p256).publicKey
+        let p384 = try PrivateKey.generate(curve: .p384)
+        let message = Array(repeating: UInt8(7), count: 512)
+        let signature256 = try p256.signature(for: message, hash: .sha256)
+        let signature384 = try p384.signature(for: message, hash: .sha384)
+        let plaintext = Array(repeating: UInt8(1), count: 6 * 1024)
+        let info = Array(repeating: UInt8(2), count: 200)
+        let sealed = try HPKE.seal(plaintext, info: info, recipient: p256.publicKey)
+        return [
+            Primitive(name: "ECDH P-256", operationsPerSecond: try rate(seconds: seconds) { _ = try p256.sharedSecret(with: peer) }),
+            Primitive(name: "ECDSA P-256 verify", operationsPerSecond: rate(seconds: seconds) {
+                precondition(p256.publicKey.isValidSignature(signature256, for: message, hash: .sha256))
+            }),
+            Primitive(name: "ECDSA P-384 verify", operationsPerSecond: rate(seconds: seconds) {
+                precondition(p384.publicKey.isValidSignature(signature384, for: message, hash: .sha384))
+            }),
+            Primitive(name: "HPKE open 6 KB", operationsPerSecond: try rate(seconds: seconds) {
+                _ = try HPKE.open(sealed.ciphertext, encapsulatedKey: sealed.encapsulatedKey, info: info, recipient: p256)
+            }),
+        ]
+    }
+
+    /// A corpus of valid Apple in-app events (the common case) and its verifier.
+    public static func corpus(count: Int, seed: UInt64 = 6) throws -> (events: [[UInt8]], verifier: Verifier) {
+        var generator = LoadGenerator(factory: try TestIssuer.EventFactory(now: Date(), seed: seed), mix: .valid, seed: seed)
+        generator.flowWeights = [(.appleWalletApp, 1)]
+        var events: [[UInt8]] = []
+        for _ in 0..<count { events.append(try generator.next().value) }
+        return (events, try generator.factory.verifier())
+    }
+
+    /// Verified events per second through `threads` threads (each verifies its share).
+    public static func verifyThroughput(events: [[UInt8]], verifier: Verifier, threads: Int) -> (eventsPerSecond: Double, verified: Int) {
+        let now = Date()
+        let verified = Counter()
+        let start = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var local = 0
+            var index = thread
+            while index < events.count {
+                if verifier.verify(eventJSON: events[index], at: now).isVerified { local += 1 }
+                index += threads
+            }
+            verified.add(local)
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (Double(events.count) / seconds, verified.value)
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var total = 0
+        func add(_ amount: Int) { lock.lock(); total += amount; lock.unlock() }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return total }
+    }
+}
