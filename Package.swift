@@ -24,8 +24,11 @@ let package = Package(
         .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
-        .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc"]),
-        .executableTarget(name: "Veridoc", dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer"]),
+        // What happens to disclosed values after verification: retention policy,
+        // encrypted value storage, purge, erasure, and outcome analytics.
+        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres"]),
+        .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc", "Retention"]),
+        .executableTarget(name: "Veridoc", dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Retention"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
@@ -35,7 +38,8 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Retention", "Crypto", "CBOR"]),
+        .testTarget(name: "RetentionTests", dependencies: ["Retention", "Verification", "Crypto", "MDoc"]),
         // Runs the built `veridoc` binary as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc"]),
     ],
