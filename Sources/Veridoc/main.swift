@@ -10,6 +10,10 @@ case "keys": status = KeysCommand.run(Array(arguments.dropFirst()))
 case "run": status = RunCommand.run(Array(arguments.dropFirst()))
 case "migrate": status = RunCommand.migrateOnly(Array(arguments.dropFirst()))
 case "dev-broker": status = DevBrokerCommand.run(Array(arguments.dropFirst()))
+case "purge": status = RetentionCommands.purge(Array(arguments.dropFirst()))
+case "forget": status = RetentionCommands.forget(Array(arguments.dropFirst()))
+case "stats": status = StatsCommand.run(Array(arguments.dropFirst()))
+case "report": status = ReportCommand.run(Array(arguments.dropFirst()))
 case "help", "--help", "-h", nil:
     print(Usage.text)
     status = arguments.isEmpty ? 2 : 0
