@@ -27,12 +27,15 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
         .target(name: "Observability", dependencies: ["CMicroHTTPD"]),
-        .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc", "Observability"]),
+        // What happens to disclosed values after verification: retention policy,
+        // encrypted value storage, purge, erasure, and outcome analytics.
+        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres"]),
+        .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
         .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit"]),
+            dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit", "Retention"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
@@ -43,7 +46,8 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Crypto", "CBOR"]),
+        .testTarget(name: "RetentionTests", dependencies: ["Retention", "Verification", "Crypto", "MDoc"]),
         // Runs the built `veridoc` binary as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc"]),
     ],

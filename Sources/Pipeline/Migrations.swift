@@ -78,6 +78,66 @@ public enum Migrations {
                 PRIMARY KEY (consumer_group, topic, partition)
             );
             """),
+        // docs/retention.md. Values live apart from their metadata, encrypted,
+        // in a table partitioned by expiry so that purge drops whole tables.
+        Migration(version: 2, name: "retention metadata, encrypted element values partitioned by retain_until", sql: """
+            ALTER TABLE elements ADD COLUMN retention_source text NOT NULL DEFAULT 'none'
+                CHECK (retention_source IN ('request', 'tenant-default', 'not-requested', 'none'));
+            ALTER TABLE elements ADD COLUMN retention_capped boolean NOT NULL DEFAULT false;
+            -- NULL: not kept (willNotStore); 'infinity': mayStore without a limit.
+            ALTER TABLE elements ADD COLUMN retain_until timestamptz;
+            UPDATE elements SET retention_source = CASE WHEN requested THEN 'request' ELSE 'not-requested' END;
+
+            -- AES-256-GCM under data key key_id; the AAD binds key_id, event_id, namespace, element.
+            CREATE TABLE element_values (
+                event_id          text NOT NULL,
+                tenant            text NOT NULL,
+                namespace         text NOT NULL,
+                element           text NOT NULL,
+                key_id            text NOT NULL,
+                nonce             bytea NOT NULL,
+                ciphertext        bytea NOT NULL,
+                retain_until      timestamptz NOT NULL,
+                stored_at         timestamptz NOT NULL,
+                PRIMARY KEY (event_id, namespace, element, retain_until)
+            ) PARTITION BY RANGE (retain_until);
+            CREATE INDEX element_values_retain_until ON element_values (retain_until);
+            CREATE INDEX element_values_tenant ON element_values (tenant);
+            -- Dated partitions (element_values_dYYYYMMDD_YYYYMMDD) are created on demand and ahead by the purge loop.
+            CREATE TABLE element_values_unlimited PARTITION OF element_values FOR VALUES FROM ('infinity') TO (MAXVALUE);
+
+            -- Outcomes with sealed claims, so the purge can strip them once published.
+            ALTER TABLE outbox ADD COLUMN has_claims boolean NOT NULL DEFAULT false;
+            CREATE INDEX outbox_claims ON outbox (published_at) WHERE has_claims;
+            """),
+        // Analytics over the non-personal outcome facts; hours are UTC.
+        Migration(version: 3, name: "outcome analytics views", sql: """
+            CREATE VIEW outcome_counts_hourly AS
+            SELECT date_trunc('hour', verified_at AT TIME ZONE 'UTC') AS hour,
+                   COALESCE(tenant, '(none)') AS tenant, COALESCE(flow, '(none)') AS flow,
+                   COALESCE(doc_type, '(none)') AS doc_type, COALESCE(issuer_country, '(none)') AS issuer_country,
+                   verdict, count(*)::bigint AS count
+            FROM results GROUP BY 1, 2, 3, 4, 5, 6;
+
+            -- One row per reason code; a verified result counts under 'none', and a
+            -- result with several reasons under each of them.
+            CREATE VIEW outcome_facts_hourly AS
+            SELECT date_trunc('hour', r.verified_at AT TIME ZONE 'UTC') AS hour,
+                   COALESCE(r.tenant, '(none)') AS tenant, COALESCE(r.flow, '(none)') AS flow,
+                   COALESCE(r.doc_type, '(none)') AS doc_type, COALESCE(r.issuer_country, '(none)') AS issuer_country,
+                   r.verdict, reason.code AS reason_code, count(*)::bigint AS count
+            FROM results r
+            CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.reason_codes) = 0 THEN ARRAY['none']::text[] ELSE r.reason_codes END) AS reason(code)
+            GROUP BY 1, 2, 3, 4, 5, 6, 7;
+
+            CREATE VIEW processing_latency_hourly AS
+            SELECT date_trunc('hour', verified_at AT TIME ZONE 'UTC') AS hour,
+                   COALESCE(tenant, '(none)') AS tenant, COALESCE(flow, '(none)') AS flow, count(*)::bigint AS count,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY processing_seconds) AS p50,
+                   percentile_cont(0.9) WITHIN GROUP (ORDER BY processing_seconds) AS p90,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY processing_seconds) AS p99
+            FROM results GROUP BY 1, 2, 3;
+            """),
     ]
 
     /// The advisory-lock key under which migrations run, so that workers

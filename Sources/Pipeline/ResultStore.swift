@@ -3,6 +3,7 @@ import Foundation
 import Kafka
 import MDoc
 import Postgres
+import Retention
 import Verification
 
 /// An outcome waiting for the outcome topic: an outbox row.
@@ -10,11 +11,12 @@ struct OutboxEntry: Sendable {
     let id: String
     let key: [UInt8]?
     let payload: String
+    var hasClaims = false
 }
 
 /// Writes one batch in one transaction: the nonce uses, the result rows, the
-/// element rows, the outbox rows and the consumer position of every partition
-/// in the batch. Either all of it is durable or none of it is, which is what
+/// element rows (retention metadata), the encrypted value rows, the outbox
+/// rows and the consumer position of every partition in the batch. Either all of it is durable or none of it is, which is what
 /// makes processing into PostgreSQL exactly-once across crashes.
 struct ResultStore {
     let connection: PostgresConnection
@@ -22,6 +24,7 @@ struct ResultStore {
     let workerID: String
     let nonceKey: [UInt8]
     let outboxClaim: TimeInterval
+    let retention: RetentionWriter
 
     struct Written {
         /// Outbox rows created by this batch (claimed by this worker).
@@ -34,13 +37,31 @@ struct ResultStore {
 
     /// `completions` with results are stored; all of them count towards `positions`.
     func write(_ completions: [Completion], positions: [TopicPartition: Int64]) throws -> Written {
-        try connection.transaction { connection in
+        // Values are encrypted, and their expiry partitions made to exist, before
+        // the transaction: partition creation is DDL and must not sit inside it.
+        // Results the nonce check then rejects simply leave their rows unused.
+        let storedAt = Date()
+        var values: [String: [[PostgresValue]]] = [:]
+        var expiries: [Date] = []
+        for result in completions.compactMap(\.result) where result.isVerified {
+            guard let id = result.requestID, values[id] == nil else { continue }
+            let rows = try retention.valueRows(for: result, storedAt: storedAt)
+            values[id] = rows.rows
+            expiries += rows.expiries
+        }
+        if !expiries.isEmpty { try retention.partitions.ensure(covering: expiries, now: storedAt, on: connection) }
+
+        return try connection.transaction { connection in
             let decided = try decideNonces(completions.compactMap { completion in completion.result.map { (completion, $0) } }, on: connection)
             var written = Written()
             let newIDs = try insertResults(decided, on: connection)
             written.duplicates = decided.count - newIDs.count
             let fresh = decided.filter { newIDs.contains($0.result.requestID ?? "") }
             try insertElements(fresh, on: connection)
+            let kept = fresh.filter(\.result.isVerified).flatMap { values[$0.result.requestID ?? ""] ?? [] }
+            if !kept.isEmpty {
+                _ = try connection.insertRows(into: "element_values", columns: RetentionWriter.valueColumns, rows: kept, suffix: "ON CONFLICT DO NOTHING")
+            }
             written.outbox = try insertOutbox(fresh, on: connection)
             // One per inserted row: an id twice in one batch is inserted once (the first).
             var storedIDs = Set<String>()
@@ -126,40 +147,27 @@ struct ResultStore {
         return Set((0..<inserted.rowCount).compactMap { inserted.string($0, "event_id") })
     }
 
+    /// Every disclosed element's name and retention decision (docs/retention.md),
+    /// whatever the verdict; never its value.
     private func insertElements(_ items: [Decided], on connection: PostgresConnection) throws {
-        var rows: [[PostgresValue]] = []
-        for item in items {
-            guard let id = item.result.requestID else { continue }
-            var seen = Set<String>()
-            for element in item.result.documents.flatMap(\.elements) where seen.insert(element.namespace + "\u{0}" + element.identifier).inserted {
-                let requested = item.result.requestedElements.first { $0.namespace == element.namespace && $0.element == element.identifier }
-                // Disclosed without being asked for: recorded as such, and never kept.
-                let retention = requested?.retention ?? .willNotStore
-                let (intent, days): (String, PostgresValue) = switch retention {
-                case .willNotStore: ("willNotStore", .null)
-                case .mayStore(let limit): ("mayStore", limit.map { .int(Int64($0)) } ?? .null)
-                }
-                rows.append([.text(id), .text(element.namespace), .text(element.identifier), .bool(requested != nil), .text(intent), days])
-            }
-        }
+        let rows = items.flatMap { retention.elementRows(for: $0.result) }
         guard !rows.isEmpty else { return }
-        _ = try connection.insertRows(
-            into: "elements", columns: ["event_id", "namespace", "element", "requested", "retention_intent", "retention_days"],
-            rows: rows, suffix: "ON CONFLICT DO NOTHING")
+        _ = try connection.insertRows(into: "elements", columns: RetentionWriter.elementColumns, rows: rows, suffix: "ON CONFLICT DO NOTHING")
     }
 
     private func insertOutbox(_ items: [Decided], on connection: PostgresConnection) throws -> [OutboxEntry] {
         let entries = items.compactMap { item -> OutboxEntry? in
             guard let id = item.result.requestID else { return nil }
-            return OutboxEntry(id: OutcomeEvent.id(forRequest: id), key: item.completion.key, payload: OutcomeEvent(item.result).json())
+            let encoded = OutcomeEvent(item.result, claimsRecipient: retention.outcomeRecipient(for: item.result)).encoded()
+            return OutboxEntry(id: OutcomeEvent.id(forRequest: id), key: item.completion.key, payload: encoded.json, hasClaims: encoded.hasClaims)
         }
         guard !entries.isEmpty else { return [] }
         let claimUntil = Date().addingTimeInterval(outboxClaim)
         _ = try connection.insertRows(
-            into: "outbox", columns: ["id", "event_id", "kafka_key", "payload", "claimed_by", "claimed_until"],
+            into: "outbox", columns: ["id", "event_id", "kafka_key", "payload", "claimed_by", "claimed_until", "has_claims"],
             rows: zip(entries, items).map { entry, item in
                 [.text(entry.id), .text(item.result.requestID ?? ""), entry.key.map(PostgresValue.bytes) ?? .null, .text(entry.payload),
-                 .text(workerID), .timestamp(claimUntil)]
+                 .text(workerID), .timestamp(claimUntil), .bool(entry.hasClaims)]
             },
             suffix: "ON CONFLICT (id) DO NOTHING")
         return entries

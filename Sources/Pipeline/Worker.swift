@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import Observability
 import Postgres
+import Retention
 import Verification
 
 /// The long-running worker: consume → verify in a pool → persist in batches →
@@ -24,6 +25,8 @@ public final class Worker: @unchecked Sendable {
     private var consumer: KafkaConsumer!
     private var positionsConnection: PostgresConnection?
     private var probe: PostgresProbe?
+    private let retention: RetentionWriter
+    private var purgeLoop: PurgeLoop?
 
     // Guarded by `lock`.
     private let lock = NSLock()
@@ -49,6 +52,7 @@ public final class Worker: @unchecked Sendable {
         parser.maxEventBytes = configuration.maxEventBytes
         self.verifier = Verifier(directory: directory, eventParser: parser)
         self.intake = RecordIntake(parser: parser)
+        self.retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
         let host = ProcessInfo.processInfo.hostName
         self.workerID = "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
     }
@@ -86,9 +90,9 @@ public final class Worker: @unchecked Sendable {
         let connect: @Sendable () throws -> PostgresConnection = {
             try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-worker")
         }
-        let store: @Sendable (PostgresConnection) -> ResultStore = { [workerID] connection in
+        let store: @Sendable (PostgresConnection) -> ResultStore = { [workerID, retention] connection in
             ResultStore(connection: connection, groupID: configuration.groupID, workerID: workerID, nonceKey: configuration.nonceKey,
-                        outboxClaim: configuration.outboxClaim)
+                        outboxClaim: configuration.outboxClaim, retention: retention)
         }
         persister = Persister(
             capacity: configuration.batchSize * 4, tracker: tracker, batchSize: configuration.batchSize, linger: configuration.batchLinger,
@@ -143,6 +147,8 @@ public final class Worker: @unchecked Sendable {
 
         persister.start()
         publisher.start()
+        purgeLoop = RetentionPurge.loop(configuration.retention, partitions: retention.partitions, connect: connect, log: log)
+        purgeLoop?.start()
         try consumer.subscribe([configuration.requestTopic])
         log.info("worker started", ["worker": workerID, "group": configuration.groupID, "topic": configuration.requestTopic,
                                     "threads": "\(configuration.workers)"])
@@ -232,6 +238,7 @@ public final class Worker: @unchecked Sendable {
         pool.stop()
         persister.stop(timeout: max(0.1, deadline.timeIntervalSinceNow))
         publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
+        purgeLoop?.stop(timeout: max(1, deadline.timeIntervalSinceNow))
         positionsConnection?.close()
         probe?.stop()
         // The samplers hold the pool and persister (and through them this worker): let go.

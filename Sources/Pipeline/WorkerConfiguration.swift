@@ -1,4 +1,5 @@
 import Foundation
+import Retention
 import Verification
 
 /// The worker's settings: the config file's `kafka`, `postgres`, `worker`,
@@ -29,6 +30,8 @@ public struct WorkerConfiguration: Sendable {
     public var httpPort: Int = 9464
     /// `observability.logLevel` (VERIDOC_LOG_LEVEL): debug, info, warning or error. Default info.
     public var logLevel: Logger.Level = .info
+    /// The `retention` section: data keys for stored values, purge pace.
+    public var retention = RetentionConfiguration(keys: nil)
 
     public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> WorkerConfiguration {
         guard let data = try? Data(contentsOf: file),
@@ -66,6 +69,7 @@ public struct WorkerConfiguration: Sendable {
         let key = Data(base64Encoded: text).map(Array.init) ?? Array(keyData)
         guard key.count >= 32 else { throw ConfigError("replay.nonceKeyFile: \(keyURL.path) holds fewer than 32 key bytes") }
         configuration.nonceKey = key
+        configuration.retention = try RetentionConfiguration.load(root: root, base: base, environment: environment)
         return configuration
     }
 }

@@ -22,6 +22,18 @@ enum Usage {
                               Apply the database migrations and exit.
           keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
           keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
+          keys generate-data-key FILE
+                              New AES-256 data key for stored element values (mode 0600).
+          keys rotate-data-key --config FILE
+                              Re-encrypt stored values under retention.activeKey.
+          purge --config FILE [--now RFC3339]
+                              One pass deleting element values past retain_until (--now: as if it were then).
+          forget --config FILE (--request ID | --tenant T)
+                              Erase retained values (right to erasure); outcome facts stay.
+          stats --config FILE [--since DURATION] [--tenant T]
+                              Outcome counts, reasons and latency (default --since 24h; counts 1–4 as <5).
+          report --config FILE --html OUT [--since DURATION] [--tenant T]
+                              Self-contained HTML page with charts.
           dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID]
                  In-process mock Kafka cluster for development/tests: prints BOOTSTRAP=<list>, runs until SIGTERM/SIGINT.
                  stdin commands (answer OK / ERR <reason>): down ID | up ID | errors APIKEY CODE[,CODE…] | topic NAME PARTITIONS

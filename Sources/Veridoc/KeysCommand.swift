@@ -9,7 +9,9 @@ enum KeysCommand {
             switch (arguments.first, arguments.count) {
             case ("generate", 2): try generate(into: URL(fileURLWithPath: arguments[1]))
             case ("hash", 2): print(try hash(of: arguments[1]))
-            default: throw UsageError("keys generate DIR | keys hash FILE")
+            case ("generate-data-key", _): return RetentionCommands.generateDataKey(Array(arguments.dropFirst()))
+            case ("rotate-data-key", _): return RetentionCommands.rotateDataKey(Array(arguments.dropFirst()))
+            default: throw UsageError("keys generate DIR | keys hash FILE | keys generate-data-key FILE | keys rotate-data-key --config FILE")
             }
             return 0
         } catch let error as UsageError {

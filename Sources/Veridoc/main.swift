@@ -13,6 +13,10 @@ case "demo": status = DemoCommand.run(Array(arguments.dropFirst()))
 case "bench": status = BenchCommand.run(Array(arguments.dropFirst()))
 case "loadgen": status = LoadgenCommand.run(Array(arguments.dropFirst()))
 case "dev-broker": status = DevBrokerCommand.run(Array(arguments.dropFirst()))
+case "purge": status = RetentionCommands.purge(Array(arguments.dropFirst()))
+case "forget": status = RetentionCommands.forget(Array(arguments.dropFirst()))
+case "stats": status = StatsCommand.run(Array(arguments.dropFirst()))
+case "report": status = ReportCommand.run(Array(arguments.dropFirst()))
 case "help", "--help", "-h", nil:
     print(Usage.text)
     status = arguments.isEmpty ? 2 : 0

@@ -39,7 +39,8 @@ public struct Configuration: Sendable {
 
     private static func loadTenant(_ entry: Any, path: String, base: URL, time: Date) throws(ConfigError) -> Tenant {
         guard let object = entry as? [String: Any] else { throw ConfigError("\(path): a tenant is a JSON object") }
-        let known: Set<String> = ["id", "merchantIds", "teamId", "encryptionKeys", "trustAnchors", "origins", "maxRequestAgeSeconds", "vicals"]
+        let known: Set<String> = ["id", "merchantIds", "teamId", "encryptionKeys", "trustAnchors", "origins", "maxRequestAgeSeconds", "vicals",
+                                  "maxRetentionDays", "retentionDefaults", "outcomeRecipientKey"]
         if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
             throw ConfigError("\(path).\(unknown): unknown tenant setting")
         }
@@ -76,9 +77,63 @@ public struct Configuration: Sendable {
             guard let seconds = jsonInteger(value), seconds >= 1 else { throw ConfigError("\(path).maxRequestAgeSeconds: a whole number ≥ 1 is required") }
             maxAge = TimeInterval(seconds)
         }
+        var maxRetentionDays: Int?
+        if let value = object["maxRetentionDays"] {
+            guard let days = jsonInteger(value), days >= 1 else { throw ConfigError("\(path).maxRetentionDays: a whole number of days ≥ 1 is required") }
+            maxRetentionDays = days
+        }
+        let defaults = try retentionDefaults(object["retentionDefaults"], "\(path).retentionDefaults")
+        var recipient: PublicKey?
+        if let value = object["outcomeRecipientKey"] {
+            let setting = "\(path).outcomeRecipientKey"
+            guard let file = value as? String, !file.isEmpty else { throw ConfigError("\(setting): a file path is required") }
+            let url = resolve(file, base)
+            guard let pem = try? String(contentsOf: url, encoding: .utf8) else { throw ConfigError("\(setting): cannot read \(url.path)") }
+            guard let key = try? PublicKey(pem: pem), key.curve == .p256 else {
+                throw ConfigError("\(setting): \(url.path) holds no PEM P-256 public key (SubjectPublicKeyInfo)")
+            }
+            recipient = key
+        }
         return Tenant(
             id: id, merchantIDs: Set(merchantIDs), teamID: teamID ?? nil, keys: keys, trustAnchors: anchors,
-            origins: Set(origins), maxRequestAge: maxAge)
+            origins: Set(origins), maxRequestAge: maxAge, retention: TenantRetention(maxDays: maxRetentionDays, defaults: defaults),
+            outcomeRecipientKey: recipient)
+    }
+
+    /// `[{"namespace", "element", "retention": {"intent", "days"?}}]`, the
+    /// shape of a request's `requestedElements`.
+    private static func retentionDefaults(_ value: Any?, _ setting: String) throws(ConfigError) -> [TenantRetention.Default] {
+        guard let value else { return [] }
+        guard let list = value as? [Any] else { throw ConfigError("\(setting): an array is required") }
+        var defaults: [TenantRetention.Default] = []
+        for (index, entry) in list.enumerated() {
+            let context = "\(setting)[\(index)]"
+            guard let object = entry as? [String: Any], Set(object.keys) == ["namespace", "element", "retention"],
+                  let namespace = object["namespace"] as? String, !namespace.isEmpty,
+                  let element = object["element"] as? String, !element.isEmpty
+            else { throw ConfigError("\(context): {\"namespace\", \"element\", \"retention\"} is required") }
+            if namespace == "*" && element != "*" { throw ConfigError("\(context): namespace \"*\" needs element \"*\"") }
+            guard let retention = retentionValue(object["retention"]) else {
+                throw ConfigError("\(context).retention: {\"intent\": \"willNotStore\"} or {\"intent\": \"mayStore\", \"days\"?: N ≥ 1} is required")
+            }
+            if defaults.contains(where: { $0.namespace == namespace && $0.element == element }) {
+                throw ConfigError("\(context): duplicate default for \(namespace)/\(element)")
+            }
+            defaults.append(TenantRetention.Default(namespace: namespace, element: element, retention: retention))
+        }
+        return defaults
+    }
+
+    private static func retentionValue(_ value: Any?) -> Retention? {
+        guard let object = value as? [String: Any], let intent = object["intent"] as? String else { return nil }
+        switch (intent, object.count) {
+        case ("willNotStore", 1): return .willNotStore
+        case ("mayStore", 1): return .mayStore(days: nil)
+        case ("mayStore", 2):
+            guard let days = object["days"].flatMap(jsonInteger), days >= 1 else { return nil }
+            return .mayStore(days: days)
+        default: return nil
+        }
     }
 
     private static func loadVICAL(_ entry: Any, setting: String, base: URL, time: Date) throws(ConfigError) -> [Certificate] {

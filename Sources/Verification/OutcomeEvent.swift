@@ -4,17 +4,21 @@ import MDoc
 
 /// The `veridoc.verification.completed.v1` CloudEvent
 /// (Schemas/verification-completed.v1.schema.json). It carries element names
-/// and retention, never element values.
+/// and retention, never element values in clear: with a `claimsRecipient`
+/// (the tenant's `outcomeRecipientKey`) the requested values travel sealed
+/// to that key in `data.claims` (see `OutcomeClaims`).
 public struct OutcomeEvent: Sendable {
     public static let eventType = "veridoc.verification.completed.v1"
     public static let defaultSource = "urn:veridoc:verifier"
 
     public let result: VerificationResult
     public let source: String
+    public let claimsRecipient: PublicKey?
 
-    public init(_ result: VerificationResult, source: String = OutcomeEvent.defaultSource) {
+    public init(_ result: VerificationResult, source: String = OutcomeEvent.defaultSource, claimsRecipient: PublicKey? = nil) {
         self.result = result
         self.source = source
+        self.claimsRecipient = claimsRecipient
     }
 
     /// Derived from the request id alone, so a redelivered request produces an
@@ -46,6 +50,9 @@ public struct OutcomeEvent: Sendable {
                 return ["namespace": element.namespace, "element": element.identifier, "retention": requested.map { Self.retention($0.retention) } ?? NSNull()]
             }
         }
+        if let claimsRecipient, let claims = OutcomeClaims.sealed(result, to: claimsRecipient) {
+            data["claims"] = claims
+        }
         return [
             "specversion": "1.0",
             "id": Self.id(forRequest: requestID),
@@ -58,10 +65,19 @@ public struct OutcomeEvent: Sendable {
         ]
     }
 
-    /// One line of JSON with sorted keys: the same result always gives the same bytes.
+    /// One line of JSON with sorted keys: the same result always gives the same
+    /// bytes, except `data.claims`, whose HPKE ephemeral key is fresh each time.
     public func json() -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        encoded().json
+    }
+
+    /// The JSON and whether it carries sealed `data.claims` (the outbox marks
+    /// such rows so the purge can strip the claims once delivered).
+    public func encoded() -> (json: String, hasClaims: Bool) {
+        let object = jsonObject
+        let hasClaims = (object["data"] as? [String: Any])?["claims"] != nil
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return (String(decoding: data, as: UTF8.self), hasClaims)
     }
 
     static func retention(_ retention: Retention) -> [String: Any] {

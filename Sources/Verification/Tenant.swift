@@ -30,10 +30,15 @@ public struct Tenant: Sendable {
     public let trustStore: TrustStore
     public let origins: Set<String>
     public let maxRequestAge: TimeInterval
+    /// How long disclosed values may be kept (docs/retention.md).
+    public let retention: TenantRetention
+    /// The integration's P-256 key: when set, outcomes carry the requested
+    /// element values sealed to it (`data.claims`).
+    public let outcomeRecipientKey: PublicKey?
 
     public init(
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
-        origins: Set<String> = [], maxRequestAge: TimeInterval = 600
+        origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil
     ) {
         self.id = id
         self.merchantIDs = merchantIDs
@@ -42,6 +47,8 @@ public struct Tenant: Sendable {
         self.trustStore = TrustStore(anchors: trustAnchors)
         self.origins = origins
         self.maxRequestAge = maxRequestAge
+        self.retention = retention
+        self.outcomeRecipientKey = outcomeRecipientKey
     }
 
     func key(withHash hash: [UInt8]) -> TenantKey? {

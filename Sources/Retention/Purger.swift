@@ -1,0 +1,86 @@
+import Foundation
+import Postgres
+
+/// What one purge pass did. Counts and ages only: nothing about the values.
+public struct PurgeReport: Sendable, Equatable {
+    /// Value rows removed (dropped partitions' rows plus deleted rows).
+    public var purged = 0
+    public var droppedPartitions = 0
+    /// Age of the oldest value past its retain_until when the pass began
+    /// (0 when none): the promise is that this stays below one purge interval.
+    public var oldestOverdueSeconds: Double = 0
+    /// The same after the pass (0 unless the pass was cut short).
+    public var oldestOverdueAfterSeconds: Double = 0
+    /// Published outbox rows whose sealed claims were removed.
+    public var claimsStripped = 0
+
+    public init() {}
+}
+
+/// One purge pass over expired values. It never runs inside a write-path
+/// transaction and takes no lock that blocks batch inserts:
+///
+/// 1. partitions wholly past `now` are detached CONCURRENTLY and dropped;
+/// 2. rows past retain_until in the partitions straddling `now` are deleted
+///    in batches of `batchSize`, each its own short statement;
+/// 3. partitions for the next days are created ahead, so the write path
+///    rarely has to;
+/// 4. sealed claims are removed from outbox rows already published (they
+///    were only there to be delivered).
+public struct Purger: Sendable {
+    public let batchSize: Int
+    public let partitions: ValuePartitions
+
+    public init(batchSize: Int, partitions: ValuePartitions = ValuePartitions()) {
+        self.batchSize = batchSize
+        self.partitions = partitions
+    }
+
+    public func pass(now: Date = Date(), on connection: PostgresConnection) throws -> PurgeReport {
+        var report = PurgeReport()
+        report.oldestOverdueSeconds = try Self.oldestOverdue(now: now, on: connection)
+
+        for (partition, pending) in try ValuePartitions.list(on: connection) where partition.upper <= now {
+            let rows = try connection.execute("SELECT count(*) AS count FROM \(partition.name)").int(0, "count") ?? 0
+            if pending {
+                try connection.execute("ALTER TABLE element_values DETACH PARTITION \(partition.name) FINALIZE")
+            } else {
+                try connection.execute("ALTER TABLE element_values DETACH PARTITION \(partition.name) CONCURRENTLY")
+            }
+            try connection.execute("DROP TABLE \(partition.name)")
+            report.purged += Int(rows)
+            report.droppedPartitions += 1
+        }
+        if report.droppedPartitions > 0 { partitions.invalidate() }
+
+        while true {
+            let deleted = try connection.execute("""
+                DELETE FROM element_values WHERE (event_id, namespace, element, retain_until) IN (
+                    SELECT event_id, namespace, element, retain_until FROM element_values WHERE retain_until <= $1 LIMIT $2)
+                """, [.timestamp(now), .int(Int64(batchSize))]).affectedRows
+            report.purged += deleted
+            if deleted < batchSize { break }
+        }
+
+        let day: TimeInterval = 86_400
+        try partitions.ensure(covering: [now, now + day, now + 2 * day], now: now, on: connection)
+
+        while true {
+            let stripped = try connection.execute("""
+                UPDATE outbox SET payload = (payload::jsonb #- '{data,claims}')::text, has_claims = false
+                WHERE id IN (SELECT id FROM outbox WHERE has_claims AND published_at IS NOT NULL LIMIT $1)
+                """, [.int(Int64(batchSize))]).affectedRows
+            report.claimsStripped += stripped
+            if stripped < batchSize { break }
+        }
+        report.oldestOverdueAfterSeconds = try Self.oldestOverdue(now: now, on: connection)
+        return report
+    }
+
+    static func oldestOverdue(now: Date, on connection: PostgresConnection) throws -> Double {
+        let result = try connection.execute(
+            "SELECT COALESCE(EXTRACT(EPOCH FROM ($1::timestamptz - min(retain_until)))::float8, 0) AS age FROM element_values WHERE retain_until <= $1",
+            [.timestamp(now)])
+        return max(0, result.double(0, "age") ?? 0)
+    }
+}

@@ -1,0 +1,91 @@
+import Crypto
+import Foundation
+import MDoc
+import Postgres
+import Verification
+
+/// What the write path needs from retention: per disclosed element the
+/// metadata row (always) and, for mayStore elements of verified results,
+/// the encrypted value row. willNotStore values produce no value row at all:
+/// not a digest, not a length.
+public struct RetentionWriter: Sendable {
+    public let directory: TenantDirectory
+    public let keys: DataKeyRing?
+    public let partitions: ValuePartitions
+
+    public init(directory: TenantDirectory, keys: DataKeyRing?, partitions: ValuePartitions = ValuePartitions()) {
+        self.directory = directory
+        self.keys = keys
+        self.partitions = partitions
+    }
+
+    public static let elementColumns = ["event_id", "namespace", "element", "requested", "retention_intent", "retention_days",
+                                        "retention_source", "retention_capped", "retain_until"]
+    public static let valueColumns = ["event_id", "tenant", "namespace", "element", "key_id", "nonce", "ciphertext", "retain_until", "stored_at"]
+
+    public struct Decided: Sendable {
+        public let element: DisclosedElement
+        public let requested: Bool
+        public let decision: RetentionDecision
+    }
+
+    /// One decision per distinct disclosed (namespace, element), in disclosure order.
+    public func decisions(for result: VerificationResult) -> [Decided] {
+        let policy = result.tenant.flatMap { directory[$0]?.retention } ?? .none
+        var seen = Set<String>()
+        var decided: [Decided] = []
+        for element in result.documents.flatMap(\.elements) where seen.insert(element.namespace + "\u{0}" + element.identifier).inserted {
+            let requested = result.requestedElements.contains { $0.namespace == element.namespace && $0.element == element.identifier }
+            let decision = RetentionPolicy.decide(
+                namespace: element.namespace, element: element.identifier, requested: result.requestedElements, tenant: policy, base: result.verifiedAt)
+            decided.append(Decided(element: element, requested: requested, decision: decision))
+        }
+        return decided
+    }
+
+    public func elementRows(for result: VerificationResult) -> [[PostgresValue]] {
+        guard let id = result.requestID else { return [] }
+        return decisions(for: result).map { item in
+            let (intent, days): (String, PostgresValue) = switch item.decision.retention {
+            case .willNotStore: ("willNotStore", .null)
+            case .mayStore(let limit): ("mayStore", limit.map { .int(Int64($0)) } ?? .null)
+            }
+            return [.text(id), .text(item.element.namespace), .text(item.element.identifier), .bool(item.requested), .text(intent), days,
+                    .text(item.decision.source.rawValue), .bool(item.decision.capped), Self.sql(item.decision.expiry)]
+        }
+    }
+
+    public struct ValueRows: Sendable {
+        public var rows: [[PostgresValue]] = []
+        /// The finite retain_until instants, for `ValuePartitions.ensure`.
+        public var expiries: [Date] = []
+    }
+
+    /// Encrypted value rows of a verified result; none without data keys.
+    public func valueRows(for result: VerificationResult, storedAt: Date) throws(CryptoError) -> ValueRows {
+        var out = ValueRows()
+        guard let keys, result.isVerified, let id = result.requestID, let tenant = result.tenant else { return out }
+        for item in decisions(for: result) {
+            guard let expiry = item.decision.expiry else { continue }
+            let sealed = try ValueCipher.seal(Array(item.element.value.encoded), eventID: id, namespace: item.element.namespace,
+                                              element: item.element.identifier, keys: keys)
+            out.rows.append([.text(id), .text(tenant), .text(item.element.namespace), .text(item.element.identifier), .text(sealed.keyID),
+                             .bytes(sealed.nonce), .bytes(sealed.ciphertext), Self.sql(expiry), .timestamp(storedAt)])
+            if case .at(let date) = expiry { out.expiries.append(date) }
+        }
+        return out
+    }
+
+    /// The key outcomes of this result's tenant are sealed to, if any.
+    public func outcomeRecipient(for result: VerificationResult) -> PublicKey? {
+        result.tenant.flatMap { directory[$0]?.outcomeRecipientKey }
+    }
+
+    static func sql(_ expiry: Expiry?) -> PostgresValue {
+        switch expiry {
+        case nil: .null
+        case .never: .text("infinity")
+        case .at(let date): .timestamp(date)
+        }
+    }
+}

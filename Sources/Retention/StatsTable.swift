@@ -1,0 +1,38 @@
+import Foundation
+
+/// `veridoc stats` output: plain aligned text tables, counts suppressed.
+public enum StatsTable {
+    public static func render(_ snapshot: AnalyticsSnapshot) -> String {
+        var out = "Outcomes since \(timestamp(snapshot.since))" + (snapshot.tenant.map { " for tenant \($0)" } ?? "")
+            + " (counts of 1–4 shown as <5)\n\n"
+        out += table(["TENANT", "FLOW", "DOCTYPE", "ISSUER", "VERDICT", "COUNT"],
+                     snapshot.outcomes.map { [$0.tenant, $0.flow, $0.docType, $0.issuerCountry, $0.verdict, Suppression.display($0.count)] })
+        out += "\nReasons (an event with several reasons counts under each; none = verified)\n\n"
+        out += table(["TENANT", "FLOW", "REASON", "COUNT"], snapshot.reasons.map { [$0.tenant, $0.flow, $0.reason, Suppression.display($0.count)] })
+        out += "\nProcessing latency, seconds from receipt to verification (percentiles hidden under 5 events)\n\n"
+        out += table(["TENANT", "FLOW", "COUNT", "P50", "P90", "P99"], snapshot.latency.map { row in
+            let hide = Suppression.isSuppressed(row.count)
+            return [row.tenant, row.flow, Suppression.display(row.count)] + [row.p50, row.p90, row.p99].map { hide ? "-" : seconds($0) }
+        })
+        return out
+    }
+
+    public static func table(_ header: [String], _ rows: [[String]]) -> String {
+        guard !rows.isEmpty else { return "  (none)\n" }
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            "  " + row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}

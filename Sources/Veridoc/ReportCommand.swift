@@ -1,0 +1,33 @@
+import Foundation
+import Retention
+
+/// `veridoc report --config FILE --html OUT [--since DURATION] [--tenant T]`:
+/// a self-contained HTML page with inline SVG charts.
+enum ReportCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        RetentionCommands.run {
+            let parsed = try ParsedArguments(arguments, options: ["--config", "--since", "--tenant", "--html"], flags: [])
+            guard let output = parsed.options["--html"] else { throw UsageError("report needs --html FILE") }
+            let (file, since, tenant) = try StatsCommand.options(arguments.filterOption("--html"), extra: [])
+            let connection = try RetentionCommands.connect(file)
+            defer { connection.close() }
+            let html = ReportHTML.render(try AnalyticsSnapshot.load(since: since, tenant: tenant, on: connection))
+            try Data(html.utf8).write(to: URL(fileURLWithPath: output))
+            print("report written to \(output)")
+        }
+    }
+}
+
+extension Array where Element == String {
+    /// The arguments without `name` and its value.
+    func filterOption(_ name: String) -> [String] {
+        var out: [String] = []
+        var skip = false
+        for argument in self {
+            if skip { skip = false; continue }
+            if argument == name { skip = true; continue }
+            out.append(argument)
+        }
+        return out
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import MDoc
+import Postgres
+import Retention
+import Verification
+
+/// `veridoc purge`, `veridoc forget`, `veridoc keys generate-data-key` and
+/// `veridoc keys rotate-data-key` (docs/retention.md). They print counts,
+/// never values.
+enum RetentionCommands {
+    /// One purge pass. `--now` purges as if it were that time (tests and
+    /// what-ifs); it erases for real whatever would have expired by then.
+    static func purge(_ arguments: [String]) -> Int32 {
+        run {
+            let parsed = try ParsedArguments(arguments, options: ["--config", "--now"], flags: [])
+            let file = try configFile(parsed)
+            var now = Date()
+            if let text = parsed.options["--now"] {
+                guard let date = RFC3339.date(from: text) else { throw UsageError("--now takes an RFC 3339 time") }
+                now = date
+            }
+            let retention = try RetentionConfiguration.load(from: file)
+            let connection = try connect(file)
+            defer { connection.close() }
+            let report = try Purger(batchSize: retention.purgeBatchSize).pass(now: now, on: connection)
+            print("purged \(report.purged) values (\(report.droppedPartitions) partitions dropped); "
+                  + "oldest overdue was \(String(format: "%.0f", report.oldestOverdueSeconds)) s; stripped claims from \(report.claimsStripped) outcomes")
+        }
+    }
+
+    static func forget(_ arguments: [String]) -> Int32 {
+        run {
+            let parsed = try ParsedArguments(arguments, options: ["--config", "--request", "--tenant"], flags: [])
+            let file = try configFile(parsed)
+            let retention = try RetentionConfiguration.load(from: file)
+            let eraser = Eraser(batchSize: retention.purgeBatchSize)
+            let connection = try connect(file)
+            defer { connection.close() }
+            let erased: Eraser.Erased
+            switch (parsed.options["--request"], parsed.options["--tenant"]) {
+            case (let request?, nil): erased = try eraser.forget(request: request, on: connection)
+            case (nil, let tenant?): erased = try eraser.forget(tenant: tenant, on: connection)
+            default: throw UsageError("forget needs exactly one of --request ID and --tenant T")
+            }
+            print("erased \(erased.values) values and the sealed claims of \(erased.claims) outcomes; kept \(erased.resultsKept) results")
+        }
+    }
+
+    static func generateDataKey(_ arguments: [String]) -> Int32 {
+        run {
+            guard arguments.count == 1 else { throw UsageError("keys generate-data-key FILE") }
+            try DataKeyRing.generateKeyFile(URL(fileURLWithPath: arguments[0]))
+            print("data key written to \(arguments[0]) (mode 0600); add it to retention.dataKeys")
+        }
+    }
+
+    static func rotateDataKey(_ arguments: [String]) -> Int32 {
+        run {
+            let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
+            let file = try configFile(parsed)
+            let retention = try RetentionConfiguration.load(from: file)
+            guard let keys = retention.keys else { throw ConfigError("retention.dataKeys: no data keys configured") }
+            let connection = try connect(file)
+            defer { connection.close() }
+            let outcome = try KeyRotation(keys: keys, batchSize: retention.purgeBatchSize).run(on: connection)
+            print("re-encrypted \(outcome.reencrypted) values under data key \(keys.activeID)")
+            if outcome.unknownKey > 0 {
+                print("\(outcome.unknownKey) values are under data keys no longer configured; they cannot be read or rotated")
+                throw RetentionError("values under unknown data keys remain")
+            }
+        }
+    }
+
+    static func configFile(_ parsed: ParsedArguments) throws -> URL {
+        guard let path = parsed.options["--config"], parsed.positional.isEmpty else { throw UsageError("--config FILE is required") }
+        return URL(fileURLWithPath: path)
+    }
+
+    static func connect(_ file: URL) throws -> PostgresConnection {
+        try PostgresConnection(connectionString: try RetentionConfiguration.postgresConnectionString(from: file), applicationName: "veridoc-cli")
+    }
+
+    /// Exit 0 on success, 2 for usage and configuration errors, 1 otherwise.
+    static func run(_ body: () throws -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch let error as UsageError {
+            Console.error("\(error.message)\n\n\(Usage.text)")
+        } catch let error as ConfigError {
+            Console.error("config: \(error.message)")
+        } catch let error as PostgresError {
+            Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
+            return 1
+        } catch {
+            Console.error("\(error)")
+            return 1
+        }
+        return 2
+    }
+}

@@ -1,0 +1,70 @@
+import CBOR
+import Crypto
+import Foundation
+
+/// `data.claims` of an outcome: the element values requested with a
+/// `mayStore` intent, sealed with
+/// HPKE (the suite Apple uses: DHKEM(P-256, HKDF-SHA256), HKDF-SHA256,
+/// AES-128-GCM) to the tenant's `outcomeRecipientKey`, so only the
+/// integration that asked can read them; every other consumer of the
+/// outcome topic (analytics) sees ciphertext.
+///
+/// Plaintext: the CBOR map `{namespace: {element: value}}`, each value the
+/// exact CBOR bytes the holder disclosed (tags such as full-date kept).
+/// HPKE info: `"veridoc.outcome.claims.v1"`, 0x00, the request id, so a
+/// sealed block cannot be replayed under another request. AAD is empty.
+public enum OutcomeClaims {
+    public static let infoLabel = "veridoc.outcome.claims.v1"
+    public static let suite = "DHKEM-P256-HKDF-SHA256/HKDF-SHA256/AES-128-GCM"
+
+    public static func info(requestID: String) -> [UInt8] {
+        Array(infoLabel.utf8) + [0] + Array(requestID.utf8)
+    }
+
+    /// The disclosed elements the request asked for with a `mayStore` intent,
+    /// as the claims plaintext; nil when there are none. `willNotStore`
+    /// values never reach the outbox, not even sealed (the outcome says only
+    /// that they verified), and elements disclosed without being asked for
+    /// are left out (data minimisation).
+    public static func plaintext(of result: VerificationResult) -> [UInt8]? {
+        var spaces: [(String, [CBOR.MapEntry])] = []
+        var seen = Set<String>()
+        for element in result.documents.flatMap(\.elements) {
+            guard result.requestedElements.contains(where: {
+                $0.namespace == element.namespace && $0.element == element.identifier && $0.retention != .willNotStore
+            }),
+                  seen.insert(element.namespace + "\u{0}" + element.identifier).inserted
+            else { continue }
+            let entry = CBOR.MapEntry(.text(element.identifier), .preEncoded(Array(element.value.encoded)))
+            if let index = spaces.firstIndex(where: { $0.0 == element.namespace }) {
+                spaces[index].1.append(entry)
+            } else {
+                spaces.append((element.namespace, [entry]))
+            }
+        }
+        guard !spaces.isEmpty else { return nil }
+        return CBOR.map(spaces.map { CBOR.MapEntry(.text($0.0), .map($0.1)) }).encoded()
+    }
+
+    /// The `data.claims` object, or nil when there is nothing to seal (or sealing failed,
+    /// in which case the outcome carries names only rather than anything in clear).
+    static func sealed(_ result: VerificationResult, to recipient: PublicKey) -> [String: Any]? {
+        guard result.isVerified, let requestID = result.requestID, let plaintext = plaintext(of: result),
+              let sealed = try? HPKE.seal(plaintext, info: info(requestID: requestID), recipient: recipient)
+        else { return nil }
+        return [
+            "suite": suite,
+            "contentType": "application/cbor",
+            "enc": Data(sealed.encapsulatedKey).base64EncodedString(),
+            "ciphertext": Data(sealed.ciphertext).base64EncodedString(),
+        ]
+    }
+
+    /// For the integration (and tests): opens `data.claims` with the recipient's private key.
+    public static func open(_ claims: [String: Any], requestID: String, recipient: PrivateKey) throws(CryptoError) -> [UInt8] {
+        guard let enc = (claims["enc"] as? String).flatMap({ Data(base64Encoded: $0) }),
+              let ciphertext = (claims["ciphertext"] as? String).flatMap({ Data(base64Encoded: $0) })
+        else { throw .malformedEncoding("data.claims needs base64 enc and ciphertext") }
+        return try HPKE.open(Array(ciphertext), encapsulatedKey: Array(enc), info: info(requestID: requestID), recipient: recipient)
+    }
+}
