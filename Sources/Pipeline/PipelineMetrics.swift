@@ -52,11 +52,12 @@ public final class PipelineMetrics: Sendable {
     let partitionsAssigned: Gauge
     let postgresUp: Gauge
     let rebalances: Counter
-    /// For the retention work: how far purging is behind, in seconds — the age
-    /// past its retention deadline of the oldest row not yet purged (0 when
-    /// nothing is overdue). Registered here so it is always exposed; nothing in
-    /// the worker sets it yet.
+    /// How far purging is behind, in seconds: the age past its retention
+    /// deadline of the oldest value a purge pass found (0 when nothing is
+    /// overdue). Set after every pass of the worker's purge loop.
     public let purgeLag: Gauge
+    /// Element values deleted by the worker's purge loop.
+    public let valuesPurged: Counter
 
     static let outboxBacklogInterval: TimeInterval = 5
 
@@ -82,6 +83,7 @@ public final class PipelineMetrics: Sendable {
         postgresUp = registry.gauge("veridoc_postgres_up", help: "1 when the last PostgreSQL round trip succeeded recently, else 0.")
         rebalances = registry.counter("veridoc_rebalances_total", help: "Partition assignments and revocations.", labels: ["kind"])
         purgeLag = registry.gauge("veridoc_purge_lag_seconds", help: "Age past its retention deadline of the oldest row not yet purged.")
+        valuesPurged = registry.counter("veridoc_values_purged_total", help: "Element values deleted by the purge loop after their retention ended.")
 
         for cause in [RecordIntake.Cause.tooLarge, RecordIntake.Cause.notUTF8, RecordIntake.Cause.noID] { deadLetters.initialize(cause) }
         for kind in ["assigned", "revoked"] { rebalances.initialize(kind) }

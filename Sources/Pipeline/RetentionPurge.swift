@@ -3,11 +3,12 @@ import Postgres
 import Retention
 
 /// Wires the worker's purge loop to its configuration and log. A pass logs
-/// counts and ages only (values purged, oldest overdue age), which is also
-/// what a metrics hook may take from `PurgeReport`.
+/// counts and ages only (values purged, oldest overdue age) and sets the
+/// purge metrics from them.
 enum RetentionPurge {
     static func loop(
-        _ configuration: RetentionConfiguration, partitions: ValuePartitions, connect: @escaping @Sendable () throws -> PostgresConnection, log: Logger
+        _ configuration: RetentionConfiguration, partitions: ValuePartitions, connect: @escaping @Sendable () throws -> PostgresConnection, log: Logger,
+        metrics: PipelineMetrics
     ) -> PurgeLoop {
         if configuration.keys == nil {
             log.warning("retention.dataKeys not configured: no element value is stored (metadata only)")
@@ -18,6 +19,8 @@ enum RetentionPurge {
             onPass: { result in
                 switch result {
                 case .success(let report):
+                    metrics.purgeLag.set(report.oldestOverdueSeconds)
+                    metrics.valuesPurged.increment(by: Double(report.purged))
                     let fields = ["purged": "\(report.purged)", "droppedPartitions": "\(report.droppedPartitions)",
                                   "oldestOverdueSeconds": String(format: "%.1f", report.oldestOverdueSeconds),
                                   "claimsStripped": "\(report.claimsStripped)"]

@@ -147,7 +147,7 @@ public final class Worker: @unchecked Sendable {
 
         persister.start()
         publisher.start()
-        purgeLoop = RetentionPurge.loop(configuration.retention, partitions: retention.partitions, connect: connect, log: log)
+        purgeLoop = RetentionPurge.loop(configuration.retention, partitions: retention.partitions, connect: connect, log: log, metrics: metrics)
         purgeLoop?.start()
         try consumer.subscribe([configuration.requestTopic])
         log.info("worker started", ["worker": workerID, "group": configuration.groupID, "topic": configuration.requestTopic,
