@@ -115,7 +115,9 @@ public struct Certificate: Sendable, Hashable {
             ERR_clear_error()
             throw .unsupported("certificate public key")
         }
-        return try PublicKey(owned: OwnedPKey(taking: pkey))
+        let owned = OwnedPKey(taking: pkey)
+        try checkPublicKey(owned)
+        return try PublicKey(owned: owned)
     }
 
     public var keyUsage: KeyUsage? {

@@ -9,8 +9,9 @@ extension PrivateKey {
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw .openSSL(lastOpenSSLError()) }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_derive_init(context) == 1 else { throw .openSSL(lastOpenSSLError()) }
-        // set_peer also runs the public-key check on the peer point.
-        guard EVP_PKEY_derive_set_peer(context, peer.key.pointer) == 1 else {
+        // Every PublicKey was checked on construction (on the curve, not at
+        // infinity), so the peer is not validated a second time here.
+        guard EVP_PKEY_derive_set_peer_ex(context, peer.key.pointer, 0) == 1 else {
             ERR_clear_error()
             throw .pointNotOnCurve
         }

@@ -279,11 +279,15 @@ func bigNumberParameter(_ pkey: OpaquePointer, _ name: String, width: Int) -> [U
     return out
 }
 
-private func checkPublicKey(_ key: OwnedPKey) throws(CryptoError) {
+/// Rejects points at infinity, off the curve or with out-of-range coordinates.
+/// The quick check is complete for P-256/384/521: their cofactor is 1, so a
+/// point on the curve is in the prime-order group, and the full check's extra
+/// multiplication by the order (as costly as an ECDH) proves nothing more.
+func checkPublicKey(_ key: OwnedPKey) throws(CryptoError) {
     guard EVP_PKEY_get_base_id(key.pointer) == EVP_PKEY_EC else { return }
     guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { throw .openSSL(lastOpenSSLError()) }
     defer { EVP_PKEY_CTX_free(context) }
-    guard EVP_PKEY_public_check(context) == 1 else {
+    guard EVP_PKEY_public_check_quick(context) == 1 else {
         ERR_clear_error()
         throw .pointNotOnCurve
     }

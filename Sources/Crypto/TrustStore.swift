@@ -1,16 +1,13 @@
 import COpenSSL
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 
 /// A set of trust anchors (IACA roots, intermediates or pinned document-signer
 /// certificates) and RFC 5280 path validation against them, done by OpenSSL.
 public struct TrustStore: Sendable {
     public let anchors: [Certificate]
     private let store: SharedX509Store?
+    private let verifiedPaths = VerifiedPathCache()
 
     public init(anchors: [Certificate]) {
         self.anchors = anchors
@@ -24,7 +21,21 @@ public struct TrustStore: Sendable {
     /// its own EKUs; `DocumentSignerProfile` checks those). Every certificate in the path,
     /// the anchor included, must be valid at `time`, and unknown critical extensions fail.
     /// On success the path runs leaf … anchor.
+    ///
+    /// A path that verified once is remembered with the window in which every
+    /// certificate on it is valid: the answer depends only on the certificates,
+    /// the anchors and the time, so a later request at a time inside that
+    /// window gets the same answer without another signature check. Failures
+    /// are not remembered (hostile input must not fill the cache).
     public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date) -> Result<[Certificate], ChainValidationError> {
+        let key = VerifiedPathCache.key(leaf, intermediates)
+        if let path = verifiedPaths.path(for: key, at: time) { return .success(path) }
+        let result = verify(leaf: leaf, intermediates: intermediates, at: time)
+        if case .success(let path) = result { verifiedPaths.remember(path, for: key) }
+        return result
+    }
+
+    private func verify(leaf: Certificate, intermediates: [Certificate], at time: Date) -> Result<[Certificate], ChainValidationError> {
         guard let store else { return .failure(.untrusted("the trust store could not be created")) }
         guard let context = X509_STORE_CTX_new() else { return .failure(.untrusted("OpenSSL: \(lastOpenSSLError())")) }
         defer { X509_STORE_CTX_free(context) }
@@ -146,4 +157,34 @@ private func checkTime(_ date: Date) -> time_t {
     if seconds >= Double(time_t.max) { return time_t.max }
     if seconds <= Double(time_t.min) { return time_t.min }
     return time_t(seconds)
+}
+
+/// Paths that verified, keyed by the certificates presented, with the time
+/// window in which all of them are valid. Bounded: when full it starts over.
+final class VerifiedPathCache: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var entries: [[UInt8]: (path: [Certificate], notBefore: Date, notAfter: Date)] = [:]
+    private let capacity = 4096
+
+    static func key(_ leaf: Certificate, _ intermediates: [Certificate]) -> [UInt8] {
+        var material = leaf.sha256Fingerprint
+        for certificate in intermediates { material += certificate.sha256Fingerprint }
+        return intermediates.isEmpty ? material : HashAlgorithm.sha256.hash(material)
+    }
+
+    func path(for key: [UInt8], at time: Date) -> [Certificate]? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = entries[key], entry.notBefore <= time, time <= entry.notAfter else { return nil }
+        return entry.path
+    }
+
+    func remember(_ path: [Certificate], for key: [UInt8]) {
+        guard let notBefore = path.map(\.notBefore).max(), let notAfter = path.map(\.notAfter).min() else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+        entries[key] = (path, notBefore, notAfter)
+    }
 }

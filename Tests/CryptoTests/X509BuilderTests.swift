@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A small PKI made at run time: IACAs, optional intermediate, document signers.
-private struct TestPKI {
+struct TestPKI {
     static let start = utc("2026-01-01")
     static let end = utc("2036-01-01")
     static let checkTime = utc("2027-06-01")
