@@ -54,7 +54,11 @@ public final class Demo: @unchecked Sendable {
         print("Starting PostgreSQL (initdb into \(directory.path)/pg) …")
         let postgres = try EmbeddedPostgres(directory: directory.appendingPathComponent("pg"))
         var keepDatabase = false
-        defer { postgres.stop(keepFiles: keepDatabase) }
+        defer {
+            postgres.stop(keepFiles: keepDatabase)
+            // The config folder holds the demo tenant's private keys: gone with the demo.
+            if !keepDatabase { try? FileManager.default.removeItem(at: directory) }
+        }
 
         print("Starting the Kafka-protocol broker (librdkafka mock cluster, 3 brokers) …")
         let cluster = try MockCluster(brokers: 3)

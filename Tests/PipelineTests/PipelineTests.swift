@@ -15,7 +15,7 @@ struct PipelineTests {
     /// unattributable records go to the dead-letter topic.
     @Test func mixedStreamIsVerifiedStoredAndPublishedOnce() throws {
         let fixture = try PipelineFixture()
-        let events = try mixedEvents(&fixture.factory, count: 1200)
+        let events = try mixedEvents(&fixture.factory, count: 2000)
         let expected = events.filter { $0.id != nil }
         let worker = try fixture.startWorker()
         try fixture.produce(records(events))
@@ -119,6 +119,28 @@ struct PipelineTests {
         #expect(letters.count == 3)
         #expect(Set(letters.compactMap { $0["veridoc.cause"] }) == ["record.not_utf8", "record.no_id"])
         #expect(letters.allSatisfy { $0["veridoc.reason"] == "event.invalid" && $0["veridoc.origin.topic"] == "veridoc.requests" && $0["veridoc.origin.offset"] != nil })
+        #expect(worker.terminate() == 0)
+    }
+
+    /// CloudEvents binary mode: attributes in `ce_*` headers, `data` as the value.
+    @Test func binaryModeEventsAreVerifiedLikeStructuredOnes() throws {
+        let fixture = try PipelineFixture()
+        let worker = try fixture.startWorker()
+        let event = try fixture.factory.event(.appleWalletWeb)
+        let structured = try JSONSerialization.jsonObject(with: Data(event.json())) as! [String: Any]
+        let data = try JSONSerialization.data(withJSONObject: structured["data"]!)
+        var headers = ["specversion", "id", "source", "type", "time"].map { name in
+            KafkaHeader("ce_\(name)", Array((structured[name] as! String).utf8))
+        }
+        headers.append(KafkaHeader("content-type", Array("application/json; charset=utf-8".utf8)))
+        try fixture.produce([("binary", Array(data))], headers: headers)
+        // A binary-mode record with an id but a broken body is rejected, not dead-lettered.
+        let brokenHeaders = [KafkaHeader("ce_specversion", Array("1.0".utf8)), KafkaHeader("ce_id", Array("binary-broken".utf8))]
+        try fixture.produce([("binary", Array("{}".utf8))], headers: brokenHeaders)
+        #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM results") == 2 }, "\(worker.log.suffix(1500))")
+        let stored = try fixture.database.results()
+        #expect(stored[event.id!]?.verdict == "verified")
+        #expect(stored["binary-broken"]?.reasons == ["event.invalid"])
         #expect(worker.terminate() == 0)
     }
 

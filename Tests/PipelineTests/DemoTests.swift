@@ -1,0 +1,75 @@
+import Foundation
+import Postgres
+import Testing
+
+/// `veridoc demo` as `make demo` runs it: its own PostgreSQL and broker, a
+/// realistic stream through the real worker, a summary checked against the
+/// database; nothing left running, and no personal value in its output.
+@Suite(.serialized, .enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/postgresql"), "PostgreSQL server binaries are not installed"))
+struct DemoTests {
+    @Test func demoRunsEndToEndLeavesNothingBehindAndLogsNoPersonalData() throws {
+        let planted = "Xylophonist-PLANTED-\(UInt32.random(in: 0...UInt32.max))"
+        let before = Set(postmasterPIDs())
+        let run = try runDemo(["demo", "--events", "500", "--family-name", planted])
+        #expect(run.status == 0, "\(run.output.suffix(3000))")
+
+        // The summary's own consistency lines, and counts that add up.
+        #expect(run.output.contains("✓ one per event id"))
+        #expect(!run.output.contains("✗"))
+        let stored = number(after: "results stored", in: run.output)
+        let verified = number(after: "verified / rejected", in: run.output)
+        #expect(stored != nil && verified != nil && verified! <= stored!)
+        let reasonRows = run.output.split(separator: "\n").filter { $0.hasPrefix("  verified ") || $0.hasPrefix("  rejected ") }
+        let rowTotal = reasonRows.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
+        #expect(rowTotal >= stored ?? 0, "every stored result appears in the reason table")
+
+        // No personal value in anything the demo printed (worker logs included).
+        #expect(!run.output.contains(planted))
+        #expect(!run.output.contains(Data(planted.utf8).base64EncodedString()))
+
+        // Nothing it started is still running: no new postmaster, no demo folder.
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(Set(postmasterPIDs()).subtracting(before).isEmpty, "the demo's PostgreSQL was stopped")
+        let folder = run.output.split(separator: "\n").first { $0.contains("initdb into") }.flatMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("/tmp/veridoc-demo-") }
+        }.map { "/tmp/" + $0.dropFirst(5).prefix(while: { $0 != "/" }) }
+        #expect(folder != nil, "the demo names its folder")
+        let folderRemains = folder.map { FileManager.default.fileExists(atPath: $0) } ?? true
+        #expect(!folderRemains, "the demo removed its folder (keys included)")
+    }
+
+    private func number(after label: String, in output: String) -> Int? {
+        guard let line = output.split(separator: "\n").first(where: { $0.contains(label) }) else { return nil }
+        return line.replacingOccurrences(of: label, with: "").split(whereSeparator: { $0 == " " || $0 == "/" }).compactMap { Int($0) }.first
+    }
+
+    /// Pids of running `postgres` server processes (postmasters and children).
+    private func postmasterPIDs() -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+            return command.hasPrefix("/usr/lib/postgresql/") && command.contains("/bin/postgres")
+        }
+    }
+
+    /// Runs the binary with stdout and stderr into one file (never a pipe: the
+    /// demo's PostgreSQL must not inherit a pipe the test waits on).
+    private func runDemo(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-demo-test-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([Services.binary.path] + arguments).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, Services.binary.path, &actions, nil, argv + [nil], environ) == 0 else { throw TestFailure("cannot start the demo") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return (status & 0x7f == 0 ? (status >> 8) & 0xff : -1, output)
+    }
+}
