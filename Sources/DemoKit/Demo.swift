@@ -87,7 +87,7 @@ public final class Demo: @unchecked Sendable {
         let tenants = try Configuration.load(from: configURL)
         let migration = try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-demo")
         try Migrations.apply(on: migration)
-        let worker = try Worker(configuration: configuration, directory: tenants.directory, log: Logger(minimum: .error))
+        let worker = try Worker(configuration: configuration, directory: tenants.directory, log: Logger(minimum: ProcessInfo.processInfo.environment["VERIDOC_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .error))
         let workerDone = DispatchSemaphore(value: 0)
         let workerThread = Thread {
             do { try worker.run() } catch { FileHandle.standardError.write(Data("veridoc: worker failed: \(error)\n".utf8)) }

@@ -23,7 +23,8 @@ struct DemoTests {
         let rowTotal = reasonRows.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }.reduce(0, +)
         #expect(rowTotal >= stored ?? 0, "every stored result appears in the reason table")
 
-        // No personal value in anything the demo printed (worker logs included).
+        // No personal value in anything the demo printed (worker logs at debug level included).
+        #expect(run.output.contains("\"level\":\"debug\""), "the capture includes the worker's debug log lines")
         #expect(!run.output.contains(planted))
         #expect(!run.output.contains(Data(planted.utf8).base64EncodedString()))
 
@@ -66,7 +67,12 @@ struct DemoTests {
         let argv = ([Services.binary.path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
-        guard posix_spawn(&pid, Services.binary.path, &actions, nil, argv + [nil], environ) == 0 else { throw TestFailure("cannot start the demo") }
+        // Debug logging: the capture must hold every line the worker can write.
+        let variables: [String] = ProcessInfo.processInfo.environment.filter { $0.key != "VERIDOC_LOG_LEVEL" }.map { "\($0.key)=\($0.value)" }
+            + ["VERIDOC_LOG_LEVEL=debug"]
+        let environment = variables.map { strdup($0) }
+        defer { environment.forEach { free($0) } }
+        guard posix_spawn(&pid, Services.binary.path, &actions, nil, argv + [nil], environment + [nil]) == 0 else { throw TestFailure("cannot start the demo") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
