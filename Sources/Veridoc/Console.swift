@@ -1,4 +1,6 @@
 import Foundation
+import Postgres
+import Verification
 
 enum Console {
     static func error(_ message: String) {
@@ -70,5 +72,28 @@ struct ParsedArguments {
                 index += 1
             }
         }
+    }
+}
+
+/// Runs a command body and maps what it threw to the exit status: 0 on
+/// success, 2 for usage and configuration errors (message on stderr), 1
+/// otherwise.
+enum ExitStatus {
+    static func of(_ body: () throws -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch let error as UsageError {
+            Console.error("\(error.message)\n\n\(Usage.text)")
+        } catch let error as ConfigError {
+            Console.error("config: \(error.message)")
+        } catch let error as PostgresError {
+            Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
+            return 1
+        } catch {
+            Console.error("\(error)")
+            return 1
+        }
+        return 2
     }
 }

@@ -5,7 +5,7 @@ import Retention
 /// a self-contained HTML page with inline SVG charts.
 enum ReportCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        RetentionCommands.run {
+        ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--since", "--tenant", "--html"], flags: [])
             guard let output = parsed.options["--html"] else { throw UsageError("report needs --html FILE") }
             let (file, since, tenant) = try StatsCommand.options(arguments.filterOption("--html"), extra: [])

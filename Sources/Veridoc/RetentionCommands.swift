@@ -11,7 +11,7 @@ enum RetentionCommands {
     /// One purge pass. `--now` purges as if it were that time (tests and
     /// what-ifs); it erases for real whatever would have expired by then.
     static func purge(_ arguments: [String]) -> Int32 {
-        run {
+        ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--now"], flags: [])
             let file = try configFile(parsed)
             var now = Date()
@@ -29,7 +29,7 @@ enum RetentionCommands {
     }
 
     static func forget(_ arguments: [String]) -> Int32 {
-        run {
+        ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--request", "--tenant"], flags: [])
             let file = try configFile(parsed)
             let retention = try RetentionConfiguration.load(from: file)
@@ -47,7 +47,7 @@ enum RetentionCommands {
     }
 
     static func generateDataKey(_ arguments: [String]) -> Int32 {
-        run {
+        ExitStatus.of {
             guard arguments.count == 1 else { throw UsageError("keys generate-data-key FILE") }
             try DataKeyRing.generateKeyFile(URL(fileURLWithPath: arguments[0]))
             print("data key written to \(arguments[0]) (mode 0600); add it to retention.dataKeys")
@@ -55,7 +55,7 @@ enum RetentionCommands {
     }
 
     static func rotateDataKey(_ arguments: [String]) -> Int32 {
-        run {
+        ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
             let file = try configFile(parsed)
             let retention = try RetentionConfiguration.load(from: file)
@@ -78,24 +78,5 @@ enum RetentionCommands {
 
     static func connect(_ file: URL) throws -> PostgresConnection {
         try PostgresConnection(connectionString: try RetentionConfiguration.postgresConnectionString(from: file), applicationName: "veridoc-cli")
-    }
-
-    /// Exit 0 on success, 2 for usage and configuration errors, 1 otherwise.
-    static func run(_ body: () throws -> Void) -> Int32 {
-        do {
-            try body()
-            return 0
-        } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
-        } catch let error as ConfigError {
-            Console.error("config: \(error.message)")
-        } catch let error as PostgresError {
-            Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
-            return 1
-        } catch {
-            Console.error("\(error)")
-            return 1
-        }
-        return 2
     }
 }

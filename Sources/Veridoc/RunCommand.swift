@@ -9,7 +9,7 @@ import Verification
 /// apply the schema migrations alone.
 enum RunCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        do {
+        ExitStatus.of {
             let (configuration, directory) = try load(arguments)
             let log = Logger(minimum: configuration.logLevel)
             let worker = try Worker(configuration: configuration, directory: directory, log: log)
@@ -22,35 +22,14 @@ enum RunCommand {
             try worker.run()
             server.stop()
             withExtendedLifetime(signals) {}
-            return 0
-        } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
-        } catch let error as ConfigError {
-            Console.error("config: \(error.message)")
-        } catch let error as PostgresError {
-            Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
-            return 1
-        } catch {
-            Console.error("\(error)")
-            return 1
         }
-        return 2
     }
 
     static func migrateOnly(_ arguments: [String]) -> Int32 {
-        do {
+        ExitStatus.of {
             let (configuration, _) = try load(arguments)
             try migrate(configuration, log: Logger(minimum: configuration.logLevel))
-            return 0
-        } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
-        } catch let error as ConfigError {
-            Console.error("config: \(error.message)")
-        } catch {
-            Console.error("migrate: \(error)")
-            return 1
         }
-        return 2
     }
 
     private static func load(_ arguments: [String]) throws -> (WorkerConfiguration, TenantDirectory) {

@@ -5,7 +5,7 @@ import Retention
 /// counts, reasons and latency as text tables (small counts as "<5").
 enum StatsCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        RetentionCommands.run {
+        ExitStatus.of {
             let (file, since, tenant) = try options(arguments, extra: [])
             let connection = try RetentionCommands.connect(file)
             defer { connection.close() }
