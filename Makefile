@@ -5,7 +5,7 @@ APT_PACKAGES := pkg-config libssl-dev librdkafka-dev libpq-dev libmicrohttpd-dev
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
 
-.PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo clean
+.PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo bench clean
 
 ## setup: install missing Debian packages (idempotent, quiet when nothing is missing)
 setup:
@@ -70,6 +70,12 @@ test: setup lint-schemas lint-deploy
 ## demo: the main job on embedded defaults
 demo: release
 	.build/release/veridoc demo
+
+## bench: crypto ceiling, verify pool, end to end and scaling (about 4 minutes); a table on stdout,
+## bench/results/latest.json and latest.md. BENCH_ARGS passes options (e.g. BENCH_ARGS=--quick).
+BENCH_ARGS ?=
+bench: release
+	.build/release/veridoc bench --output bench/results $(BENCH_ARGS)
 
 clean:
 	rm -rf .build

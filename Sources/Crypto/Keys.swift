@@ -99,10 +99,15 @@ public struct PublicKey: Sendable {
     let key: OwnedPKey
     public let type: KeyType
 
-    init(owned: OwnedPKey) throws(CryptoError) {
+    /// `04 || X || Y` when known at construction (a point given to `init`, a
+    /// private key's public half), so it is not exported from OpenSSL again.
+    let knownPoint: [UInt8]?
+
+    init(owned: OwnedPKey, point: [UInt8]? = nil) throws(CryptoError) {
         guard let type = owned.keyType else { throw .unsupported("key type") }
         self.key = owned
         self.type = type
+        self.knownPoint = point
     }
 
     /// An EC public key from its uncompressed SEC 1 encoding `04 || X || Y`.
@@ -113,7 +118,7 @@ public struct PublicKey: Sendable {
         }
         let pkey = try makeECKey(curve: curve, publicPoint: point, privateScalar: nil)
         try checkPublicKey(pkey)
-        try self.init(owned: pkey)
+        try self.init(owned: pkey, point: point)
     }
 
     /// An EC public key from its affine coordinates (as in a COSE_Key).
@@ -161,6 +166,11 @@ public struct PublicKey: Sendable {
 
     /// `04 || X || Y` for EC keys; nil for other key types.
     public var uncompressedPoint: [UInt8]? {
+        if let knownPoint { return knownPoint }
+        return exportedPoint
+    }
+
+    private var exportedPoint: [UInt8]? {
         guard let curve else { return nil }
         guard let x = bigNumberParameter(key.pointer, "qx", width: curve.coordinateByteCount),
               let y = bigNumberParameter(key.pointer, "qy", width: curve.coordinateByteCount)
@@ -198,7 +208,10 @@ public struct PrivateKey: Sendable {
         self.key = owned
         // The same EVP_PKEY serves as the public half: OpenSSL uses only its
         // public component for verification and export.
-        self.publicKey = try PublicKey(owned: owned)
+        // Private keys live long (merchant keys): export the public point once,
+        // not on every HPKE open.
+        let half = try PublicKey(owned: owned)
+        self.publicKey = half.curve == nil ? half : try PublicKey(owned: owned, point: half.uncompressedPoint)
     }
 
     /// A fresh key on `curve` from OpenSSL's CSPRNG.

@@ -19,3 +19,6 @@ public func secureRandomBytes(_ count: Int) -> [UInt8] {
     }
     return out
 }
+
+/// The linked libcrypto's version text, e.g. "OpenSSL 3.0.15 3 Sep 2024".
+public var openSSLVersionText: String { String(cString: OpenSSL_version(OPENSSL_VERSION)) }

@@ -9,6 +9,7 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
     private let lock = NSLock()
     private var subjects = Set<String>()
     private var stopped = false
+    private var assigned = false
     private var thread: Thread?
 
     init(bootstrap: String, clock: LatencyClock, topic: String = "veridoc.outcomes") throws {
@@ -27,8 +28,7 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
         let thread = Thread { [unowned self] in
             while !self.isStopped {
                 guard let message = try? self.consumerBox?.poll(timeoutMilliseconds: 100) else { continue }
-                guard let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
-                      let subject = object["subject"] as? String else { continue }
+                guard let subject = Self.subject(of: message.value) else { continue }
                 self.lock.lock()
                 let first = self.subjects.insert(subject).inserted
                 self.lock.unlock()
@@ -38,6 +38,39 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
         thread.name = "veridoc-demo-outcomes"
         self.thread = thread
         thread.start()
+    }
+
+    /// The CloudEvent's `subject` (the request's event id), found without
+    /// parsing the whole event: the reader must stay cheap next to the worker.
+    /// Outcome JSON has sorted keys, so the top-level "subject" is the last one
+    /// (after "data", which holds the issuer's subject); only "time" and
+    /// "type", both strings, follow it.
+    static func subject(of value: [UInt8]) -> String? {
+        let needle = Array("\"subject\":\"".utf8)
+        guard value.count > needle.count else { return nil }
+        var index = value.count - needle.count
+        search: while index >= 0 {
+            for offset in 0..<needle.count where value[index + offset] != needle[offset] { index -= 1; continue search }
+            let start = index + needle.count
+            var end = start
+            while end < value.count, value[end] != 0x22 {
+                if value[end] == 0x5c { return Self.parsedSubject(value) }
+                end += 1
+            }
+            return end < value.count ? String(decoding: value[start..<end], as: UTF8.self) : nil
+        }
+        return Self.parsedSubject(value)
+    }
+
+    private static func parsedSubject(_ value: [UInt8]) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any])?["subject"] as? String
+    }
+
+    /// True once the reader's consumer has been assigned its partitions.
+    var isAssigned: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return assigned
     }
 
     var count: Int {
@@ -61,7 +94,12 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
         consumerBox = nil
     }
 
-    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] { [:] }
+    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
+        lock.lock()
+        if !partitions.isEmpty { assigned = true }
+        lock.unlock()
+        return [:]
+    }
     func partitionsRevoked(_ partitions: [TopicPartition]) {}
 }
 

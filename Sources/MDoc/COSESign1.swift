@@ -64,7 +64,7 @@ public struct COSESign1: Sendable {
         var certificates: [Certificate] = []
         for (index, der) in encoded.enumerated() {
             do {
-                certificates.append(try Certificate(der: der))
+                certificates.append(try Certificate.cached(der: der))
             } catch {
                 throw .malformed("\(context): x5chain certificate \(index) is not DER X.509")
             }

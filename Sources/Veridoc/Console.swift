@@ -6,6 +6,12 @@ enum Console {
     static func error(_ message: String) {
         FileHandle.standardError.write(Data(("veridoc: " + message + "\n").utf8))
     }
+
+    /// A progress note on stderr (empty text: nothing), so stdout keeps only the report.
+    static func progress(_ message: String) {
+        guard !message.isEmpty else { return }
+        FileHandle.standardError.write(Data(("… " + message + "\n").utf8))
+    }
 }
 
 enum Usage {
@@ -17,6 +23,11 @@ enum Usage {
           demo [--events N] [--rate R] [--workers W] [--keep] [--seed S] [--mix M]
                               The main job on embedded defaults: its own PostgreSQL and broker, a test issuer,
                               a realistic stream through the real worker, a summary checked against the database.
+          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--output DIR] [--skip-e2e] [--skip-scaling]
+                              Crypto ceiling, verify pool, end to end (worker processes, broker, PostgreSQL) and scaling;
+                              a table on stdout, DIR/latest.json and DIR/latest.md (default DIR bench/results).
+          bench --profile-verify N
+                              Generate N events, then only verify them on one thread (for valgrind/perf).
           loadgen --bootstrap SERVERS [--topic T] [--rate R] [--count N] [--mix M] [--fixture DIR] [--seed S]
                               Synthetic requests (mix: realistic, valid, or kind=weight,…) for the tenant in DIR.
           run --config FILE   The worker: Kafka → verification pool → PostgreSQL → outcome events (SIGTERM drains and exits 0).

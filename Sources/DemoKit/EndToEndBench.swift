@@ -1,0 +1,341 @@
+import Foundation
+import Kafka
+import Postgres
+import TestIssuer
+import Verification
+
+/// The end-to-end stages of `make bench`: `veridoc run` worker processes
+/// against a Kafka-protocol broker (librdkafka's mock cluster, in this
+/// process), an embedded PostgreSQL and the outbox publisher, measured from
+/// the outside: outcome events read back from the outcome topic, peak RSS and
+/// CPU time from /proc of each worker process.
+///
+/// Every run gets a fresh broker and a fresh database, so the same
+/// pre-generated corpus can be replayed run after run without tripping the
+/// nonce single-use check.
+public final class EndToEndBench: @unchecked Sendable {
+    public struct Run: Codable, Sendable {
+        public var workers: Int
+        public var threadsPerWorker: Int
+        /// Events counted in the measured window.
+        public var events: Int
+        public var seconds: Double
+        public var eventsPerSecond: Double
+        /// The highest VmHWM of any worker process, MB.
+        public var peakRSSMegabytes: Double
+        /// Worker processes' user + system CPU in the window ÷ events, ms.
+        public var cpuMillisecondsPerEvent: Double
+        public var latencyP50Milliseconds: Double?
+        public var latencyP99Milliseconds: Double?
+        public var latencyP999Milliseconds: Double?
+        /// The offered rate of a latency run.
+        public var offeredRate: Double?
+        public var verified: Int
+        /// Events produced in the run (the backlog a peak run starts from).
+        public var produced: Int = 0
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let corpus: [LoadGenerator.Record]
+    private let factory: TestIssuer.EventFactory
+    private let binary: String
+    private let postgres: EmbeddedPostgres
+    private let directory: URL
+    private let partitions: Int32
+    private let progress: @Sendable (String) -> Void
+    private var runNumber = 0
+
+    public init(corpus: [LoadGenerator.Record], factory: TestIssuer.EventFactory, binary: String, postgres: EmbeddedPostgres,
+                directory: URL, partitions: Int32 = 12, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.corpus = corpus
+        self.factory = factory
+        self.binary = binary
+        self.postgres = postgres
+        self.directory = directory
+        self.partitions = partitions
+        self.progress = progress
+    }
+
+    /// Generates `count` valid Apple in-app events on `threads` threads (each
+    /// generator a copy of `factory` with its own seed, so ids and nonces differ).
+    public static func corpus(factory: TestIssuer.EventFactory, count: Int, threads: Int, seed: UInt64) throws -> [LoadGenerator.Record] {
+        let threads = max(1, min(threads, count))
+        let parts = Parts(count: threads)
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var copy = factory
+            copy.random = TestIssuer.SeededRandom(seed: seed &+ UInt64(thread) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+            var generator = LoadGenerator(factory: copy, mix: .benchmark, seed: seed &+ UInt64(thread))
+            generator.flowWeights = [(.appleWalletApp, 1)]
+            var records: [LoadGenerator.Record] = []
+            let share = count / threads + (thread < count % threads ? 1 : 0)
+            records.reserveCapacity(share)
+            do {
+                for _ in 0..<share { records.append(try generator.next()) }
+                parts.set(thread, .success(records))
+            } catch {
+                parts.set(thread, .failure(error))
+            }
+        }
+        var all: [LoadGenerator.Record] = []
+        for part in parts.results { all += try part.get() }
+        return all
+    }
+
+    /// Produces the whole corpus (as fast as the broker takes it) to `workers`
+    /// worker processes that have joined the group; the rate is measured over
+    /// the middle 80 % of outcomes, so start-up and the tail do not count.
+    public func throughput(workers: Int, threadsPerWorker: Int, events: Int? = nil) throws -> Run {
+        let records = Array(corpus.prefix(events ?? corpus.count))
+        return try session(workers: workers, threadsPerWorker: threadsPerWorker) { environment in
+            let producer = try RateLimitedProducer(bootstrap: environment.bootstrap, rate: nil)
+            defer { producer.close() }
+            // librdkafka's mock broker keeps only a few MB per partition and
+            // drops the oldest records beyond that, so the backlog is held at
+            // `window` events ahead of the outcomes: always enough to keep the
+            // worker saturated, never more than the mock broker keeps.
+            let reader = environment.reader
+            let window = 2000
+            let producing = Thread {
+                for (index, record) in records.enumerated() {
+                    while index - reader.count >= window { Thread.sleep(forTimeInterval: 0.002) }
+                    producer.send(topic: "veridoc.requests", record: record)
+                }
+                producer.flush()
+            }
+            producing.start()
+            let target = records.count
+            let low = max(1, target / 10), high = max(low + 1, target * 9 / 10)
+            var start: (Date, Int, Double)?
+            var end: (Date, Int, Double)?
+            let deadline = Date().addingTimeInterval(120 + Double(target) / 50)
+            while Date() < deadline {
+                let count = environment.reader.count
+                if start == nil && count >= low { start = (Date(), count, environment.cpuSeconds()) }
+                if end == nil && count >= high { end = (Date(), count, environment.cpuSeconds()) }
+                // The window ends at 90 %: the mock broker was seen losing a few
+                // hundred records of a long run, so the tail is not waited for.
+                if end != nil { break }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            guard let start, let end else { throw Failure(description: "only \(environment.reader.count) of \(target) outcomes arrived") }
+            let seconds = end.0.timeIntervalSince(start.0)
+            let counted = end.1 - start.1
+            return Run(workers: workers, threadsPerWorker: threadsPerWorker, events: counted, seconds: seconds,
+                       eventsPerSecond: Double(counted) / max(seconds, 1e-6), peakRSSMegabytes: environment.peakRSS(),
+                       cpuMillisecondsPerEvent: 1000 * (end.2 - start.2) / Double(max(counted, 1)),
+                       verified: environment.verified(), produced: target)
+        }
+    }
+
+    /// Offers `rate` events/s for `seconds` to `workers` joined worker
+    /// processes; latency is produce time → outcome read from the outcome topic.
+    public func latency(rate: Double, seconds: Double, workers: Int, threadsPerWorker: Int) throws -> Run {
+        let count = min(corpus.count, max(1, Int(rate * seconds)))
+        let records = Array(corpus.prefix(count))
+        return try session(workers: workers, threadsPerWorker: threadsPerWorker) { environment in
+            let producer = try RateLimitedProducer(bootstrap: environment.bootstrap, rate: rate, properties: ["linger.ms": "0"])
+            defer { producer.close() }
+            let clock = environment.clock
+            let cpuStart = environment.cpuSeconds()
+            let started = Date()
+            let producing = Thread {
+                for record in records {
+                    producer.send(topic: "veridoc.requests", record: record) { if let id = record.id { clock.produced(id) } }
+                }
+                producer.flush()
+            }
+            producing.start()
+            let deadline = Date().addingTimeInterval(60 + seconds * 2)
+            while environment.reader.count < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            let elapsed = Date().timeIntervalSince(started)
+            let cpu = environment.cpuSeconds() - cpuStart
+            let delivered = environment.reader.count
+            guard delivered >= count else { throw Failure(description: "only \(delivered) of \(count) outcomes arrived") }
+            let latencies = clock.latencies.sorted()
+            func percentile(_ p: Double) -> Double? {
+                latencies.isEmpty ? nil : 1000 * latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+            }
+            return Run(workers: workers, threadsPerWorker: threadsPerWorker, events: delivered, seconds: elapsed,
+                       eventsPerSecond: Double(delivered) / elapsed, peakRSSMegabytes: environment.peakRSS(),
+                       cpuMillisecondsPerEvent: 1000 * cpu / Double(max(delivered, 1)),
+                       latencyP50Milliseconds: percentile(0.5), latencyP99Milliseconds: percentile(0.99),
+                       latencyP999Milliseconds: percentile(0.999), offeredRate: rate, verified: environment.verified(), produced: count)
+        }
+    }
+
+    // MARK: - One run: broker, database, worker processes
+
+    struct Environment {
+        let bootstrap: String
+        let reader: OutcomeReader
+        let clock: LatencyClock
+        let processes: [WorkerProcess]
+        let database: String
+
+        func cpuSeconds() -> Double { processes.reduce(0) { $0 + $1.cpuSeconds() } }
+        func peakRSS() -> Double { processes.map { $0.peakRSSMegabytes() }.max() ?? 0 }
+        func verified() -> Int {
+            guard let connection = try? PostgresConnection(connectionString: database, applicationName: "veridoc-bench") else { return -1 }
+            defer { connection.close() }
+            return Int((try? connection.execute("SELECT count(*) AS n FROM results WHERE verdict = 'verified'").int(0, "n")) ?? -1)
+        }
+    }
+
+    private func session(workers: Int, threadsPerWorker: Int, _ body: (Environment) throws -> Run) throws -> Run {
+        runNumber += 1
+        let name = "bench_\(runNumber)_\(UInt32.random(in: 0...UInt32.max))"
+        let admin = try PostgresConnection(connectionString: postgres.connectionString, applicationName: "veridoc-bench")
+        _ = try admin.execute("CREATE DATABASE \(name)")
+        defer {
+            _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            admin.close()
+        }
+        let database = "host=127.0.0.1 port=\(postgres.port) user=postgres dbname=\(name)"
+
+        let cluster = try MockCluster(brokers: 1)
+        defer { cluster.close() }
+        try cluster.createTopic("veridoc.requests", partitions: partitions)
+        try cluster.createTopic("veridoc.outcomes", partitions: partitions)
+        try cluster.createTopic("veridoc.requests.dlq", partitions: 1)
+
+        let folder = directory.appendingPathComponent("run-\(runNumber)")
+        let config = try writeConfiguration(folder: folder, bootstrap: cluster.bootstrapServers, database: database, threads: threadsPerWorker)
+        var processes: [WorkerProcess] = []
+        defer { processes.forEach { $0.stop() } }
+        for index in 0..<workers {
+            processes.append(try WorkerProcess(binary: binary, config: config.path, log: folder.appendingPathComponent("worker-\(index).log").path))
+        }
+        progress("run \(runNumber): \(workers) worker process(es) × \(threadsPerWorker) threads joining …")
+        try waitForStableGroup(processes)
+
+        let clock = LatencyClock()
+        let reader = try OutcomeReader(bootstrap: cluster.bootstrapServers, clock: clock)
+        reader.start()
+        defer { reader.stop() }
+        let readerDeadline = Date().addingTimeInterval(30)
+        while !reader.isAssigned && Date() < readerDeadline { Thread.sleep(forTimeInterval: 0.05) }
+        progress("run \(runNumber): running")
+        return try body(Environment(bootstrap: cluster.bootstrapServers, reader: reader, clock: clock, processes: processes, database: database))
+    }
+
+    /// Every worker has had partitions assigned and no rebalance was logged for 2 s.
+    private func waitForStableGroup(_ processes: [WorkerProcess]) throws {
+        let deadline = Date().addingTimeInterval(90)
+        var lastChange = Date()
+        var lastSignature = ""
+        while Date() < deadline {
+            let logs = processes.map { $0.logText() }
+            for (process, log) in zip(processes, logs) where !process.isRunning {
+                throw Failure(description: "a worker process exited: \(log.suffix(800))")
+            }
+            let signature = logs.map { "\($0.components(separatedBy: "partitions assigned").count),\($0.components(separatedBy: "partitions revoked").count)" }.joined(separator: ";")
+            if signature != lastSignature { lastSignature = signature; lastChange = Date() }
+            let everyoneAssigned = logs.allSatisfy { $0.contains("partitions assigned") }
+            if everyoneAssigned && Date().timeIntervalSince(lastChange) >= 2 { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw Failure(description: "the worker group did not settle within 90 s")
+    }
+
+    private func writeConfiguration(folder: URL, bootstrap: String, database: String, threads: Int) throws -> URL {
+        let file = try factory.merchant.writeConfiguration(to: folder, trustAnchors: [factory.authority.iaca])
+        var root = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
+        // The corpus is generated once, before every run: give it room to age.
+        if var tenants = root["tenants"] as? [[String: Any]] {
+            for index in tenants.indices { tenants[index]["maxRequestAgeSeconds"] = 3600 }
+            root["tenants"] = tenants
+        }
+        root["kafka"] = ["bootstrapServers": bootstrap, "groupId": "veridoc-bench",
+                         "properties": ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "fetch.wait.max.ms": "5"]]
+        root["postgres"] = ["connectionString": database]
+        root["worker"] = ["threads": threads, "batchSize": 500, "batchLingerMilliseconds": 5]
+        root["replay"] = ["nonceKeyFile": "pki/nonce.key"]
+        root["observability"] = ["port": 0, "logLevel": "info"]
+        let keyPath = folder.appendingPathComponent("pki/nonce.key").path
+        _ = FileManager.default.createFile(atPath: keyPath, contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(),
+                                           attributes: [.posixPermissions: 0o600])
+        try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(to: file)
+        return file
+    }
+
+    final class Parts: @unchecked Sendable {
+        private let lock = NSLock()
+        private var storage: [Result<[LoadGenerator.Record], any Error>]
+        init(count: Int) { storage = Array(repeating: .success([]), count: count) }
+        func set(_ index: Int, _ result: Result<[LoadGenerator.Record], any Error>) { lock.lock(); storage[index] = result; lock.unlock() }
+        var results: [Result<[LoadGenerator.Record], any Error>] { lock.lock(); defer { lock.unlock() }; return storage }
+    }
+}
+
+/// A `veridoc run` child process, its stderr in a file; read from /proc.
+final class WorkerProcess: @unchecked Sendable {
+    let pid: pid_t
+    private let logPath: String
+    private var exited = false
+
+    init(binary: String, config: String, log: String) throws {
+        logPath = log
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let words: [String] = [binary, "run", "--config", config]
+        let argv = words.map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, binary, &actions, nil, argv + [nil], environ) == 0 else {
+            throw EndToEndBench.Failure(description: "cannot start \(binary) run")
+        }
+        self.pid = pid
+    }
+
+    var isRunning: Bool {
+        if exited { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { exited = true }
+        return !exited
+    }
+
+    func logText() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// utime + stime of the process, seconds.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func peakRSSMegabytes() -> Double { Self.statusField("VmHWM", pid: pid) / 1024 }
+
+    /// A kB field of /proc/PID/status (pid 0: this process).
+    static func statusField(_ name: String, pid: pid_t) -> Double {
+        let path = pid == 0 ? "/proc/self/status" : "/proc/\(pid)/status"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        return 0
+    }
+
+    /// SIGTERM (the worker drains and leaves the group), then waits up to 30 s, then SIGKILL.
+    func stop() {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(30)
+        while isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if isRunning {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            exited = true
+        }
+    }
+}

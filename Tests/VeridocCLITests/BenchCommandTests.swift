@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// A smoke run of `veridoc bench --quick` (a few hundred events, short runs):
+/// it asserts only that the reports are well-formed with every section — never
+/// a rate or a latency, which belong to `make bench`, not to a test.
+@Suite struct BenchCommandTests {
+    static var postgresInstalled: Bool {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return versions.contains { FileManager.default.isExecutableFile(atPath: "\(root)/\($0)/bin/pg_ctl") }
+    }
+
+    @Test(.enabled(if: postgresInstalled, "PostgreSQL server binaries (/usr/lib/postgresql/*/bin) are not installed"),
+          .timeLimit(.minutes(10)))
+    func quickRunWritesWellFormedReports() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try CLI.run(["bench", "--quick", "--output", directory.path])
+        #expect(run.status == 0, "\(run.stderr.suffix(2000))")
+
+        let data = try Data(contentsOf: directory.appendingPathComponent("latest.json"))
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let machine = try #require(report["machine"] as? [String: Any])
+        #expect((machine["cores"] as? Int ?? 0) >= 1)
+        #expect(!(machine["cpuModel"] as? String ?? "").isEmpty)
+        #expect((machine["openSSL"] as? String ?? "").contains("OpenSSL"))
+
+        let ceiling = try #require(report["ceiling"] as? [String: Any])
+        let primitives = try #require(ceiling["primitives"] as? [[String: Any]])
+        #expect(Set(primitives.compactMap { $0["name"] as? String }) == ["ECDH P-256", "ECDSA P-256 verify", "ECDSA P-384 verify", "HPKE open 6 KB"])
+        #expect((ceiling["eventsPerSecondPerCore"] as? Double ?? 0) > 0)
+
+        let pool = try #require(report["verifyPool"] as? [[String: Any]])
+        #expect(pool.contains { $0["threads"] as? Int == 1 })
+        #expect(pool.allSatisfy { ($0["eventsPerSecond"] as? Double ?? 0) > 0 && $0["ratioToCeiling"] is Double })
+        #expect(pool.allSatisfy { $0["verified"] as? Int == $0["events"] as? Int }, "the benchmark corpus is valid events")
+
+        let endToEnd = try #require(report["endToEnd"] as? [String: Any])
+        let peak = try #require(endToEnd["peak"] as? [String: Any])
+        let latency = try #require(endToEnd["latency"] as? [String: Any])
+        for key in ["eventsPerSecond", "peakRSSMegabytes", "cpuMillisecondsPerEvent"] {
+            #expect(peak[key] is Double, "peak.\(key)")
+            #expect(latency[key] is Double, "latency.\(key)")
+        }
+        for key in ["latencyP50Milliseconds", "latencyP99Milliseconds", "latencyP999Milliseconds", "offeredRate"] {
+            #expect(latency[key] is Double, "latency.\(key)")
+        }
+        #expect(endToEnd["peakRatioToCeilingTimesCores"] is Double)
+
+        let scaling = try #require(report["scaling"] as? [[String: Any]])
+        #expect(scaling.count >= 2)
+        #expect(scaling.allSatisfy { $0["run"] is [String: Any] && $0["ratioToCeilingTimesCores"] is Double })
+
+        let markdown = try String(contentsOf: directory.appendingPathComponent("latest.md"), encoding: .utf8)
+        for heading in ["## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling"] {
+            #expect(markdown.contains(heading), "latest.md: \(heading)")
+            #expect(run.stdout.contains(heading), "stdout: \(heading)")
+        }
+    }
+}
