@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
-@testable import CBOR
+import CBOR
 
 /// Inputs found while fuzzing (docs/fuzzing.md), each kept as a test of the fix.
 @Suite struct FuzzRegressionTests {
