@@ -60,7 +60,9 @@ import CBOR
         if let before, let after = Self.peakVirtualBytes() {
             // The item limit bounds each reservation: 31 levels × 100 000 items
             // × 40 bytes is at most 124 MB, against about 20 GB before the fix.
-            #expect(after - before < 2 << 30, "decoding reserved \((after - before) >> 20) MiB of address space")
+            // The margin leaves room for other tests of the same process
+            // (thread stacks, malloc arenas) that run meanwhile.
+            #expect(after - before < 8 << 30, "decoding reserved \((after - before) >> 20) MiB of address space")
         }
     }
 }
