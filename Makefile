@@ -5,7 +5,7 @@ APT_PACKAGES := pkg-config libssl-dev librdkafka-dev libpq-dev libmicrohttpd-dev
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
 
-.PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo bench clean
+.PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo bench fuzz clean
 
 ## setup: install missing Debian packages (idempotent, quiet when nothing is missing)
 setup:
@@ -76,6 +76,11 @@ demo: release
 BENCH_ARGS ?=
 bench: release
 	.build/release/veridoc bench --output bench/results $(BENCH_ARGS)
+
+## fuzz: build the libFuzzer targets (ASan) and run each for SECONDS (default 60); corpora and findings in .build/fuzz
+SECONDS ?= 60
+fuzz: setup
+	scripts/fuzz run $(SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build

@@ -100,6 +100,13 @@ private struct Reader {
         guard itemCount <= limits.maxItems else { throw .itemLimitExceeded(limit: limits.maxItems) }
     }
 
+    /// Items that may still be decoded. Room is reserved for no more than
+    /// this: a claimed count may be bounded by the input, but nested
+    /// containers each claiming the whole remaining input would otherwise
+    /// reserve 40 bytes per input byte at every level (gigabytes of address
+    /// space for a few megabytes of input).
+    private var itemBudget: Int { max(0, limits.maxItems - itemCount) }
+
     private func nextIsBreak() -> Bool {
         position < input.endIndex && input[position] == 0xff
     }
@@ -165,7 +172,7 @@ private struct Reader {
         if let count = head.argument {
             // Every item takes at least one byte: a larger count is a lie.
             guard count <= UInt64(remaining) else { throw .lengthExceedsInput(offset: offset) }
-            items.reserveCapacity(Int(count))
+            items.reserveCapacity(min(Int(count), itemBudget))
             for _ in 0..<count { items.append(try readItem(depth: depth + 1)) }
         } else {
             while !nextIsBreak() {
@@ -179,14 +186,17 @@ private struct Reader {
 
     private mutating func readMap(_ head: Head, depth: Int) throws(CBORError) -> [CBORItem.Entry] {
         var entries: [CBORItem.Entry] = []
-        var seen = Set<CBOR>()
+        // Keys compare as encoded data items (preferred form), not as Swift
+        // values: String equality is Unicode-canonical, so "K" and KELVIN SIGN
+        // would collide, while 1 written as 01 or 18 01 must.
+        var seen = Set<[UInt8]>()
         func append(_ key: CBORItem, _ value: CBORItem, at keyOffset: Int) throws(CBORError) {
-            guard seen.insert(key.value).inserted else { throw .duplicateMapKey(offset: keyOffset) }
+            guard seen.insert(key.value.encoded()).inserted else { throw .duplicateMapKey(offset: keyOffset) }
             entries.append(CBORItem.Entry(key: key, value: value))
         }
         if let count = head.argument {
             guard count <= UInt64(remaining / 2) else { throw .lengthExceedsInput(offset: offset) }
-            entries.reserveCapacity(Int(count))
+            entries.reserveCapacity(min(Int(count), itemBudget / 2))
             for _ in 0..<count {
                 let keyOffset = offset
                 let key = try readItem(depth: depth + 1)

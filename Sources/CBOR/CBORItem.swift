@@ -90,7 +90,8 @@ extension CBORItem {
 
     /// The value under a text key of a map.
     public subscript(key: String) -> CBORItem? {
-        entries?.first { $0.key.text == key }?.value
+        // Byte comparison: Swift's String equality would match Unicode-equivalent keys.
+        entries?.first { $0.key.text?.utf8.elementsEqual(key.utf8) ?? false }?.value
     }
 
     /// The value under an integer key of a map (COSE labels).

@@ -184,3 +184,16 @@ private let appendixA: [(String, CBOR)] = [
         #expect(CBOR.int(.min).encoded() == hex("3b7fffffffffffffff"))
     }
 }
+
+@Suite struct CBORTextKeyTests {
+    /// "K" (U+004B) and KELVIN SIGN (U+212A) are canonically equivalent to
+    /// Swift's String but different data items to CBOR.
+    @Test func textKeysCompareAsBytesNotAsUnicodeEquivalents() throws {
+        let map: CBOR = .map([.init(.text("K"), 1), .init(.text("\u{212A}"), 2)])
+        let item = try CBORDecoder().decode(map.encoded())
+        #expect(item.entries?.count == 2, "two different keys, not a duplicate")
+        let lookalike: CBOR = .map([.init(.text("device\u{212A}eyInfo"), 1)])
+        #expect(try CBORDecoder().decode(lookalike.encoded())["deviceKeyInfo"] == nil, "a lookalike key does not answer for the real one")
+        #expect(try CBORDecoder().decode(lookalike.encoded())["device\u{212A}eyInfo"]?.int == 1)
+    }
+}

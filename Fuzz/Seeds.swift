@@ -1,0 +1,172 @@
+// The verify target's fixed world (one tenant, built once) and the seed writer
+// for every target's corpus, from TestIssuer events of all three flows, with
+// and without faults, plus the public vectors when they are present.
+import CBOR
+import Crypto
+import Foundation
+import MDoc
+import TestIssuer
+import Verification
+
+struct Fixture: @unchecked Sendable {
+    static let shared: Fixture = {
+        do { return try Fixture() } catch { fatalError("fuzz fixture: \(error)") }
+    }()
+
+    let now = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
+    let verifier: Verifier
+    let merchant: TestIssuer.Merchant
+    /// Valid events of each flow, as generated and as parsed.
+    let events: [Flow: TestIssuer.GeneratedEvent]
+    let requests: [Flow: VerificationRequest]
+    var factory: TestIssuer.EventFactory
+
+    init() throws {
+        factory = try TestIssuer.EventFactory(now: now, seed: 18_013)
+        verifier = try factory.verifier()
+        merchant = factory.merchant
+        var events: [Flow: TestIssuer.GeneratedEvent] = [:]
+        var requests: [Flow: VerificationRequest] = [:]
+        for flow in Flow.allCases {
+            let event = try factory.event(flow)
+            events[flow] = event
+            requests[flow] = try verifier.eventParser.parse(json: event.json()).get()
+            precondition(verifier.verify(eventJSON: event.json(), at: now).isVerified, "fixture \(flow) verifies")
+        }
+        self.events = events
+        self.requests = requests
+    }
+
+    /// The valid request of `flow` with its wallet bytes replaced by `response`
+    /// (iso: the DeviceResponse itself; web and app: sealed to the merchant,
+    /// so that the fuzzed bytes are the plaintext the verifier decrypts).
+    func request(_ flow: Flow, deviceResponse response: [UInt8]) -> VerificationRequest {
+        let request = requests[flow]!
+        let transcript = events[flow]!.transcript
+        let recipient = merchant.currentKey.publicKey
+        let input: VerificationRequest.Input
+        switch request.input {
+        case .isoDeviceResponse(_, let sessionTranscript, let readerKey):
+            input = .isoDeviceResponse(payload: response, sessionTranscript: sessionTranscript, ephemeralReaderKey: readerKey)
+        case .appleWalletWeb(_, let info, let infoBytes, let origin):
+            let sealed = (try? AnnexCEncryptedResponse.seal(deviceResponse: response, transcript: transcript, recipient: recipient)) ?? []
+            input = .appleWalletWeb(response: sealed, encryptionInfo: info, encryptionInfoBytes: infoBytes, origin: origin)
+        case .appleWalletApp(_, let nonce, let nonceText, let merchantID):
+            let sealed = (try? AppleEnvelope.seal(deviceResponse: response, transcript: transcript, recipient: recipient)) ?? []
+            input = .appleWalletApp(payload: sealed, nonce: nonce, nonceText: nonceText, merchantID: merchantID)
+        }
+        return VerificationRequest(
+            id: request.id, source: request.source, time: request.time, tenant: request.tenant, input: input,
+            requestedElements: request.requestedElements)
+    }
+}
+
+enum SeedWriter {
+    /// Writes `<dir>/<target>/seed-NNNN` for cbor, apple-envelope, annex-c and verify.
+    static func write(to directory: String, vectors: String?) throws {
+        var fixture = Fixture.shared
+        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": []]
+        func add(_ target: String, _ bytes: [UInt8]) { corpora[target]!.append(bytes) }
+        func addDeviceResponse(_ response: [UInt8]) {
+            add("cbor", response)
+            add("annex-c", response)
+            add("apple-envelope", CBOR.map([.init("identity", .preEncoded(response))]).encoded())
+            for mode: UInt8 in [1, 2, 3] { add("verify", [mode] + response) }
+            if let parsed = try? DeviceResponse(bytes: response[...]) {
+                for document in parsed.documents {
+                    if let payload = document.issuerSigned.issuerAuth.payload { add("cbor", Array(payload)) }
+                }
+            }
+        }
+
+        var generated: [TestIssuer.GeneratedEvent] = []
+        for flow in Flow.allCases {
+            var variants: [TestIssuer.EventOptions] = [TestIssuer.EventOptions()]
+            var tagged = TestIssuer.EventOptions()
+            tagged.taggedIssuerAuth = true
+            tagged.x5chain = .documentSignerAndIACA
+            variants.append(tagged)
+            if flow == .isoDeviceResponse {
+                var mac = TestIssuer.EventOptions()
+                mac.deviceMac = true
+                variants.append(mac)
+            }
+            for options in variants { generated.append(try fixture.factory.event(flow, options: options)) }
+            for fault in TestIssuer.Fault.allCases where fault.expectedReasons(for: flow) != nil {
+                generated.append(try fixture.factory.event(flow, fault: fault))
+            }
+        }
+        for event in generated {
+            add("verify", [0] + event.json())
+            let payload = event.payload
+            add("cbor", payload)
+            add("cbor", event.transcript.encoded)
+            switch event.flow {
+            case .appleWalletApp: add("apple-envelope", payload)
+            case .appleWalletWeb:
+                add("annex-c", payload)
+                if let info = event.data["encryptionInfo"], let bytes = Data(base64Encoded: base64(fromURL: info)) {
+                    add("annex-c", Array(bytes))
+                    add("cbor", Array(bytes))
+                }
+            case .isoDeviceResponse: break
+            }
+            addDeviceResponse(event.deviceResponse)
+        }
+
+        if let vectors, FileManager.default.fileExists(atPath: vectors),
+           let walker = FileManager.default.enumerator(atPath: vectors) {
+            for case let path as String in walker {
+                let url = URL(fileURLWithPath: vectors).appendingPathComponent(path)
+                guard let data = try? Data(contentsOf: url), data.count <= 65_536 else { continue }
+                var bytes: [UInt8]?
+                if path.hasSuffix(".cbor") {
+                    bytes = Array(data)
+                } else if path.hasSuffix(".hex") {
+                    bytes = hex(String(decoding: data, as: UTF8.self))
+                }
+                if let bytes, !bytes.isEmpty {
+                    addDeviceResponse(bytes)
+                    add("apple-envelope", bytes)
+                }
+            }
+        }
+
+        for (target, inputs) in corpora {
+            let folder = URL(fileURLWithPath: directory).appendingPathComponent(target)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for (index, input) in inputs.enumerated() {
+                try Data(input).write(to: folder.appendingPathComponent(String(format: "seed-%04d", index)))
+            }
+        }
+    }
+
+    static func base64(fromURL text: String) -> String {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while standard.count % 4 != 0 { standard += "=" }
+        return standard
+    }
+
+    static func hex(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8.filter { !($0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09) })
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,43 @@
+// libFuzzer target: a whole verification against one fixed tenant.
+// The first input byte chooses what the rest is:
+//   0 — the event JSON, parsed and verified as `veridoc verify` would;
+//   1 — the DeviceResponse of a valid iso-device-response event;
+//   2 — the Annex C plaintext of a valid apple-wallet-web event (sealed to the merchant here);
+//   3 — the `identity` of a valid apple-wallet-app event (sealed to the merchant here).
+// Modes 1–3 reach the deep DeviceResponse/MSO/COSE checks without forging JSON or HPKE.
+// With VERIDOC_FUZZ_SEEDS=DIR set, the binary writes every target's seeds and exits.
+import Foundation
+import Verification
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
+    let environment = ProcessInfo.processInfo.environment
+    if let directory = environment["VERIDOC_FUZZ_SEEDS"] {
+        do {
+            try SeedWriter.write(to: directory, vectors: environment["VERIDOC_FUZZ_VECTORS"])
+        } catch {
+            FileHandle.standardError.write(Data("seed writer: \(error)\n".utf8))
+            exit(1)
+        }
+        exit(0)
+    }
+    _ = Fixture.shared
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard count > 0, let start else { return 0 }
+    let fixture = Fixture.shared
+    let rest = Array(UnsafeBufferPointer(start: start + 1, count: count - 1))
+    let result: VerificationResult
+    switch start[0] % 4 {
+    case 0: result = fixture.verifier.verify(eventJSON: rest, at: fixture.now)
+    case 1: result = fixture.verifier.verify(fixture.request(.isoDeviceResponse, deviceResponse: rest), at: fixture.now)
+    case 2: result = fixture.verifier.verify(fixture.request(.appleWalletWeb, deviceResponse: rest), at: fixture.now)
+    default: result = fixture.verifier.verify(fixture.request(.appleWalletApp, deviceResponse: rest), at: fixture.now)
+    }
+    // Building the outcome is part of what the worker does with every result.
+    _ = OutcomeEvent(result).json()
+    return 0
+}
