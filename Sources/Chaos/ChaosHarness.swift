@@ -277,7 +277,7 @@ public final class ChaosHarness: @unchecked Sendable {
         let producer: KafkaProducer
         do {
             producer = try KafkaProducer(properties: [
-                "bootstrap.servers": bootstrap, "linger.ms": "5", "message.timeout.ms": "60000",
+                "bootstrap.servers": bootstrap, "linger.ms": "5", "message.timeout.ms": "60000", "log_level": "2",
             ], onDelivery: { [delivery] report in delivery.report(report) }, onError: { _ in
                 // Broker-down connection errors are expected here; delivery reports tell what matters.
             })

@@ -157,7 +157,7 @@ extension ChaosHarness {
     func readTopic(_ topic: String, timeout: TimeInterval, _ handle: (KafkaMessage) -> Bool) -> Bool {
         guard let consumer = try? KafkaConsumer(properties: [
             "bootstrap.servers": bootstrap, "group.id": "chaos-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
-            "session.timeout.ms": "6000", "fetch.wait.max.ms": "5", "enable.auto.commit": "false",
+            "session.timeout.ms": "6000", "fetch.wait.max.ms": "5", "enable.auto.commit": "false", "log_level": "2",
         ], listener: FromEarliest()) else { return false }
         defer { consumer.close() }
         guard (try? consumer.subscribe([topic])) != nil else { return false }

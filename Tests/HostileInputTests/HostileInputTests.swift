@@ -13,6 +13,14 @@ import Verification
 @Suite struct HostileInputTests {
     /// Generous on purpose (debug builds, busy CI machines).
     static let timeBound: TimeInterval = 2
+    /// Peak resident growth allowed per case (the largest event is 5 MiB of JSON).
+    static let memoryBound = 256 << 20
+
+    static func maxResidentBytes() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
 
     struct Case {
         let name: String
@@ -27,6 +35,7 @@ import Verification
         let verifier = lab.verifier
         var report: [String] = []
         for item in try lab.cases() {
+            let memoryBefore = Self.maxResidentBytes()
             let started = Date()
             let result = (item.verifier ?? verifier).verify(eventJSON: item.event, at: Lab.now)
             let elapsed = Date().timeIntervalSince(started)
@@ -35,6 +44,9 @@ import Verification
             report.append("\(item.name) → \(shown) (\(Int(elapsed * 1000)) ms)")
             #expect(codes == item.expected, "\(item.name): got \(codes.map { $0.rawValue }), documented \(item.expected.map { $0.rawValue })")
             #expect(elapsed < Self.timeBound, "\(item.name) took \(elapsed) s")
+            // The peak resident size may not grow by more than a bounded amount for one event.
+            let grown = Self.maxResidentBytes() - memoryBefore
+            #expect(grown < Self.memoryBound, "\(item.name) raised the peak resident size by \(grown >> 20) MiB")
             _ = OutcomeEvent(result).json()  // the outcome of a hostile event encodes too
         }
         print(report.joined(separator: "\n"))
