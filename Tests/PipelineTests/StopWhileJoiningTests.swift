@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
 struct StopWhileJoiningTests {
     /// The mock coordinator answers the first JoinGroup about 3 s after the worker starts.
-    @Test(arguments: [3.5, 4.5])
+    @Test(arguments: [4.0])
     func sigtermWhileJoiningExitsZero(delay: Double) throws {
         let fixture = try PipelineFixture()
         // SyncGroup (API key 14) answered with errors: join, fail sync, rejoin, …
@@ -20,5 +20,18 @@ struct StopWhileJoiningTests {
         let joined = worker.log.contains("partitions assigned")
         let status = worker.terminate(timeout: 60)
         #expect(status == 0, "exit \(String(describing: status)) (assigned before SIGTERM: \(joined)): \(worker.log.suffix(600))")
+    }
+
+    /// Regression (found by `veridoc chaos`): SIGTERM while the worker still waits
+    /// for PostgreSQL at start (migrations) ended the process by the signal
+    /// (status 143 to an orchestrator) instead of a clean exit 0.
+    @Test func sigtermWhileWaitingForPostgresExitsZero() throws {
+        let fixture = try PipelineFixture()
+        let worker = try fixture.startWorker(environment: ["VERIDOC_POSTGRES": "host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=1"])
+        #expect(eventually(30) { worker.log.contains("postgres not reachable yet") })
+        let started = Date()
+        let status = worker.terminate(timeout: 30)
+        #expect(status == 0 && worker.process.terminationReason == .exit, "\(String(describing: status)): \(worker.log.suffix(600))")
+        #expect(Date().timeIntervalSince(started) < 10)
     }
 }
