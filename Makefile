@@ -5,7 +5,7 @@ APT_PACKAGES := pkg-config libssl-dev librdkafka-dev libpq-dev libmicrohttpd-dev
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
 
-.PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo bench fuzz clean
+.PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo bench fuzz chaos clean
 
 ## setup: install missing Debian packages (idempotent, quiet when nothing is missing)
 setup:
@@ -81,6 +81,13 @@ bench: release
 SECONDS ?= 60
 fuzz: setup
 	scripts/fuzz run $(SECONDS) $(FUZZ_TARGETS)
+
+## chaos: the fault-injection harness (chaos/README.md): DURATION seconds of faults, summary in chaos/results/latest.json
+DURATION ?= 120
+SEED ?= 1
+chaos: build
+	.build/debug/veridoc chaos --duration $(DURATION) --seed $(SEED) $(if $(EVENTS),--events $(EVENTS)) $(if $(FAULTS),--faults $(FAULTS)) \
+	  --output chaos/results/latest.json
 
 clean:
 	rm -rf .build

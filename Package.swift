@@ -33,9 +33,11 @@ let package = Package(
         .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
         .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification"]),
+        // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
+        .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit", "Retention"]),
+            dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit", "Retention", "Chaos"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
@@ -50,6 +52,10 @@ let package = Package(
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Verification", "Crypto", "MDoc"]),
         // Runs the built `veridoc` binary as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc"]),
+        // A short chaos run (make test) against its own PostgreSQL and broker.
+        .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "Chaos"]),
+        // Hostile events through the real Verifier: exact reason codes within bounded time.
+        .testTarget(name: "HostileInputTests", dependencies: ["Verification", "TestIssuer", "MDoc", "CBOR", "Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

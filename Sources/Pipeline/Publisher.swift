@@ -31,6 +31,9 @@ final class Publisher: @unchecked Sendable {
     private var delivered: [String] = []
     private var retryOutcomes: [OutboxEntry] = []
     private var retryDeadLetters: [Job] = []
+    /// Dead letters whose record is larger than the producer or broker accepts:
+    /// resent without the value, so their offsets can complete.
+    private var omitValue: Set<PartitionTracker.Ticket> = []
     private var stopped = false
     private var thread: Thread?
     private(set) var publishedCount = 0
@@ -55,7 +58,9 @@ final class Publisher: @unchecked Sendable {
                     "fetch.wait.max.ms", "enable.auto.offset.store", "max.poll.interval.ms", "heartbeat.interval.ms"] {
             properties[key] = nil
         }
-        producer = try KafkaProducer(properties: properties) { [weak self] report in self?.handle(token: report.token, failed: report.error != nil) }
+        producer = try KafkaProducer(properties: properties) { [weak self] report in
+            self?.handle(token: report.token, failed: report.error != nil, tooLarge: report.error.map(Self.isTooLarge) ?? false)
+        }
     }
 
     func start() {
@@ -74,7 +79,10 @@ final class Publisher: @unchecked Sendable {
         guard case .deadLetter(let letter) = job.content else { return }
         let record = letter.record
         let origin = record.topicPartition
-        let headers = record.headers + [
+        lock.lock()
+        let omit = omitValue.contains(job.ticket)
+        lock.unlock()
+        var headers = record.headers + [
             KafkaHeader("veridoc.reason", Array("event.invalid".utf8)),
             KafkaHeader("veridoc.cause", Array(letter.cause.utf8)),
             KafkaHeader("veridoc.origin.topic", Array(origin.topic.utf8)),
@@ -85,8 +93,9 @@ final class Publisher: @unchecked Sendable {
             KafkaHeader("__connect.errors.partition", Array(String(origin.partition).utf8)),
             KafkaHeader("__connect.errors.offset", Array(String(record.offset).utf8)),
         ]
+        if omit { headers.append(KafkaHeader("veridoc.value.omitted", Array(String(record.value.count).utf8))) }
         let token = register { $0.pendingDeadLetters[$1] = job }
-        sendWithBackpressure(topic: configuration.deadLetterTopic, key: record.key, value: record.value, headers: headers, token: token)
+        sendWithBackpressure(topic: configuration.deadLetterTopic, key: record.key, value: omit ? [] : record.value, headers: headers, token: token)
     }
 
     private func send(_ entry: OutboxEntry) {
@@ -116,13 +125,16 @@ final class Publisher: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: backoff.next())
             } catch {
                 log.error("produce failed", ["topic": topic, "code": error.name])
-                handle(token: token, failed: true)
+                handle(token: token, failed: true, tooLarge: Self.isTooLarge(error))
                 return
             }
         }
     }
 
-    private func handle(token: UInt64, failed: Bool) {
+    /// MSG_SIZE_TOO_LARGE (10) or RECORD_LIST_TOO_LARGE (18): sending the same bytes again cannot succeed.
+    static func isTooLarge(_ error: KafkaError) -> Bool { error.code == 10 || error.code == 18 }
+
+    private func handle(token: UInt64, failed: Bool, tooLarge: Bool = false) {
         lock.lock()
         var deliveredLetter: Job?
         if let entry = pendingOutcomes.removeValue(forKey: token) {
@@ -137,8 +149,15 @@ final class Publisher: @unchecked Sendable {
             if !failed {
                 deadLetterCount += 1
                 deliveredLetter = job
+                omitValue.remove(job.ticket)
                 if case .deadLetter(let letter) = job.content { metrics?.deadLetters.increment(by: 1, letter.cause) }
             } else {
+                // Too large for the producer or the broker: retrying the same bytes would
+                // hold the partition's position forever; the record stays readable at its origin offset.
+                if tooLarge && omitValue.insert(job.ticket).inserted, case .deadLetter(let letter) = job.content {
+                    log.warning("dead letter too large; sending it without its value", ["bytes": "\(letter.record.value.count)",
+                                "partition": "\(letter.record.topicPartition.partition)", "offset": "\(letter.record.offset)"])
+                }
                 retryDeadLetters.append(job)
             }
         }

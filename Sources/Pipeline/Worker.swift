@@ -35,6 +35,8 @@ public final class Worker: @unchecked Sendable {
     private var counters = Counters()
 
     /// Consumer-thread state.
+    /// Whether the group has given this worker an assignment yet (even an empty one).
+    private var receivedAssignment = false
     private var overflow: [Job] = []
     private var paused: Set<TopicPartition> = []
 
@@ -227,6 +229,22 @@ public final class Worker: @unchecked Sendable {
         try? consumer.commit(mine, asynchronous: true)
     }
 
+    /// librdkafka before 2.3 aborts the process when a cooperative-sticky
+    /// consumer is destroyed after its JoinGroup but before its first SyncGroup
+    /// ("rd_kafka_sticky_assignor_state_destroy: Assertion `assignor_state'
+    /// failed", librdkafka #4312, fixed in 2.3.0; Debian bookworm ships 2.0.2).
+    /// A worker stopped while it joins therefore keeps polling until the group
+    /// hands it its first assignment (within the drain deadline) and only then
+    /// leaves. Records polled meanwhile are not taken: nothing is registered, so
+    /// no position moves and the next owner reads them.
+    private func waitForFirstAssignment(until deadline: Date) {
+        guard !receivedAssignment else { return }
+        while !receivedAssignment && Date() < deadline {
+            _ = try? consumer.poll(timeoutMilliseconds: 100)
+        }
+        if !receivedAssignment { log.warning("stopping before the group assigned partitions", [:]) }
+    }
+
     private func drainAndStop() {
         log.info("draining", ["inFlight": "\(pool.inFlight)", "held": "\(overflow.count)"])
         overflow.removeAll()
@@ -234,6 +252,7 @@ public final class Worker: @unchecked Sendable {
         _ = pool.waitUntilIdle(timeout: max(0.1, deadline.timeIntervalSinceNow))
         persister.flush(timeout: max(0.1, deadline.timeIntervalSinceNow))
         commitToKafka()
+        waitForFirstAssignment(until: deadline)
         consumer.close()
         pool.stop()
         persister.stop(timeout: max(0.1, deadline.timeIntervalSinceNow))
@@ -253,6 +272,7 @@ extension Worker: RebalanceListener {
     /// Starts each partition at the position stored in PostgreSQL (0 when none
     /// is stored yet). Waits out a PostgreSQL outage rather than guessing.
     public func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
+        receivedAssignment = true
         var backoff = Backoff()
         var stored: [TopicPartition: Int64] = [:]
         while true {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Verification
 
 /// What can go wrong with data keys; names files and key ids, never key bytes.
 public struct RetentionError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -34,12 +35,10 @@ public struct DataKeyRing: Sendable {
     /// its group or others can read is refused: a readable data key makes
     /// the encryption of every stored value worthless.
     public static func loadKeyFile(_ url: URL) throws(RetentionError) -> [UInt8] {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else {
-            throw RetentionError("cannot read data key file \(url.path)")
-        }
-        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
-            throw RetentionError("data key file \(url.path) is readable by group or others (mode \(String(mode & 0o777, radix: 8))); chmod 600 it")
-        }
+        guard FileManager.default.fileExists(atPath: url.path) else { throw RetentionError("cannot read data key file \(url.path)") }
+        // The shared rule (follows symlinks, as Kubernetes secret volumes are; the
+        // lstat-based check before saw their 0777 link mode and refused them).
+        if let problem = KeyFile.permissionProblem(url) { throw RetentionError("data key file \(problem)") }
         guard let data = try? Data(contentsOf: url) else { throw RetentionError("cannot read data key file \(url.path)") }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if let decoded = Data(base64Encoded: text), decoded.count == 32 { return Array(decoded) }

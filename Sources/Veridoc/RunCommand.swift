@@ -17,9 +17,15 @@ enum RunCommand {
             let health = worker.metrics.health
             let server = try HTTPServer(port: configuration.httpPort, registry: worker.metrics.registry) { health.readiness() }
             log.info("observability listening", ["port": "\(server.port)"])
-            try migrate(configuration, log: log)
-            let signals = SignalTrap { worker.requestStop() }
-            try worker.run()
+            // Trapped before migrating: a SIGTERM while PostgreSQL is awaited at
+            // start must end in a clean exit 0 too, not the default signal death.
+            let stop = StopFlag()
+            let signals = SignalTrap {
+                stop.set()
+                worker.requestStop()
+            }
+            try migrate(configuration, log: log, stop: stop)
+            if !stop.isSet { try worker.run() }
             server.stop()
             withExtendedLifetime(signals) {}
         }
@@ -41,9 +47,9 @@ enum RunCommand {
     }
 
     /// Applies migrations, waiting for PostgreSQL to come up (bounded).
-    private static func migrate(_ configuration: WorkerConfiguration, log: Logger) throws {
+    private static func migrate(_ configuration: WorkerConfiguration, log: Logger, stop: StopFlag = StopFlag()) throws {
         let deadline = Date().addingTimeInterval(60)
-        while true {
+        while !stop.isSet {
             do {
                 let connection = try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-migrate")
                 defer { connection.close() }
@@ -52,10 +58,18 @@ enum RunCommand {
                 return
             } catch let error as PostgresError where error.isTransient && Date() < deadline {
                 log.warning("postgres not reachable yet; retrying", ["code": error.sqlState ?? "connection"])
-                Thread.sleep(forTimeInterval: 1)
+                for _ in 0..<10 where !stop.isSet { Thread.sleep(forTimeInterval: 0.1) }
             }
         }
+        log.info("stopped before the migrations could run")
     }
+}
+
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 /// Turns SIGTERM and SIGINT into a call, on a dispatch queue rather than in a

@@ -17,6 +17,7 @@ case "purge": status = RetentionCommands.purge(Array(arguments.dropFirst()))
 case "forget": status = RetentionCommands.forget(Array(arguments.dropFirst()))
 case "stats": status = StatsCommand.run(Array(arguments.dropFirst()))
 case "report": status = ReportCommand.run(Array(arguments.dropFirst()))
+case "chaos": status = ChaosCommand.run(Array(arguments.dropFirst()))
 case "help", "--help", "-h", nil:
     print(Usage.text)
     status = arguments.isEmpty ? 2 : 0

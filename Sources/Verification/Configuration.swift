@@ -55,8 +55,10 @@ public struct Configuration: Sendable {
         for (index, file) in try strings(object["encryptionKeys"], "\(path).encryptionKeys").enumerated() {
             let setting = "\(path).encryptionKeys[\(index)]"
             let url = resolve(file, base)
-            guard let pem = try? String(contentsOf: url, encoding: .utf8) else { throw ConfigError("\(setting): cannot read \(url.path)") }
-            guard let key = try? PrivateKey(pem: pem) else { throw ConfigError("\(setting): \(url.path) holds no PEM private key") }
+            guard FileManager.default.isReadableFile(atPath: url.path) else { throw ConfigError("\(setting): cannot read \(url.path)") }
+            if let problem = KeyFile.permissionProblem(url) { throw ConfigError("\(setting): private key file \(problem)") }
+            // Read by OpenSSL itself: the key never sits in a Swift String.
+            guard let key = try? PrivateKey(pemFile: url) else { throw ConfigError("\(setting): \(url.path) holds no PEM private key") }
             do { keys.append(try TenantKey(key)) } catch { throw ConfigError("\(setting): \(error.message)") }
         }
 

@@ -17,7 +17,9 @@ private final class Lines: @unchecked Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-obs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData().write(to: directory.appendingPathComponent("nonce.key"))
+        // Secret key files must not be readable by others (the worker refuses them).
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("nonce.key").path,
+                                           contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(), attributes: [.posixPermissions: 0o600])
         var root: [String: Any] = ["kafka": ["bootstrapServers": "localhost:9092"], "replay": ["nonceKeyFile": "nonce.key"]]
         root["observability"] = observability
         let file = directory.appendingPathComponent("config.json")

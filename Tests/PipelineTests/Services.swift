@@ -227,7 +227,9 @@ final class PipelineFixture {
         root["replay"] = ["nonceKeyFile": "nonce.key"]
         // Ephemeral: several workers share this config; each logs the port it got.
         root["observability"] = ["port": 0]
-        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData().write(to: directory.appendingPathComponent("nonce.key"))
+        // Secret key files must not be readable by others (the worker refuses them).
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("nonce.key").path,
+                                           contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(), attributes: [.posixPermissions: 0o600])
         try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: file)
         config = file
     }

@@ -41,7 +41,7 @@ struct ValueCipherTests {
             _ = try DataKeyRing.loadKeyFile(file)
             Issue.record("a group/world-readable key file was accepted")
         } catch {
-            #expect(error.message.contains("readable by group or others"))
+            #expect(error.message.contains("readable by other users"))
         }
     }
 }

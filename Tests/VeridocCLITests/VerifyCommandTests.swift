@@ -14,9 +14,13 @@ struct VerifyCommandTests {
     func sample(eventTime: String) throws -> Sample {
         let vectors = try #require(CLI.vectors).appendingPathComponent("apple-verify-with-wallet-sample")
         let directory = try CLI.temporaryDirectory()
+        // The vector key is world-readable; the verifier accepts private keys only their owner can read.
+        let key = directory.appendingPathComponent("merchant_encryption_key.pem")
+        _ = FileManager.default.createFile(atPath: key.path, contents: try Data(contentsOf: vectors.appendingPathComponent("merchant_encryption_key.pem")),
+                                           attributes: [.posixPermissions: 0o600])
         let config: [String: Any] = ["tenants": [[
             "id": "apple-sample", "merchantIds": ["PassKit_Identity_Test_Merchant_ID"], "teamId": "PassKit_Identity_Test_Team_ID",
-            "encryptionKeys": [vectors.appendingPathComponent("merchant_encryption_key.pem").path],
+            "encryptionKeys": [key.path],
             "trustAnchors": [vectors.appendingPathComponent("issuer_root.pem").path],
         ]]]
         try JSONSerialization.data(withJSONObject: config).write(to: directory.appendingPathComponent("config.json"))

@@ -98,6 +98,8 @@ struct ConfigurationVectorTests {
             let file = url.appendingPathComponent(relativePath)
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: file, atomically: true, encoding: .utf8)
+            // Private keys must be readable by their owner only; 0600 for every file keeps that simple.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         }
 
         /// A vector PEM placed into the temporary folder (never into the repository).

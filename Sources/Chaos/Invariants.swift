@@ -1,0 +1,178 @@
+import Foundation
+import Kafka
+import Postgres
+import Verification
+
+extension ChaosHarness {
+    /// During the run, about once a second: in one snapshot (a single
+    /// statement), every stored position must lie past finished work only —
+    /// no offset below it whose event (known from delivery reports) lacks a result.
+    func sample(stop: Flag) {
+        declare("positionPassedUnfinished")
+        var connection: PostgresConnection?
+        while !stop.isSet {
+            Thread.sleep(forTimeInterval: 1)
+            do {
+                if connection == nil || connection?.isConnected == false {
+                    connection?.close()
+                    connection = try connect()
+                }
+                let rows = try connection!.execute(
+                    """
+                    SELECT partition, next_offset, NULL AS event_id FROM consumer_positions WHERE consumer_group = $1 AND topic = $2
+                    UNION ALL SELECT NULL, NULL, event_id FROM results
+                    """, [.text(Self.group), .text(Self.requestTopic)])
+                var positions: [Int32: Int64] = [:]
+                var stored = Set<String>()
+                for row in 0..<rows.rowCount {
+                    if let id = rows.string(row, "event_id") { stored.insert(id) } else if let partition = rows.int(row, "partition"), let offset = rows.int(row, "next_offset") {
+                        positions[Int32(partition)] = offset
+                    }
+                }
+                let map = delivery.offsetMap()
+                for (partition, position) in positions {
+                    for (offset, index) in map[partition] ?? [:] where offset < position {
+                        guard let id = planned[index].record.id else { continue }  // dead letters: checked at the end
+                        if !stored.contains(id) {
+                            violation("positionPassedUnfinished", "partition \(partition) position \(position) passed offset \(offset) (event \(id)) without a result")
+                        }
+                    }
+                }
+                snapshotsChecked += 1
+            } catch {
+                // PostgreSQL down or tables not there yet: nothing to sample.
+                connection?.close()
+                connection = nil
+            }
+        }
+        connection?.close()
+    }
+
+    /// The invariants, from the database and the three topics, after convergence.
+    func check(into summary: inout ChaosSummary) throws {
+        for name in ["exactlyOneResult", "verdictMatchesReference", "outcomePublished", "positionPassedUnfinished",
+                     "positionNotAtEnd", "deadLetterMissing", "nonceAcceptedTwice", "converged"] { declare(name) }
+        if summary.convergedAfterSeconds == nil { violation("converged", "not everything stored and published within the timeout") }
+
+        let connection = try connect()
+        defer { connection.close() }
+        var stored: [String: (verdict: String, reasons: [String])] = [:]
+        let rows = try connection.execute("SELECT event_id, verdict, array_to_string(reason_codes, ',') AS reasons FROM results")
+        for row in 0..<rows.rowCount {
+            let reasons = rows.string(row, "reasons") ?? ""
+            stored[rows.string(row, "event_id")!] = (rows.string(row, "verdict")!, reasons.isEmpty ? [] : reasons.split(separator: ",").map(String.init))
+        }
+        summary.results = stored.count
+        summary.verified = stored.values.filter { $0.verdict == "verified" }.count
+        summary.rejected = stored.count - summary.verified
+
+        // Every delivered event id: exactly one result row (the primary key makes "at most" structural).
+        let delivered = planned.indices.filter { delivery.wasDelivered($0) }
+        let ids = Set(delivered.compactMap { planned[$0].record.id })
+        summary.records = delivered.count
+        summary.distinctEventIDs = ids.count
+        summary.poisonRecords = delivered.filter { planned[$0].record.id == nil }.count
+        for id in ids where stored[id] == nil { violation("exactlyOneResult", "event \(id) has no result") }
+        for id in stored.keys where !ids.contains(id) { violation("exactlyOneResult", "result \(id) for an event never produced") }
+
+        // Verdict and reasons equal the in-process reference; a replayed nonce may
+        // instead be request.nonce_reused when another event of its group owns it.
+        let nonceOwners = try connection.execute("SELECT event_id FROM nonces")
+        let owners = Set((0..<nonceOwners.rowCount).compactMap { nonceOwners.string($0, "event_id") })
+        if owners.count != nonceOwners.rowCount { violation("nonceAcceptedTwice", "an event owns more than one nonce row") }
+        var verifiedPerGroup: [String: [String]] = [:]
+        var seen = Set<String>()
+        for index in delivered {
+            let plan = planned[index]
+            guard let id = plan.record.id, let expected = plan.expected, let actual = stored[id], seen.insert(id).inserted else { continue }
+            if actual.verdict == "verified" {
+                verifiedPerGroup[plan.nonceGroup ?? id, default: []].append(id)
+                if !owners.contains(id) { violation("nonceAcceptedTwice", "verified event \(id) does not own its nonce") }
+            }
+            if actual.verdict == expected.verdict && actual.reasons == expected.reasons { continue }
+            if expected.verdict == "verified" && actual.verdict == "rejected" && actual.reasons == ["request.nonce_reused"] && !owners.contains(id) {
+                continue
+            }
+            violation("verdictMatchesReference", "event \(id) (\(plan.record.kind.rawValue)): stored \(actual.verdict) \(actual.reasons), reference \(expected.verdict) \(expected.reasons)")
+        }
+        for (group, verified) in verifiedPerGroup where verified.count > 1 {
+            violation("nonceAcceptedTwice", "nonce of \(group) accepted for \(verified.count) events: \(verified.prefix(3).joined(separator: ", "))")
+        }
+
+        // Every result: an outcome event with its deterministic id.
+        let wanted = Set(stored.keys.map { OutcomeEvent.id(forRequest: $0) })
+        var outcomeIDs = Set<String>()
+        _ = readTopic(Self.outcomeTopic, timeout: 60) { message in
+            if let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any], let id = object["id"] as? String {
+                outcomeIDs.insert(id)
+            }
+            return wanted.isSubset(of: outcomeIDs)
+        }
+        summary.outcomeEvents = outcomeIDs.count
+        for id in stored.keys where !outcomeIDs.contains(OutcomeEvent.id(forRequest: id)) {
+            violation("outcomePublished", "result \(id) has no outcome event \(OutcomeEvent.id(forRequest: id))")
+        }
+
+        // The request topic as it is (partition, offset → event id) and the dead letters' origins.
+        let expectedRecords = delivered.count
+        var requests: [Int32: [Int64: String?]] = [:]  // nil: no event id (a dead letter)
+        var readCount = 0
+        _ = readTopic(Self.requestTopic, timeout: 60) { message in
+            let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any]
+            let id: String? = object?["id"] as? String
+            requests[message.topicPartition.partition, default: [:]].updateValue(id, forKey: message.offset)
+            readCount += 1
+            return readCount >= expectedRecords
+        }
+        let poison = requests.values.flatMap { $0.values }.filter { $0 == nil }.count
+        var deadLettered = Set<String>()
+        _ = readTopic(Self.deadLetterTopic, timeout: poison > 0 ? 30 : 3) { message in
+            let header = { (name: String) in message.headers.first { $0.key == name }?.value.map { String(decoding: $0, as: UTF8.self) } }
+            if let partition = header("veridoc.origin.partition"), let offset = header("veridoc.origin.offset") {
+                deadLettered.insert("\(partition)/\(offset)")
+            }
+            return deadLettered.count >= poison
+        }
+        summary.deadLetters = deadLettered.count
+
+        // Positions: at the end of each partition now, and never past an offset without a result or dead letter.
+        let state = try databaseState()
+        for partition in Int32(0)..<6 {
+            let offsets = requests[partition] ?? [:]
+            let end = (offsets.keys.max() ?? -1) + 1
+            let position = state.positions[partition] ?? 0
+            if position != end { violation("positionNotAtEnd", "partition \(partition): position \(position), end \(end)") }
+            for (offset, id) in offsets where offset < position {
+                if let id {
+                    if stored[id] == nil { violation("positionPassedUnfinished", "partition \(partition) offset \(offset) (\(id)) has no result") }
+                } else if !deadLettered.contains("\(partition)/\(offset)") {
+                    violation("deadLetterMissing", "partition \(partition) offset \(offset) has no dead letter")
+                }
+            }
+        }
+    }
+
+    /// Reads a topic from the beginning with a fresh group until `done` says so,
+    /// or nothing new arrived for a few seconds after `timeout`.
+    func readTopic(_ topic: String, timeout: TimeInterval, _ handle: (KafkaMessage) -> Bool) -> Bool {
+        guard let consumer = try? KafkaConsumer(properties: [
+            "bootstrap.servers": bootstrap, "group.id": "chaos-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
+            "session.timeout.ms": "6000", "fetch.wait.max.ms": "5", "enable.auto.commit": "false", "log_level": "2",
+        ], listener: FromEarliest()) else { return false }
+        defer { consumer.close() }
+        guard (try? consumer.subscribe([topic])) != nil else { return false }
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard let message = try? consumer.poll(timeoutMilliseconds: 200) else { continue }
+            if handle(message) { return true }
+        }
+        return false
+    }
+}
+
+final class FromEarliest: RebalanceListener, @unchecked Sendable {
+    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
+        Dictionary(uniqueKeysWithValues: partitions.map { ($0, Int64(0)) })
+    }
+    func partitionsRevoked(_ partitions: [TopicPartition]) {}
+}

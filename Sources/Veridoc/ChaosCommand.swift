@@ -1,0 +1,59 @@
+import Chaos
+import Foundation
+
+/// `veridoc chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--output FILE] [--repository DIR] [--keep]`:
+/// the fault-injection harness (see chaos/README.md). Exit 0 when no invariant is violated, 1 otherwise.
+enum ChaosCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        do {
+            let parsed = try ParsedArguments(arguments, options: ["--duration", "--events", "--faults", "--seed", "--workers", "--output", "--repository"],
+                                             flags: ["--keep"])
+            guard parsed.positional.isEmpty else { throw UsageError("chaos takes options only") }
+            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            let repository = parsed.options["--repository"].map { URL(fileURLWithPath: $0) } ?? findRepository(from: binary)
+            var options = ChaosOptions(binary: binary.standardizedFileURL, repository: repository)
+            if let value = parsed.options["--duration"] {
+                guard let seconds = Double(value), seconds >= 5 else { throw UsageError("--duration must be at least 5 seconds") }
+                options.duration = seconds
+            }
+            if let value = parsed.options["--events"] {
+                guard let count = Int(value), count > 0 else { throw UsageError("--events must be a positive number") }
+                options.events = count
+            }
+            if let value = parsed.options["--faults"] {
+                guard let count = Int(value), count >= 0 else { throw UsageError("--faults must be a number") }
+                options.faults = count
+            }
+            if let value = parsed.options["--seed"] {
+                guard let seed = UInt64(value) else { throw UsageError("--seed must be a whole number") }
+                options.seed = seed
+            }
+            if let value = parsed.options["--workers"] {
+                guard let count = Int(value), (1...16).contains(count) else { throw UsageError("--workers must be 1…16") }
+                options.workers = count
+            }
+            options.output = parsed.options["--output"].map { URL(fileURLWithPath: $0) }
+            options.keep = parsed.flags.contains("--keep")
+            let summary = try ChaosHarness(options: options, log: { FileHandle.standardError.write(Data(("chaos: " + $0 + "\n").utf8)) }).run()
+            print(summary.text)
+            return summary.violations == 0 ? 0 : 1
+        } catch let error as UsageError {
+            Console.error("\(error.message)\n\n\(Usage.text)")
+            return 2
+        } catch {
+            Console.error("chaos: \(error)")
+            return 1
+        }
+    }
+
+    /// The checkout holding scripts/test-postgres: the current folder, or up from the binary (.build/debug/veridoc).
+    private static func findRepository(from binary: URL) -> URL {
+        var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        var folder = binary.deletingLastPathComponent()
+        while folder.path != "/" {
+            candidates.append(folder)
+            folder.deleteLastPathComponent()
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("scripts/test-postgres").path) } ?? candidates[0]
+    }
+}

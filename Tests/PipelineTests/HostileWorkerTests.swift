@@ -1,0 +1,96 @@
+import Foundation
+import Kafka
+import Testing
+import TestIssuer
+
+/// A few hostile records through the real worker (the full table runs through
+/// the Verifier in HostileInputTests): each ends as a result with its documented
+/// reason code or as a dead letter with its cause, in bounded time, and the
+/// worker keeps running.
+@Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
+struct HostileWorkerTests {
+    @Test func hostileRecordsEndAsResultsOrDeadLettersAndTheWorkerSurvives() throws {
+        let fixture = try PipelineFixture()
+        var records: [(key: String, value: [UInt8])] = []
+        var expectedResults: [String: [String]] = [:]
+
+        var deep = try fixture.factory.event(.isoDeviceResponse)
+        deep = deep.replacingPayload([UInt8](repeating: 0x81, count: 10_000) + [0])
+        records.append(("k1", deep.json()))
+        expectedResults[deep.id!] = ["payload.malformed"]
+        var huge = try fixture.factory.event(.appleWalletApp)
+        huge = huge.replacingPayload([0x5b, 0x40, 0, 0, 0, 0, 0, 0, 0])
+        records.append(("k2", huge.json()))
+        expectedResults[huge.id!] = ["payload.malformed"]
+        var foreign = try fixture.factory.event(.isoDeviceResponse)
+        foreign.data["tenant"] = fixture.factory.merchant.tenantID + "\u{200B}"
+        records.append(("k3", foreign.json()))
+        expectedResults[foreign.id!] = ["event.unknown_tenant"]
+        var wrapped = try fixture.factory.event(.isoDeviceResponse)
+        wrapped.data["payload"] = wrapped.data["payload"]!.enumerated().map { $0.offset % 76 == 75 ? "\($0.element)\n" : "\($0.element)" }.joined()
+        records.append(("k4", wrapped.json()))
+        expectedResults[wrapped.id!] = ["event.invalid"]
+        let valid = try fixture.factory.event(.appleWalletApp)
+        records.append(("k5", valid.json()))
+        expectedResults[valid.id!] = []
+
+        // Dead letters: larger than worker.maxEventBytes (1 MiB), a JSON nesting bomb, an id of 300 characters.
+        var oversized = try fixture.factory.event(.isoDeviceResponse)
+        oversized.data["payload"] = String(repeating: "A", count: 1_200_000)
+        records.append(("d1", oversized.json()))
+        records.append(("d2", Array(String(repeating: "[", count: 100_000).utf8)))
+        var longID = try fixture.factory.event(.isoDeviceResponse)
+        longID.attributes["id"] = String(repeating: "x", count: 300)
+        records.append(("d3", longID.json()))
+
+        let worker = try fixture.startWorker()
+        let started = Date()
+        try produce(records, to: fixture.broker.bootstrap)
+        #expect(try eventually(90) { try fixture.database.count("SELECT count(*) AS count FROM results") >= expectedResults.count }, "\(worker.log.suffix(1500))")
+        let stored = try fixture.database.results()
+        for (id, reasons) in expectedResults {
+            #expect(stored[id]?.reasons == reasons, "\(id): \(String(describing: stored[id]))")
+        }
+        let causes = try deadLetterCauses(bootstrap: fixture.broker.bootstrap, expected: 3)
+        #expect(causes.sorted() == ["record.no_id", "record.no_id", "record.too_large"], "\(causes)")
+        // Every position passed every record, the oversized dead letter included (its value
+        // omitted: larger than the producer sends), so no partition is stuck behind it.
+        #expect(try eventually(30) { try fixture.database.count("SELECT sum(next_offset)::bigint AS count FROM consumer_positions") == records.count })
+        #expect(Date().timeIntervalSince(started) < 90)
+        #expect(worker.process.isRunning, "the worker survives hostile records: \(worker.log.suffix(1500))")
+        #expect(worker.terminate() == 0)
+    }
+
+    func produce(_ records: [(key: String, value: [UInt8])], to bootstrap: String) throws {
+        let delivered = Counter()
+        let producer = try KafkaProducer(properties: ["bootstrap.servers": bootstrap, "message.max.bytes": "4000000"]) { report in
+            if report.error == nil { delivered.increment() }
+        }
+        for (index, record) in records.enumerated() {
+            try producer.send(topic: "veridoc.requests", key: Array(record.key.utf8), value: record.value, token: UInt64(index))
+        }
+        try producer.flush(timeoutMilliseconds: 30_000)
+        producer.close()
+        guard delivered.value == records.count else { throw TestFailure("only \(delivered.value) of \(records.count) delivered") }
+    }
+
+    func deadLetterCauses(bootstrap: String, expected: Int) throws -> [String] {
+        let consumer = try KafkaConsumer(properties: [
+            "bootstrap.servers": bootstrap, "group.id": "dlq-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
+            "session.timeout.ms": "6000", "fetch.wait.max.ms": "5",
+        ], listener: NoOffsets())
+        defer { consumer.close() }
+        try consumer.subscribe(["veridoc.requests.dlq"])
+        var causes: [String] = []
+        let deadline = Date().addingTimeInterval(60)
+        while causes.count < expected && Date() < deadline {
+            guard let message = try consumer.poll(timeoutMilliseconds: 200) else { continue }
+            let cause = message.headers.last { $0.key == "veridoc.cause" }?.value.map { String(decoding: $0, as: UTF8.self) } ?? "?"
+            if cause == "record.too_large" {
+                #expect(message.value.isEmpty && message.headers.contains { $0.key == "veridoc.value.omitted" }, "a too-large dead letter is sent without its value")
+            }
+            causes.append(cause)
+        }
+        return causes
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// Regression (found by `veridoc chaos`): a worker SIGTERM'd while it was
+/// joining the group — after its JoinGroup, before its first SyncGroup
+/// completed — aborted inside librdkafka < 2.3 ("rd_kafka_sticky_assignor_state_destroy:
+/// Assertion `assignor_state' failed", librdkafka #4312) instead of exiting 0.
+/// SyncGroup errors injected on the broker hold the worker in that window.
+@Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
+struct StopWhileJoiningTests {
+    /// The mock coordinator answers the first JoinGroup about 3 s after the worker starts.
+    @Test(arguments: [4.0])
+    func sigtermWhileJoiningExitsZero(delay: Double) throws {
+        let fixture = try PipelineFixture()
+        // SyncGroup (API key 14) answered with errors: join, fail sync, rejoin, …
+        #expect(try fixture.broker.command("errors 14 " + Array(repeating: "27", count: 3).joined(separator: ",")) == "OK")
+        let worker = try fixture.startWorker()
+        #expect(eventually(30) { worker.log.contains("worker started") })
+        Thread.sleep(forTimeInterval: delay)
+        let joined = worker.log.contains("partitions assigned")
+        let status = worker.terminate(timeout: 60)
+        #expect(status == 0, "exit \(String(describing: status)) (assigned before SIGTERM: \(joined)): \(worker.log.suffix(600))")
+    }
+
+    /// Regression (found by `veridoc chaos`): SIGTERM while the worker still waits
+    /// for PostgreSQL at start (migrations) ended the process by the signal
+    /// (status 143 to an orchestrator) instead of a clean exit 0.
+    @Test func sigtermWhileWaitingForPostgresExitsZero() throws {
+        let fixture = try PipelineFixture()
+        let worker = try fixture.startWorker(environment: ["VERIDOC_POSTGRES": "host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=1"])
+        #expect(eventually(30) { worker.log.contains("postgres not reachable yet") })
+        let started = Date()
+        let status = worker.terminate(timeout: 30)
+        #expect(status == 0 && worker.process.terminationReason == .exit, "\(String(describing: status)): \(worker.log.suffix(600))")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+}
