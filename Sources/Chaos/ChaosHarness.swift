@@ -101,7 +101,10 @@ public final class ChaosHarness: @unchecked Sendable {
             try? FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
             try summary.json().write(to: output)
         }
-        if !options.keep { try? FileManager.default.removeItem(at: work) }
+        // A failed run keeps its folder (worker logs, PostgreSQL data) for the post-mortem.
+        if summary.violations > 0 { summary.workDirectory = work.path }
+        if summary.violations > 0, let output = options.output { try? summary.json().write(to: output) }
+        if !options.keep && summary.violations == 0 { try? FileManager.default.removeItem(at: work) }
         return summary
     }
 
@@ -239,8 +242,15 @@ public final class ChaosHarness: @unchecked Sendable {
     func terminate(_ worker: ChildProcess, timeout: TimeInterval = 40) {
         worker.signal(SIGTERM)
         if !worker.wait(timeout: timeout) {
-            violation("workerDrainExit", "\(worker.name) did not exit within \(Int(timeout)) s of SIGTERM")
-            worker.killNow()
+            // Where it hangs: the threads' kernel wait channels and the log's last lines.
+            let channels = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(worker.pid)/task")) ?? []).compactMap { task in
+                try? String(contentsOfFile: "/proc/\(worker.pid)/task/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let tail = ((try? String(contentsOf: work.appendingPathComponent("\(worker.name).log"), encoding: .utf8)) ?? "")
+                .split(separator: "\n").suffix(3).joined(separator: " | ")
+            violation("workerDrainExit", "\(worker.name) did not exit within \(Int(timeout)) s of SIGTERM (threads: \(channels.joined(separator: ","))); log: \(tail)")
+            worker.signal(SIGABRT)  // the Swift runtime prints every thread's backtrace into the worker's log
+            if !worker.wait(timeout: 10) { worker.killNow() }
         } else if worker.exitStatus != 0 {
             violation("workerDrainExit", "\(worker.name) exited with \(worker.exitStatus.map { "status \($0)" } ?? "signal \(worker.exitSignal ?? 0)") after SIGTERM")
         }

@@ -242,7 +242,7 @@ public final class Worker: @unchecked Sendable {
         while !receivedAssignment && Date() < deadline {
             _ = try? consumer.poll(timeoutMilliseconds: 100)
         }
-        if !receivedAssignment { log.warning("stopping before the group assigned partitions", [:]) }
+        if !receivedAssignment { log.warning("stopping before the group assigned partitions; leaving the consumer to the process exit", [:]) }
     }
 
     private func drainAndStop() {
@@ -253,7 +253,15 @@ public final class Worker: @unchecked Sendable {
         persister.flush(timeout: max(0.1, deadline.timeIntervalSinceNow))
         commitToKafka()
         waitForFirstAssignment(until: deadline)
-        consumer.close()
+        if receivedAssignment {
+            consumer.close()
+        } else {
+            // Possibly still between JoinGroup and SyncGroup, where destroying the
+            // handle aborts (see waitForFirstAssignment). Never assigned, it has
+            // consumed nothing: the handle is left to the process exit, and the
+            // coordinator drops the member after session.timeout.ms.
+            AbandonedConsumers.keep(consumer)
+        }
         pool.stop()
         persister.stop(timeout: max(0.1, deadline.timeIntervalSinceNow))
         publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
@@ -315,5 +323,17 @@ extension Worker: RebalanceListener {
         metrics.rebalanced(revoked: partitions, owned: tracker.assigned.count)
         paused.subtract(revoked)
         log.info("partitions revoked", ["partitions": partitions.map(\.description).sorted().joined(separator: ","), "abandoned": "\(abandoned)"])
+    }
+}
+
+/// Consumers deliberately never destroyed (held until the process exits); see `Worker.waitForFirstAssignment`.
+private enum AbandonedConsumers {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var consumers: [KafkaConsumer] = []
+
+    static func keep(_ consumer: KafkaConsumer) {
+        lock.lock()
+        consumers.append(consumer)
+        lock.unlock()
     }
 }
