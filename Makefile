@@ -64,8 +64,13 @@ lint-deploy: deploy-setup $(TOOLS_VENV)/.deploy-tools $(DEPLOY_TOOLS)/helm
 	TOOLS=$(TOOLS_VENV)/bin HELM=$(DEPLOY_TOOLS)/helm deploy/lint/run
 
 ## test: the whole suite (unit, vectors when ../shared/vectors exists, CLI), the schema lint and the deployment lint
+# Suites that run processes and servers (workers, brokers, PostgreSQL, the
+# demo, the bench smoke, the chaos run): one at a time, after the rest ran in
+# parallel, so that on two cores no blocking test starves another.
+INTEGRATION_TESTS := ^(KafkaTests|PipelineTests|ChaosTests)\.|BenchCommandTests
+
 test: setup lint-schemas lint-deploy
-	scripts/with-test-services $(SWIFT) test
+	scripts/with-test-services sh -c '$(SWIFT) test --skip "$(INTEGRATION_TESTS)" && $(SWIFT) test --no-parallel --filter "$(INTEGRATION_TESTS)"'
 
 ## demo: the main job on embedded defaults
 demo: release

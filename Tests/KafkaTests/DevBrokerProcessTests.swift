@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func devBrokerServesClientsTakesCommandsAndExitsOnSIGTERM() throws {
         let binary = try #require(Self.binary, "no built veridoc next to \(CommandLine.arguments[0])")
         let process = Process()

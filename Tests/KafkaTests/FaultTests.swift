@@ -4,7 +4,7 @@ import Testing
 
 /// Broker failures injected through the mock cluster's fault API.
 @Suite struct FaultTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func messagesSentWhileABrokerIsDownAreDeliveredOnceItIsBack() throws {
         let cluster = try MockCluster(brokers: 3)
         defer { cluster.close() }
@@ -33,7 +33,7 @@ import Testing
         #expect(Set(reports.map(\.token)).count == 300)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func retriableProduceErrorsAreRetriedUntilDelivered() throws {
         let cluster = try MockCluster(brokers: 1)
         defer { cluster.close() }
@@ -57,7 +57,7 @@ import Testing
         #expect(try consume(consumer, count: 1, timeout: 0.5).isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aFullQueueIsARetriableErrorNotACrash() throws {
         let log = DeliveryLog()
         let producer = try KafkaProducer(

@@ -5,7 +5,7 @@ import Testing
 /// Everything runs against librdkafka's in-process mock cluster: real Kafka
 /// protocol over loopback TCP, one fresh cluster per test.
 @Suite struct ProducerConsumerTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func thousandMessagesWithKeysAndHeadersRoundTrip() throws {
         let cluster = try MockCluster(brokers: 3)
         defer { cluster.close() }
@@ -52,7 +52,7 @@ import Testing
         #expect(nextOffset.values.reduce(0, +) == 1000)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func startOffsetsFromTheListenerAreHonoured() throws {
         let cluster = try MockCluster(brokers: 1)
         defer { cluster.close() }
@@ -82,7 +82,7 @@ import Testing
         #expect(try consume(consumer, count: 5, timeout: 10).map(\.offset) == Array(20..<25))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func twoMembersSplitPartitionsAndTheSurvivorTakesOver() throws {
         let cluster = try MockCluster(brokers: 3)
         defer { cluster.close() }
@@ -130,7 +130,7 @@ import Testing
         #expect(pollerA.errors.snapshot.isEmpty && pollerB.errors.snapshot.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aNewMemberResumesAfterTheCommittedOffset() throws {
         let cluster = try MockCluster(brokers: 1)
         defer { cluster.close() }
