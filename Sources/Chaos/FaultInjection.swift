@@ -4,10 +4,10 @@ import TestIssuer
 
 extension ChaosHarness {
     /// The seeded schedule: `faultCount` faults spread over the duration, kinds
-    /// dealt from shuffled rounds of every kind (so a run of 11+ faults has each
-    /// kind at least once), then run one after another.
+    /// dealt from shuffled rounds of every kind, SIGKILL three times per round
+    /// (so a run of 13+ faults has each kind at least once), run one after another.
     func injectFaults() {
-        let kinds = FaultKind.allCases
+        let kinds = FaultKind.allCases + [.workerKill, .workerKill]
         var schedule: [(at: TimeInterval, kind: FaultKind)] = []
         var deck: [FaultKind] = []
         let count = options.faultCount

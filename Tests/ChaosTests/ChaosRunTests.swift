@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The short chaos run of `make test`: a few hundred events, one fault of each
-/// kind, real worker processes, its own broker and PostgreSQL; zero invariant
+/// kind (SIGKILL three times), real worker processes, its own broker and PostgreSQL; zero invariant
 /// violations. Guarded like the pipeline tests (scripts/with-test-services).
 @Suite(.serialized)
 struct ChaosRunTests {
@@ -30,13 +30,13 @@ struct ChaosRunTests {
         var options = ChaosOptions(binary: Self.binary, repository: Self.repository)
         options.duration = 40
         options.events = 300
-        options.faults = 11
+        options.faults = 13
         options.seed = 20_261_129
         options.output = Self.repository.appendingPathComponent("chaos/results/test-run.json")
         let summary = try ChaosHarness(options: options, log: { print("chaos: \($0)") }).run()
         print(summary.text)
         #expect(summary.violations == 0, "\(summary.examples)")
-        #expect(summary.faultsTotal >= 8)
+        #expect(summary.faultsTotal >= 10)
         #expect(summary.results == summary.distinctEventIDs)
         #expect(summary.distinctEventIDs > 250)
         for name in ["exactlyOneResult", "verdictMatchesReference", "outcomePublished", "positionPassedUnfinished",
