@@ -195,7 +195,7 @@ public final class ChaosHarness: @unchecked Sendable {
         root["replay"] = ["nonceKeyFile": "nonce.key"]
         root["observability"] = ["port": 0, "logLevel": "info"]
         let nonceKey = configDirectory.appendingPathComponent("nonce.key")
-        FileManager.default.createFile(atPath: nonceKey.path, contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(),
+        _ = FileManager.default.createFile(atPath: nonceKey.path, contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(),
                                        attributes: [.posixPermissions: 0o600])
         try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: file)
         config = file

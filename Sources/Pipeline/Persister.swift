@@ -88,7 +88,7 @@ final class Persister: @unchecked Sendable {
     }
 
     private func run() {
-        var connection: PostgresConnection?
+        let connection = ReconnectingConnection(connect)
         var backoff = Backoff()
         while true {
             guard let first = queue.take(timeout: 0.5) else {
@@ -115,13 +115,9 @@ final class Persister: @unchecked Sendable {
             // The batch is retried until it is durable: dropping it would lose results.
             while true {
                 do {
-                    if connection == nil || connection?.isConnected == false {
-                        connection?.close()
-                        connection = try connect()
-                    }
                     let positions = tracker.positions(completing: batch.map(\.ticket))
                     let started = DispatchTime.now().uptimeNanoseconds
-                    let written = try makeStore(connection!).write(batch, positions: positions)
+                    let written = try makeStore(try connection.get()).write(batch, positions: positions)
                     tracker.markDurable(batch.map(\.ticket))
                     committed(written, records: batch.count, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
                     onCommitted(written.outbox, positions, batch.count - written.duplicates)
@@ -129,12 +125,9 @@ final class Persister: @unchecked Sendable {
                     break
                 } catch {
                     let transient = (error as? PostgresError)?.isTransient ?? false
-                    if transient || connection?.isConnected != true { metrics?.health.postgresRoundTrip(succeeded: false) }
+                    if transient || !connection.isConnected { metrics?.health.postgresRoundTrip(succeeded: false) }
                     log.warning("batch write failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection", "transient": "\(transient)", "batch": "\(batch.count)"])
-                    if !transient || connection?.isConnected == false {
-                        connection?.close()
-                        connection = nil
-                    }
+                    if !transient || !connection.isConnected { connection.drop() }
                     if isGivingUp { break }
                     Thread.sleep(forTimeInterval: backoff.next())
                 }
@@ -145,7 +138,7 @@ final class Persister: @unchecked Sendable {
             state.broadcast()
             state.unlock()
         }
-        connection?.close()
+        connection.drop()
     }
 
     /// Metrics, and a debug line per rejected event (event id, configured tenant, reason codes only).

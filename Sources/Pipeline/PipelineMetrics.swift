@@ -215,18 +215,13 @@ final class PostgresProbe: @unchecked Sendable {
     }
 
     private func run() {
-        var connection: PostgresConnection?
+        let connection = ReconnectingConnection(connect)
         while true {
             do {
-                if connection == nil || connection?.isConnected == false {
-                    connection?.close()
-                    connection = try connect()
-                }
-                _ = try connection!.execute("SELECT 1")
+                _ = try connection.get().execute("SELECT 1")
                 health.postgresRoundTrip(succeeded: true)
             } catch {
-                connection?.close()
-                connection = nil
+                connection.drop()
                 health.postgresRoundTrip(succeeded: false)
             }
             condition.lock()
@@ -236,7 +231,7 @@ final class PostgresProbe: @unchecked Sendable {
             condition.unlock()
             if done { break }
         }
-        connection?.close()
+        connection.drop()
         condition.lock()
         finished = true
         condition.broadcast()

@@ -169,7 +169,7 @@ final class Publisher: @unchecked Sendable {
 
     /// Marks delivered rows, resends failed sends, and sweeps the outbox.
     private func run() {
-        var connection: PostgresConnection?
+        let connection = ReconnectingConnection(connect)
         var lastSweep = Date.distantPast
         var lastBacklog = Date.distantPast
         while true {
@@ -187,20 +187,16 @@ final class Publisher: @unchecked Sendable {
             for entry in outcomesToRetry { send(entry) }
             for job in lettersToRetry { deadLetter(job) }
             do {
-                if connection == nil || connection?.isConnected == false {
-                    connection?.close()
-                    connection = try connect()
-                }
                 if !ids.isEmpty {
-                    _ = try connection!.execute("UPDATE outbox SET published_at = now() WHERE id = ANY($1::text[])", [.textArray(ids)])
+                    _ = try connection.get().execute("UPDATE outbox SET published_at = now() WHERE id = ANY($1::text[])", [.textArray(ids)])
                 }
                 if Date().timeIntervalSince(lastSweep) > max(1, configuration.outboxClaim / 3), !isStopped {
                     lastSweep = Date()
-                    try sweep(connection!)
+                    try sweep(try connection.get())
                 }
                 if let metrics, Date().timeIntervalSince(lastBacklog) >= PipelineMetrics.outboxBacklogInterval {
                     lastBacklog = Date()
-                    let backlog = try connection!.execute("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL")
+                    let backlog = try connection.get().execute("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL")
                     metrics.outboxBacklog.set(Double(backlog.int(0, "count") ?? 0))
                 }
             } catch {
@@ -208,14 +204,13 @@ final class Publisher: @unchecked Sendable {
                 lock.lock()
                 delivered.append(contentsOf: ids)
                 lock.unlock()
-                connection?.close()
-                connection = nil
+                connection.drop()
                 log.warning("outbox bookkeeping failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
                 Thread.sleep(forTimeInterval: 0.5)
             }
             if done { break }
         }
-        connection?.close()
+        connection.drop()
     }
 
     private var isStopped: Bool {

@@ -23,7 +23,8 @@ public final class Worker: @unchecked Sendable {
     private var persister: Persister!
     private var publisher: Publisher!
     private var consumer: KafkaConsumer!
-    private var positionsConnection: PostgresConnection?
+    /// The consumer thread's own connection, for stored positions on assignment.
+    private lazy var positionsConnection = ReconnectingConnection { [unowned self] in try self.connectPostgres() }
     private var probe: PostgresProbe?
     private let retention: RetentionWriter
     private var purgeLoop: PurgeLoop?
@@ -59,7 +60,6 @@ public final class Worker: @unchecked Sendable {
         self.workerID = "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
     }
 
-    /// Connects with retries: PostgreSQL not being up yet is a transient state.
     private func connectPostgres() throws -> PostgresConnection {
         try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-worker")
     }
@@ -266,7 +266,7 @@ public final class Worker: @unchecked Sendable {
         persister.stop(timeout: max(0.1, deadline.timeIntervalSinceNow))
         publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
         purgeLoop?.stop(timeout: max(1, deadline.timeIntervalSinceNow))
-        positionsConnection?.close()
+        positionsConnection.drop()
         probe?.stop()
         // The samplers hold the pool and persister (and through them this worker): let go.
         metrics.verifyInFlight.sample { 0 }
@@ -285,15 +285,10 @@ extension Worker: RebalanceListener {
         var stored: [TopicPartition: Int64] = [:]
         while true {
             do {
-                if positionsConnection == nil || positionsConnection?.isConnected == false {
-                    positionsConnection?.close()
-                    positionsConnection = try connectPostgres()
-                }
-                stored = try ResultStore.positions(of: partitions, group: configuration.groupID, on: positionsConnection!)
+                stored = try ResultStore.positions(of: partitions, group: configuration.groupID, on: try positionsConnection.get())
                 break
             } catch {
-                positionsConnection?.close()
-                positionsConnection = nil
+                positionsConnection.drop()
                 log.warning("reading stored positions failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
                 if shouldStop { break }
                 Thread.sleep(forTimeInterval: backoff.next())

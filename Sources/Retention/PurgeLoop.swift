@@ -45,17 +45,12 @@ public final class PurgeLoop: @unchecked Sendable {
     }
 
     private func run() {
-        var connection: PostgresConnection?
+        let connection = ReconnectingConnection(connect)
         while true {
             do {
-                if connection == nil || connection?.isConnected == false {
-                    connection?.close()
-                    connection = try connect()
-                }
-                onPass(.success(try purger.pass(now: Date(), on: connection!)))
+                onPass(.success(try purger.pass(now: Date(), on: try connection.get())))
             } catch {
-                connection?.close()
-                connection = nil
+                connection.drop()
                 onPass(.failure(error))
             }
             state.lock()
@@ -65,7 +60,7 @@ public final class PurgeLoop: @unchecked Sendable {
             state.unlock()
             if done { break }
         }
-        connection?.close()
+        connection.drop()
         state.lock()
         running = false
         state.broadcast()
