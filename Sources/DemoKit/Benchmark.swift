@@ -2,6 +2,7 @@ import Crypto
 import Dispatch
 import Foundation
 import MDoc
+import Pipeline
 import TestIssuer
 import Verification
 
@@ -51,31 +52,22 @@ public enum Benchmark {
         ]
     }
 
-    /// A corpus of valid Apple in-app events (the common case) and its verifier.
-    public static func corpus(count: Int, seed: UInt64 = 6) throws -> (events: [[UInt8]], verifier: Verifier) {
+    /// A corpus of valid Apple in-app events (the common case) as Kafka (key, value) pairs, and its verifier.
+    public static func corpus(count: Int, seed: UInt64 = 6) throws -> (records: [(key: [UInt8]?, value: [UInt8])], verifier: Verifier) {
         var generator = LoadGenerator(factory: try TestIssuer.EventFactory(now: Date(), seed: seed), mix: .valid, seed: seed)
         generator.flowWeights = [(.appleWalletApp, 1)]
-        var events: [[UInt8]] = []
-        for _ in 0..<count { events.append(try generator.next().value) }
-        return (events, try generator.factory.verifier())
+        var records: [(key: [UInt8]?, value: [UInt8])] = []
+        for _ in 0..<count {
+            let record = try generator.next()
+            records.append((record.key, record.value))
+        }
+        return (records, try generator.factory.verifier())
     }
 
-    /// Verified events per second through `threads` threads (each verifies its share).
-    public static func verifyThroughput(events: [[UInt8]], verifier: Verifier, threads: Int) -> (eventsPerSecond: Double, verified: Int) {
-        let now = Date()
-        let verified = Counter()
-        let start = DispatchTime.now().uptimeNanoseconds
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var local = 0
-            var index = thread
-            while index < events.count {
-                if verifier.verify(eventJSON: events[index], at: now).isVerified { local += 1 }
-                index += threads
-            }
-            verified.add(local)
-        }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return (Double(events.count) / seconds, verified.value)
+    /// Events per second through the worker's verification pool with `threads` threads.
+    public static func poolThroughput(records: [(key: [UInt8]?, value: [UInt8])], verifier: Verifier, threads: Int) -> (eventsPerSecond: Double, verified: Int) {
+        let run = PoolBenchmark.run(records: records, verifier: verifier, threads: threads)
+        return (run.eventsPerSecond, run.verified)
     }
 
     final class Counter: @unchecked Sendable {

@@ -10,10 +10,20 @@ struct Job: Sendable {
     let content: Content
 
     enum Content: Sendable {
+        /// As consumed: read (parsed) on a pool thread, not the consumer's.
+        case unread(KafkaMessage)
         /// A record attributable to an event: verified by the pool.
         case event(ParsedRecord)
         /// A record that cannot be attributed: sent to the dead-letter topic.
         case deadLetter(DeadLetter)
+    }
+}
+
+extension Job {
+    /// The job with its record read; jobs already read are returned as they are.
+    func read(with intake: RecordIntake) -> Job {
+        guard case .unread(let record) = content else { return self }
+        return Job(ticket: ticket, key: key, receivedAt: receivedAt, content: intake.read(record))
     }
 }
 
@@ -36,4 +46,6 @@ struct Completion: Sendable {
     let key: [UInt8]?
     let receivedAt: Date
     let result: VerificationResult?
+    /// Work for the write done ahead on the pool's thread (nil: the persister does it).
+    var prepared: PreparedWrite? = nil
 }

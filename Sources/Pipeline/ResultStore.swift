@@ -43,9 +43,9 @@ struct ResultStore {
         let storedAt = Date()
         var values: [String: [[PostgresValue]]] = [:]
         var expiries: [Date] = []
-        for result in completions.compactMap(\.result) where result.isVerified {
-            guard let id = result.requestID, values[id] == nil else { continue }
-            let rows = try retention.valueRows(for: result, storedAt: storedAt)
+        for completion in completions {
+            guard let result = completion.result, result.isVerified, let id = result.requestID, values[id] == nil else { continue }
+            let rows = try completion.prepared?.values ?? retention.valueRows(for: result, storedAt: storedAt)
             values[id] = rows.rows
             expiries += rows.expiries
         }
@@ -76,6 +76,13 @@ struct ResultStore {
     private struct Decided {
         let completion: Completion
         let result: VerificationResult
+        /// The nonce check turned the result into a replay (its prepared outcome no longer applies).
+        var nonceReused = false
+    }
+
+    /// Whether storing `result` uses up its nonce (so the nonce check applies to it).
+    static func consumesNonce(_ result: VerificationResult) -> Bool {
+        result.isVerified && result.replayToken != nil && result.tenant != nil && result.requestID != nil
     }
 
     /// Verified results consume their nonce; a nonce already consumed by a
@@ -84,7 +91,7 @@ struct ResultStore {
     private func decideNonces(_ items: [(Completion, VerificationResult)], on connection: PostgresConnection) throws -> [Decided] {
         var candidates: [(index: Int, tenant: String, hash: [UInt8], eventID: String)] = []
         for (index, (_, result)) in items.enumerated() {
-            guard result.isVerified, let token = result.replayToken, let tenant = result.tenant, let eventID = result.requestID else { continue }
+            guard Self.consumesNonce(result), let token = result.replayToken, let tenant = result.tenant, let eventID = result.requestID else { continue }
             let hash = HMAC.authenticationCode(.sha256, key: nonceKey, data: Array(tenant.utf8) + [0] + token)
             candidates.append((index, tenant, hash, eventID))
         }
@@ -111,8 +118,9 @@ struct ResultStore {
         var decided = items.map { Decided(completion: $0.0, result: $0.1) }
         for candidate in candidates {
             let owner = owners[candidate.tenant + "\u{0}" + hex(candidate.hash)]
-            let result = decided[candidate.index].result.recordingNonceCheck(reused: owner != candidate.eventID)
-            decided[candidate.index] = Decided(completion: decided[candidate.index].completion, result: result)
+            let reused = owner != candidate.eventID
+            let result = decided[candidate.index].result.recordingNonceCheck(reused: reused)
+            decided[candidate.index] = Decided(completion: decided[candidate.index].completion, result: result, nonceReused: reused)
         }
         return decided
     }
@@ -158,7 +166,8 @@ struct ResultStore {
     private func insertOutbox(_ items: [Decided], on connection: PostgresConnection) throws -> [OutboxEntry] {
         let entries = items.compactMap { item -> OutboxEntry? in
             guard let id = item.result.requestID else { return nil }
-            let encoded = OutcomeEvent(item.result, claimsRecipient: retention.outcomeRecipient(for: item.result)).encoded()
+            let prepared = item.nonceReused ? nil : item.completion.prepared?.outcome
+            let encoded = prepared ?? EncodedOutcome(item.result, retention: retention)
             return OutboxEntry(id: OutcomeEvent.id(forRequest: id), key: item.completion.key, payload: encoded.json, hasClaims: encoded.hasClaims)
         }
         guard !entries.isEmpty else { return [] }

@@ -21,10 +21,10 @@ final class VerificationPool: @unchecked Sendable {
     private var threads: [Thread] = []
 
     let capacity: Int
-    private let verify: @Sendable (Job) -> Completion
-    private let deliver: @Sendable (Completion) -> Void
+    private let verify: @Sendable (Job) -> JobWork.Outcome
+    private let deliver: @Sendable (JobWork.Outcome) -> Void
 
-    init(threads count: Int, capacity: Int, verify: @escaping @Sendable (Job) -> Completion, deliver: @escaping @Sendable (Completion) -> Void) {
+    init(threads count: Int, capacity: Int, verify: @escaping @Sendable (Job) -> JobWork.Outcome, deliver: @escaping @Sendable (JobWork.Outcome) -> Void) {
         self.capacity = max(capacity, count)
         self.verify = verify
         self.deliver = deliver
@@ -160,8 +160,7 @@ final class VerificationPool: @unchecked Sendable {
             if let key = job.key { runningKeys.insert(key) }
             condition.unlock()
 
-            let completion = verify(job)
-            deliver(completion)
+            deliver(verify(job))
 
             condition.lock()
             running -= 1

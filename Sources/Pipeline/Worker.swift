@@ -116,21 +116,16 @@ public final class Worker: @unchecked Sendable {
                 self.persister.enqueueWithoutWaiting(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: nil))
             },
             metrics: metrics)
-        let verifier = self.verifier
-        let metrics = self.metrics
+        let work = JobWork(verifier: verifier, intake: intake, retention: retention, metrics: metrics, log: log)
         pool = VerificationPool(
             threads: configuration.workers, capacity: configuration.workers * 64,
-            verify: { job in
-                let result: VerificationResult?
-                switch job.content {
-                case .event(.request(let request)): result = verifier.verify(request, at: Date())
-                case .event(.invalid(let rejection)): result = verifier.rejected(rejection, at: Date())
-                case .deadLetter: result = nil
+            verify: { job in work.complete(job) },
+            deliver: { [unowned self] outcome in
+                switch outcome {
+                case .completion(let completion): self.persister.enqueue(completion)
+                case .deadLetter(let job): self.publisher.deadLetter(job)
                 }
-                if result != nil { metrics.processDuration.observe(Date().timeIntervalSince(job.receivedAt)) }
-                return Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: result)
-            },
-            deliver: { [unowned self] completion in self.persister.enqueue(completion) })
+            })
 
         var properties = configuration.kafkaProperties
         properties["bootstrap.servers"] = configuration.bootstrapServers
@@ -182,14 +177,8 @@ public final class Worker: @unchecked Sendable {
         lock.lock()
         counters.consumed += 1
         lock.unlock()
-        let job = Job(ticket: ticket, key: message.key, receivedAt: Date(), content: intake.read(message))
-        if case .deadLetter(let letter) = job.content {
-            log.warning("record dead-lettered", ["cause": letter.cause, "topic": message.topicPartition.topic,
-                                                 "partition": "\(message.topicPartition.partition)", "offset": "\(message.offset)"])
-            publisher.deadLetter(job)
-            return
-        }
-        overflow.append(job)
+        // Read (parsed) on a pool thread: this thread only keeps the partitions flowing.
+        overflow.append(Job(ticket: ticket, key: message.key, receivedAt: Date(), content: .unread(message)))
         dispatchOverflow()
     }
 

@@ -59,6 +59,8 @@ public struct RetentionWriter: Sendable {
         public var rows: [[PostgresValue]] = []
         /// The finite retain_until instants, for `ValuePartitions.ensure`.
         public var expiries: [Date] = []
+
+        public init() {}
     }
 
     /// Encrypted value rows of a verified result; none without data keys.

@@ -50,11 +50,11 @@ enum BenchCommand {
             // 2. The verification pool.
             log("generating \(count) events for the verify pool …")
             let (events, verifier) = try Benchmark.corpus(count: count)
-            _ = Benchmark.verifyThroughput(events: Array(events.prefix(100)), verifier: verifier, threads: 1)
+            _ = Benchmark.poolThroughput(records: Array(events.prefix(100)), verifier: verifier, threads: 1)
             var pool: [BenchReport.PoolRun] = []
             for poolThreads in Array(Set([1, threads])).sorted() {
                 log("verify pool, \(poolThreads) thread(s) …")
-                let run = Benchmark.verifyThroughput(events: events, verifier: verifier, threads: poolThreads)
+                let run = Benchmark.poolThroughput(records: events, verifier: verifier, threads: poolThreads)
                 pool.append(BenchReport.PoolRun(threads: poolThreads, events: events.count, verified: run.verified, eventsPerSecond: run.eventsPerSecond,
                                                 ratioToCeiling: run.eventsPerSecond / (ceilingPerCore * Double(min(poolThreads, cores)))))
             }
@@ -122,7 +122,7 @@ enum BenchCommand {
     /// Generate, then verify only: the part a profiler should look at.
     private static func profileVerify(count: Int) throws -> Int32 {
         let (events, verifier) = try Benchmark.corpus(count: count)
-        let run = Benchmark.verifyThroughput(events: events, verifier: verifier, threads: 1)
+        let run = Benchmark.poolThroughput(records: events, verifier: verifier, threads: 1)
         print(String(format: "verified %d of %d events, %.0f events/s", run.verified, events.count, run.eventsPerSecond))
         return 0
     }

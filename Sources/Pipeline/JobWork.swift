@@ -1,0 +1,41 @@
+import Foundation
+import Retention
+import Verification
+
+/// What a pool thread does with one consumed record: read it, verify it, and
+/// prepare its write (outcome JSON, sealed values). All of it is CPU work
+/// that parallelises; what is left for the single-threaded stages after it
+/// is I/O.
+struct JobWork: Sendable {
+    let verifier: Verifier
+    let intake: RecordIntake
+    let retention: RetentionWriter
+    let metrics: PipelineMetrics
+    let log: Logger
+
+    enum Outcome: Sendable {
+        /// For the persister.
+        case completion(Completion)
+        /// For the dead-letter topic (its completion follows the delivery report).
+        case deadLetter(Job)
+    }
+
+    func complete(_ consumed: Job) -> Outcome {
+        let job = consumed.read(with: intake)
+        let result: VerificationResult
+        switch job.content {
+        case .event(.request(let request)): result = verifier.verify(request, at: Date())
+        case .event(.invalid(let rejection)): result = verifier.rejected(rejection, at: Date())
+        case .deadLetter(let letter):
+            let origin = letter.record.topicPartition
+            log.warning("record dead-lettered", ["cause": letter.cause, "topic": origin.topic,
+                                                 "partition": "\(origin.partition)", "offset": "\(letter.record.offset)"])
+            return .deadLetter(job)
+        case .unread:
+            preconditionFailure("read(with:) leaves no job unread")
+        }
+        let prepared = PreparedWrite(result: result, retention: retention)
+        metrics.processDuration.observe(Date().timeIntervalSince(job.receivedAt))
+        return .completion(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: result, prepared: prepared))
+    }
+}
