@@ -141,6 +141,8 @@ public final class RateLimitedProducer: @unchecked Sendable {
         }
     }
 
+    /// Looks up the topics' metadata before the first send (see `KafkaProducer.prepare`).
+    public func prepare(topics: [String]) { producer.prepare(topics: topics) }
     public func flush() { try? producer.flush(timeoutMilliseconds: 60_000) }
     public func close() { producer.close() }
     public var failed: Int { failures.value }

@@ -147,6 +147,26 @@ public final class KafkaProducer: @unchecked Sendable {
     /// Waits until every enqueued message is delivered or failed (and its
     /// report handed to `onDelivery`), or the timeout passes
     /// (`_TIMED_OUT`, retriable).
+    /// Looks up `topics`' partitions and leaders now, so that the first send
+    /// to each does not wait for a metadata round (about a second with
+    /// librdkafka's defaults). Returns whether every lookup answered in time;
+    /// a failed lookup only means the first send waits as it would have.
+    @discardableResult
+    public func prepare(topics: [String], timeoutMilliseconds: Int32 = 5_000) -> Bool {
+        guard gate.enter() else { return false }
+        defer { gate.exit() }
+        var answered = true
+        for topic in topics {
+            guard let handleForTopic = rd_kafka_topic_new(handle, topic, nil) else { answered = false; continue }
+            defer { rd_kafka_topic_destroy(handleForTopic) }
+            var metadata: UnsafePointer<rd_kafka_metadata>?
+            let error = rd_kafka_metadata(handle, 0, handleForTopic, &metadata, Int32(timeoutMilliseconds))
+            if let metadata { rd_kafka_metadata_destroy(metadata) }
+            if error != RD_KAFKA_RESP_ERR_NO_ERROR { answered = false }
+        }
+        return answered
+    }
+
     public func flush(timeoutMilliseconds: Int32) throws(KafkaError) {
         guard gate.enter() else { throw KafkaError.closed("producer") }
         defer { gate.exit() }

@@ -169,6 +169,8 @@ final class Publisher: @unchecked Sendable {
 
     /// Marks delivered rows, resends failed sends, and sweeps the outbox.
     private func run() {
+        // Without this the first outcomes after a start wait about a second for the topic's metadata.
+        producer.prepare(topics: [configuration.outcomeTopic, configuration.deadLetterTopic])
         let connection = ReconnectingConnection(connect)
         var lastSweep = Date.distantPast
         var lastBacklog = Date.distantPast
