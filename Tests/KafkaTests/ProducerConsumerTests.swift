@@ -207,3 +207,23 @@ import Testing
         }
     }
 }
+
+@Suite struct ProducerPrepareTests {
+    @Test(.timeLimit(.minutes(1)))
+    func prepareAnswersForAnExistingTopicAndNotForAnUnreachableBroker() throws {
+        let cluster = try MockCluster(brokers: 1)
+        defer { cluster.close() }
+        try cluster.createTopic("prepared", partitions: 3)
+        let producer = try KafkaProducer(properties: producerProperties(cluster), onDelivery: { _ in })
+        defer { producer.close() }
+        #expect(producer.prepare(topics: ["prepared"]))
+        // After the lookup the first send is delivered without a metadata round.
+        try producer.send(topic: "prepared", key: bytes("k"), value: bytes("v"), token: 1)
+        try producer.flush(timeoutMilliseconds: 10_000)
+
+        // Nothing listens on port 1: the lookup gives up within its timeout and says so.
+        let nowhere = try KafkaProducer(properties: ["bootstrap.servers": "127.0.0.1:1"], onDelivery: { _ in })
+        defer { nowhere.close(flushTimeoutMilliseconds: 0) }
+        #expect(!nowhere.prepare(topics: ["prepared"], timeoutMilliseconds: 500))
+    }
+}
