@@ -168,6 +168,53 @@ public final class EndToEndBench: @unchecked Sendable {
         }
     }
 
+    /// A backlog staged before any worker runs — `events` records spread
+    /// over enough partitions that the mock broker keeps them all (it keeps
+    /// about 5 MB per partition) — then drained by one worker process while
+    /// its RSS is sampled. Where the corpus is shorter than `events`, it is
+    /// repeated with fresh event ids: the repeats go through the same
+    /// reading and verification and are then rejected by the nonce check.
+    public func backlog(events: Int, threadsPerWorker: Int) throws -> Run {
+        let records = (0..<events).map { index in Self.copy(corpus[index % corpus.count], number: index / corpus.count) }
+        let bytes = records.reduce(0) { $0 + $1.value.count }
+        let partitions = Int32(max(Int(self.partitions), min(1000, bytes / (3 << 20) + 1)))
+        return try session(workers: 1, threadsPerWorker: threadsPerWorker, requestPartitions: partitions, stage: { bootstrap in
+            let producer = try RateLimitedProducer(bootstrap: bootstrap, rate: nil)
+            defer { producer.close() }
+            for record in records { producer.send(topic: "veridoc.requests", record: record) }
+            producer.flush()
+        }) { environment in
+            // The worker starts draining as soon as it joins: time from its start.
+            let started = environment.spawnedAt
+            let deadline = Date().addingTimeInterval(120 + Double(events) / 50)
+            var peakRSS = 0.0
+            while environment.reader.count < events && Date() < deadline {
+                peakRSS = max(peakRSS, environment.peakRSS())
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            let seconds = Date().timeIntervalSince(started)
+            let cpu = environment.cpuSeconds()
+            let delivered = environment.reader.count
+            guard delivered >= events else { throw Failure(description: "only \(delivered) of \(events) backlog outcomes arrived") }
+            return Run(workers: 1, threadsPerWorker: threadsPerWorker, events: delivered, seconds: seconds,
+                       eventsPerSecond: Double(delivered) / seconds, peakRSSMegabytes: max(peakRSS, environment.peakRSS()),
+                       cpuMillisecondsPerEvent: 1000 * cpu / Double(delivered), verified: environment.verified(), produced: events)
+        }
+    }
+
+    /// `record` with its event id changed in place (same length) for copy `number` > 0.
+    static func copy(_ record: LoadGenerator.Record, number: Int) -> LoadGenerator.Record {
+        guard number > 0, let id = record.id, id.utf8.count >= 8 else { return record }
+        let marker = Array("\"id\":\"".utf8) + Array(id.utf8)
+        var value = record.value
+        guard let start = value.firstRange(of: marker)?.lowerBound else { return record }
+        let suffix = Array(String(format: "%08x", UInt32(truncatingIfNeeded: number)).utf8)
+        let end = start + marker.count
+        value.replaceSubrange(end - 8..<end, with: suffix)
+        let newID = String(id.dropLast(8)) + String(decoding: suffix, as: UTF8.self)
+        return LoadGenerator.Record(key: record.key, value: value, id: newID, kind: record.kind, flow: record.flow)
+    }
+
     // MARK: - One run: broker, database, worker processes
 
     struct Environment {
@@ -176,6 +223,8 @@ public final class EndToEndBench: @unchecked Sendable {
         let clock: LatencyClock
         let processes: [WorkerProcess]
         let database: String
+        /// When the worker processes were started.
+        let spawnedAt: Date
 
         func cpuSeconds() -> Double { processes.reduce(0) { $0 + $1.cpuSeconds() } }
         func peakRSS() -> Double { processes.map { $0.peakRSSMegabytes() }.max() ?? 0 }
@@ -186,7 +235,8 @@ public final class EndToEndBench: @unchecked Sendable {
         }
     }
 
-    private func session(workers: Int, threadsPerWorker: Int, _ body: (Environment) throws -> Run) throws -> Run {
+    private func session(workers: Int, threadsPerWorker: Int, requestPartitions: Int32? = nil, stage: ((String) throws -> Void)? = nil,
+                         _ body: (Environment) throws -> Run) throws -> Run {
         runNumber += 1
         let name = "bench_\(runNumber)_\(UInt32.random(in: 0...UInt32.max))"
         let admin = try PostgresConnection(connectionString: postgres.connectionString, applicationName: "veridoc-bench")
@@ -199,14 +249,19 @@ public final class EndToEndBench: @unchecked Sendable {
 
         let cluster = try MockCluster(brokers: 1)
         defer { cluster.close() }
-        try cluster.createTopic("veridoc.requests", partitions: partitions)
+        try cluster.createTopic("veridoc.requests", partitions: requestPartitions ?? partitions)
         try cluster.createTopic("veridoc.outcomes", partitions: partitions)
         try cluster.createTopic("veridoc.requests.dlq", partitions: 1)
 
+        if let stage {
+            progress("run \(runNumber): staging the backlog …")
+            try stage(cluster.bootstrapServers)
+        }
         let folder = directory.appendingPathComponent("run-\(runNumber)")
         let config = try writeConfiguration(folder: folder, bootstrap: cluster.bootstrapServers, database: database, threads: threadsPerWorker)
         var processes: [WorkerProcess] = []
         defer { processes.forEach { $0.stop() } }
+        let spawnedAt = Date()
         for index in 0..<workers {
             processes.append(try WorkerProcess(binary: binary, config: config.path, log: folder.appendingPathComponent("worker-\(index).log").path))
         }
@@ -220,7 +275,7 @@ public final class EndToEndBench: @unchecked Sendable {
         let readerDeadline = Date().addingTimeInterval(30)
         while !reader.isAssigned && Date() < readerDeadline { Thread.sleep(forTimeInterval: 0.05) }
         progress("run \(runNumber): running")
-        return try body(Environment(bootstrap: cluster.bootstrapServers, reader: reader, clock: clock, processes: processes, database: database))
+        return try body(Environment(bootstrap: cluster.bootstrapServers, reader: reader, clock: clock, processes: processes, database: database, spawnedAt: spawnedAt))
     }
 
     /// Every worker has had partitions assigned and no rebalance was logged for 2 s.

@@ -3,7 +3,7 @@ import DemoKit
 import Foundation
 import TestIssuer
 
-/// `veridoc bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--output DIR] [--skip-e2e] [--skip-scaling]`:
+/// `veridoc bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]`:
 /// the measurements of `make bench` — crypto ceiling, verification pool, end
 /// to end (worker processes, broker, PostgreSQL) and scaling — printed as a
 /// table and written to DIR/latest.json and DIR/latest.md.
@@ -13,7 +13,7 @@ import TestIssuer
 enum BenchCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {
-            let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify"],
+            let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog"],
                                              flags: ["--quick", "--skip-e2e", "--skip-scaling"])
             if let profile = parsed.options["--profile-verify"] {
                 guard let count = Int(profile), count > 0 else { throw UsageError("--profile-verify needs a number of events") }
@@ -84,8 +84,16 @@ enum BenchCommand {
                 let rate = max(1, peak.eventsPerSecond / 2)
                 let latency = try bench.latency(rate: rate, seconds: duration, workers: 1, threadsPerWorker: cores)
                 let crypto = perEvent * 1000
+                let backlogEvents = Int(parsed.options["--backlog"] ?? "") ?? (quick ? 1000 : 100_000)
+                var backlog: EndToEndBench.Run?
+                if backlogEvents > 0 {
+                    backlog = try bench.backlog(events: backlogEvents, threadsPerWorker: cores)
+                    if backlogEvents > corpus.count {
+                        notes.append("Backlog: the \(corpus.count)-event corpus repeated with fresh event ids up to \(backlogEvents) events; the repeats are read and verified like the rest and then rejected by the nonce check (request.nonce_reused).")
+                    }
+                }
                 endToEnd = BenchReport.EndToEnd(peak: peak, peakRatioToCeilingTimesCores: peak.eventsPerSecond / (ceilingPerCore * Double(cores)),
-                                                latency: latency, cryptoShareOfWorkerCPU: crypto / max(peak.cpuMillisecondsPerEvent, 1e-9))
+                                                latency: latency, cryptoShareOfWorkerCPU: crypto / max(peak.cpuMillisecondsPerEvent, 1e-9), backlog: backlog)
                 if !parsed.flags.contains("--skip-scaling") {
                     scaling.append(BenchReport.ScalingRow(run: peak, ratioToCeilingTimesCores: peak.eventsPerSecond / (ceilingPerCore * Double(cores))))
                     let scalingEvents = quick ? corpus.count : min(corpus.count, Int(poolRate * 20))

@@ -23,9 +23,10 @@ enum Usage {
           demo [--events N] [--rate R] [--workers W] [--keep] [--seed S] [--mix M]
                               The main job on embedded defaults: its own PostgreSQL and broker, a test issuer,
                               a realistic stream through the real worker, a summary checked against the database.
-          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--output DIR] [--skip-e2e] [--skip-scaling]
+          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]
                               Crypto ceiling, verify pool, end to end (worker processes, broker, PostgreSQL) and scaling;
-                              a table on stdout, DIR/latest.json and DIR/latest.md (default DIR bench/results).
+                              a table on stdout, DIR/latest.json and DIR/latest.md (default DIR bench/results);
+                      --backlog N: events staged before a worker starts (default 100000; 0 skips).
           bench --profile-verify N
                               Generate N events, then only verify them on one thread (for valgrind/perf).
           loadgen --bootstrap SERVERS [--topic T] [--rate R] [--count N] [--mix M] [--fixture DIR] [--seed S]
