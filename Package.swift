@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "veridoc", targets: ["Veridoc"]),
         .library(name: "Verification", targets: ["Verification"]),
+        .library(name: "JSON", targets: ["JSON"]),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -17,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CBOR"),
+        // A strict RFC 8259 parser and a deterministic writer, for the events on the hot path.
+        .target(name: "JSON"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto"]),
         .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc"]),
@@ -40,6 +43,7 @@ let package = Package(
             dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit", "Retention", "Chaos"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "MDoc", "CBOR", "Crypto"]),
