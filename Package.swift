@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto"]),
-        .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc"]),
+        .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc", "JSON"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
         .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "MDoc", "CBOR", "Crypto"]),
-        .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "MDoc", "CBOR", "Crypto"]),
+        .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
