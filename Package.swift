@@ -33,7 +33,7 @@ let package = Package(
         // What happens to disclosed values after verification: retention policy,
         // encrypted value storage, purge, erasure, and outcome analytics.
         .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres"]),
-        .target(name: "Pipeline", dependencies: ["Verification", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
+        .target(name: "Pipeline", dependencies: ["Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
         .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
-        .testTarget(name: "VerificationTests", dependencies: ["Verification", "MDoc", "CBOR", "Crypto"]),
+        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
