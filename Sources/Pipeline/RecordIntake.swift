@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Kafka
 import Verification
 
@@ -23,28 +24,28 @@ struct RecordIntake: Sendable {
         guard record.value.count <= parser.maxEventBytes else { return deadLetter(Cause.tooLarge) }
         guard String(validating: record.value, as: UTF8.self) != nil else { return deadLetter(Cause.notUTF8) }
 
-        let attributes: [String: Any]
-        let data: Any?
+        let attributes: JSONObject
+        let data: JSONValue?
         if let specVersion = header("ce_specversion", in: record) {
-            var binary: [String: Any] = ["specversion": specVersion]
+            var binary: JSONObject = ["specversion": .string(specVersion)]
             for header in record.headers where header.key.hasPrefix("ce_") {
                 if let value = header.value.flatMap({ String(validating: $0, as: UTF8.self) }) {
-                    binary[String(header.key.dropFirst(3))] = value
+                    binary[String(header.key.dropFirst(3))] = .string(value)
                 }
             }
             if let contentType = header("content-type", in: record) {
-                binary["datacontenttype"] = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
+                binary["datacontenttype"] = contentType.split(separator: ";").first.map { .string($0.trimmingCharacters(in: .whitespaces)) }
             }
             attributes = binary
-            data = try? JSONSerialization.jsonObject(with: Data(record.value), options: [.fragmentsAllowed])
+            data = try? JSONParser().parse(record.value)
         } else {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else {
+            guard let object = (try? JSONParser().parse(record.value))?.objectValue else {
                 return deadLetter(Cause.noID)
             }
             attributes = object
             data = object["data"]
         }
-        guard let id = attributes["id"] as? String, !id.isEmpty, id.utf8.count <= maxIDLength else {
+        guard let id = attributes["id"]?.stringValue, !id.isEmpty, id.utf8.count <= maxIDLength else {
             return deadLetter(Cause.noID)
         }
         switch parser.parse(attributes: attributes, data: data) {

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import MDoc
 
 /// Why an event is not a valid request, with whatever could still be
@@ -26,31 +27,31 @@ public struct EventParser: Sendable {
         guard bytes.count <= maxEventBytes else {
             return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: "event of \(bytes.count) bytes exceeds \(maxEventBytes)"))
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) as? [String: Any] else {
+        guard let object = (try? JSONParser().parse(bytes))?.objectValue else {
             return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: "event is not a JSON object"))
         }
         return parse(attributes: object, data: object["data"])
     }
 
     /// `attributes` are the CloudEvents context attributes (a structured event's
-    /// top level, or binary mode's `ce_` headers without the prefix).
-    public func parse(attributes: [String: Any], data: Any?) -> Result<VerificationRequest, EventRejection> {
-        let id = (attributes["id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        let dataObject = data as? [String: Any]
-        let tenant = dataObject?["tenant"] as? String
-        let flow = (dataObject?["flow"] as? String).flatMap(Flow.init(rawValue:))
+    /// top level, or binary mode's `ce_` headers without the prefix, as strings).
+    public func parse(attributes: JSONObject, data: JSONValue?) -> Result<VerificationRequest, EventRejection> {
+        let id = attributes["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let dataObject = data?.objectValue
+        let tenant = dataObject?["tenant"]?.stringValue
+        let flow = dataObject?["flow"]?.stringValue.flatMap(Flow.init(rawValue:))
         func reject(_ detail: String) -> Result<VerificationRequest, EventRejection> {
             .failure(EventRejection(id: id, tenant: tenant, flow: flow, detail: detail))
         }
 
         guard let id else { return reject("id is missing or not a non-empty string") }
-        guard attributes["specversion"] as? String == "1.0" else { return reject("specversion is not \"1.0\"") }
-        guard attributes["type"] as? String == VerificationRequest.eventType else { return reject("type is not \(VerificationRequest.eventType)") }
-        guard let source = attributes["source"] as? String, !source.isEmpty else { return reject("source is missing") }
-        guard let timeText = attributes["time"] as? String, let time = RFC3339.date(from: timeText) else {
+        guard attributes["specversion"]?.stringValue == "1.0" else { return reject("specversion is not \"1.0\"") }
+        guard attributes["type"]?.stringValue == VerificationRequest.eventType else { return reject("type is not \(VerificationRequest.eventType)") }
+        guard let source = attributes["source"]?.stringValue, !source.isEmpty else { return reject("source is missing") }
+        guard let timeText = attributes["time"]?.stringValue, let time = RFC3339.date(from: timeText) else {
             return reject("time is missing or not RFC 3339")
         }
-        guard attributes["datacontenttype"] as? String == "application/json" else { return reject("datacontenttype is not application/json") }
+        guard attributes["datacontenttype"]?.stringValue == "application/json" else { return reject("datacontenttype is not application/json") }
         guard let dataObject else { return reject("data is not a JSON object") }
         guard let tenant, !tenant.isEmpty else { return reject("data.tenant is missing") }
         guard let flow else { return reject("data.flow is not one of \(Flow.allCases.map(\.rawValue).joined(separator: ", "))") }
@@ -91,22 +92,30 @@ private struct FieldError: Error {
     init(_ detail: String) { self.detail = detail }
 }
 
-/// Reads `data` fields and remembers which were read, so that leftovers can be refused.
+/// Reads `data` fields and remembers which were read, so that leftovers can be
+/// refused. Names match by their bytes (as `JSONObject` keys do), so a
+/// lookalike such as a Kelvin sign for "K" is an unknown field, not the field.
 private struct Fields {
-    let object: [String: Any]
-    private var read: Set<String> = []
+    let object: JSONObject
+    private var read: [String] = []
 
-    init(object: [String: Any]) {
+    init(object: JSONObject) {
         self.object = object
     }
 
-    var unread: [String] { object.keys.filter { !read.contains($0) }.sorted() }
+    var unread: [String] {
+        object.keys.filter { key in !read.contains { $0.utf8.elementsEqual(key.utf8) } }.sorted()
+    }
 
-    func has(_ name: String) -> Bool { object[name] != nil && !(object[name] is NSNull) }
+    func has(_ name: String) -> Bool { object[name].map { !$0.isNull } ?? false }
+
+    private mutating func markRead(_ name: String) {
+        if !read.contains(name) { read.append(name) }
+    }
 
     mutating func string(_ name: String) -> String? {
-        read.insert(name)
-        return object[name] as? String
+        markRead(name)
+        return object[name]?.stringValue
     }
 
     mutating func requiredString(_ name: String) throws(FieldError) -> String {
@@ -131,24 +140,24 @@ private struct Fields {
     }
 
     mutating func requestedElements() throws(FieldError) -> [RequestedElement] {
-        read.insert("requestedElements")
-        guard let value = object["requestedElements"], !(value is NSNull) else { return [] }
-        guard let list = value as? [Any] else { throw FieldError("data.requestedElements is not an array") }
+        markRead("requestedElements")
+        guard let value = object["requestedElements"], !value.isNull else { return [] }
+        guard let list = value.arrayValue else { throw FieldError("data.requestedElements is not an array") }
         var elements: [RequestedElement] = []
         for (index, entry) in list.enumerated() {
             let context = "data.requestedElements[\(index)]"
-            guard let entry = entry as? [String: Any],
-                  let namespace = entry["namespace"] as? String, !namespace.isEmpty,
-                  let element = entry["element"] as? String, !element.isEmpty
+            guard let entry = entry.objectValue,
+                  let namespace = entry["namespace"]?.stringValue, !namespace.isEmpty,
+                  let element = entry["element"]?.stringValue, !element.isEmpty
             else { throw FieldError("\(context) needs namespace and element strings") }
-            guard Set(entry.keys).isSubset(of: ["namespace", "element", "retention"]) else { throw FieldError("\(context) has unknown fields") }
+            guard entry.count == (entry.contains("retention") ? 3 : 2) else { throw FieldError("\(context) has unknown fields") }
             elements.append(RequestedElement(namespace: namespace, element: element, retention: try Self.retention(entry["retention"], context)))
         }
         return elements
     }
 
-    private static func retention(_ value: Any?, _ context: String) throws(FieldError) -> Retention {
-        guard let object = value as? [String: Any], let intent = object["intent"] as? String else {
+    private static func retention(_ value: JSONValue?, _ context: String) throws(FieldError) -> Retention {
+        guard let object = value?.objectValue, let intent = object["intent"]?.stringValue else {
             throw FieldError("\(context).retention needs an intent")
         }
         switch intent {
@@ -160,8 +169,8 @@ private struct Fields {
                 guard object.count == 1 else { throw FieldError("\(context).retention has unknown fields") }
                 return .mayStore(days: nil)
             }
-            // JSONSerialization gives NSNumber; 2.5 and true are not day counts.
-            guard let count = jsonInteger(days), count >= 1, object.count == 2
+            // 2.5 and true are not day counts (2.0 and 2e0 are).
+            guard let count = wholeNumber(days), count >= 1, object.count == 2
             else { throw FieldError("\(context).retention.days must be a whole number of days ≥ 1") }
             return .mayStore(days: count)
         default:
@@ -170,8 +179,16 @@ private struct Fields {
     }
 }
 
+/// A JSON integer as `Int`, with the bounds the configuration reader has
+/// always applied: whole, below 10^15 in magnitude, never a boolean.
+func wholeNumber(_ value: JSONValue) -> Int? {
+    guard let integer = value.integerValue, integer.magnitude < 1_000_000_000_000_000 else { return nil }
+    return Int(integer)
+}
+
 /// A JSON integer as `Int`: JSONSerialization hands numbers and booleans over
-/// as NSNumber, and `true` must not pass for 1 nor 2.5 for 2.
+/// as NSNumber, and `true` must not pass for 1 nor 2.5 for 2. (For the
+/// configuration files, which are still read with JSONSerialization.)
 func jsonInteger(_ value: Any?) -> Int? {
     guard let number = value as? NSNumber else { return nil }
     let kind = String(cString: number.objCType)

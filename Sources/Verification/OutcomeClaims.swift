@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import Foundation
+import JSON
 
 /// `data.claims` of an outcome: the element values requested with a
 /// `mayStore` intent, sealed with
@@ -48,15 +49,15 @@ public enum OutcomeClaims {
 
     /// The `data.claims` object, or nil when there is nothing to seal (or sealing failed,
     /// in which case the outcome carries names only rather than anything in clear).
-    static func sealed(_ result: VerificationResult, to recipient: PublicKey) -> [String: Any]? {
+    static func sealed(_ result: VerificationResult, to recipient: PublicKey) -> JSONValue? {
         guard result.isVerified, let requestID = result.requestID, let plaintext = plaintext(of: result),
               let sealed = try? HPKE.seal(plaintext, info: info(requestID: requestID), recipient: recipient)
         else { return nil }
         return [
-            "suite": suite,
+            "suite": .string(suite),
             "contentType": "application/cbor",
-            "enc": Data(sealed.encapsulatedKey).base64EncodedString(),
-            "ciphertext": Data(sealed.ciphertext).base64EncodedString(),
+            "enc": .string(Data(sealed.encapsulatedKey).base64EncodedString()),
+            "ciphertext": .string(Data(sealed.ciphertext).base64EncodedString()),
         ]
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 import MDoc
 
 /// The `veridoc.verification.completed.v1` CloudEvent
@@ -27,41 +28,46 @@ public struct OutcomeEvent: Sendable {
         var bytes = Array(sha256(Array("veridoc.verification.completed.v1\u{0}\(requestID)".utf8)).prefix(16))
         bytes[6] = bytes[6] & 0x0f | 0x80  // UUID version 8 (custom, RFC 9562)
         bytes[8] = bytes[8] & 0x3f | 0x80  // RFC 4122 variant
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        let hex = String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] }, as: UTF8.self)
         let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
         return parts.map(String.init).joined(separator: "-")
     }
 
-    public var jsonObject: [String: Any] {
+    /// The event as a JSON value; `null` wherever the schema allows it for a missing part.
+    public var jsonValue: JSONValue {
         let requestID = result.requestID ?? ""
-        let document: Any = result.documents.first.map(Self.document) ?? NSNull()
-        var data: [String: Any] = [
-            "requestId": requestID,
-            "tenant": result.tenant as Any? ?? NSNull(),
-            "flow": result.flow?.rawValue as Any? ?? NSNull(),
-            "verdict": result.verdict,
-            "reasons": result.report.reasons.map { ["code": $0.code.rawValue, "detail": $0.detail] },
-            "checks": result.report.checks.map { ["name": $0.name.rawValue, "status": $0.status.rawValue] },
-            "document": document,
-        ]
-        data["elements"] = result.documents.flatMap { summary in
-            summary.elements.map { element -> [String: Any] in
+        let elements: [JSONValue] = result.documents.flatMap { summary in
+            summary.elements.map { element -> JSONValue in
                 let requested = result.requestedElements.first { $0.namespace == element.namespace && $0.element == element.identifier }
-                return ["namespace": element.namespace, "element": element.identifier, "retention": requested.map { Self.retention($0.retention) } ?? NSNull()]
+                return [
+                    "namespace": .string(element.namespace), "element": .string(element.identifier),
+                    "retention": requested.map { Self.retention($0.retention) } ?? .null,
+                ]
             }
         }
+        var data: JSONObject = [
+            "requestId": .string(requestID),
+            "tenant": JSONValue(result.tenant),
+            "flow": JSONValue(result.flow?.rawValue),
+            "verdict": .string(result.verdict),
+            "reasons": .array(result.report.reasons.map { ["code": .string($0.code.rawValue), "detail": .string($0.detail)] }),
+            "checks": .array(result.report.checks.map { ["name": .string($0.name.rawValue), "status": .string($0.status.rawValue)] }),
+            "document": result.documents.first.map(Self.document) ?? .null,
+            "elements": .array(elements),
+        ]
         if let claimsRecipient, let claims = OutcomeClaims.sealed(result, to: claimsRecipient) {
             data["claims"] = claims
         }
         return [
             "specversion": "1.0",
-            "id": Self.id(forRequest: requestID),
-            "source": source,
-            "type": Self.eventType,
-            "subject": requestID,
-            "time": RFC3339.string(from: result.verifiedAt),
+            "id": .string(Self.id(forRequest: requestID)),
+            "source": .string(source),
+            "type": .string(Self.eventType),
+            "subject": .string(requestID),
+            "time": .string(RFC3339.string(from: result.verifiedAt)),
             "datacontenttype": "application/json",
-            "data": data,
+            "data": .object(data),
         ]
     }
 
@@ -74,25 +80,23 @@ public struct OutcomeEvent: Sendable {
     /// The JSON and whether it carries sealed `data.claims` (the outbox marks
     /// such rows so the purge can strip the claims once delivered).
     public func encoded() -> (json: String, hasClaims: Bool) {
-        let object = jsonObject
-        let hasClaims = (object["data"] as? [String: Any])?["claims"] != nil
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return (String(decoding: data, as: UTF8.self), hasClaims)
+        let value = jsonValue
+        return (value.jsonString(keyOrder: .sorted), value["data"]?["claims"] != nil)
     }
 
-    static func retention(_ retention: Retention) -> [String: Any] {
+    static func retention(_ retention: Retention) -> JSONValue {
         switch retention {
         case .willNotStore: ["intent": "willNotStore"]
-        case .mayStore(let days?): ["intent": "mayStore", "days": days]
+        case .mayStore(let days?): ["intent": "mayStore", "days": .integer(days)]
         case .mayStore(nil): ["intent": "mayStore"]
         }
     }
 
-    private static func document(_ summary: DocumentSummary) -> [String: Any] {
-        func date(_ value: Date?) -> Any { value.map(RFC3339.string(from:)) ?? NSNull() }
+    private static func document(_ summary: DocumentSummary) -> JSONValue {
+        func date(_ value: Date?) -> JSONValue { JSONValue(value.map(RFC3339.string(from:))) }
         return [
-            "docType": summary.docType,
-            "issuer": ["subject": summary.issuerSubject as Any? ?? NSNull(), "country": summary.issuerCountry as Any? ?? NSNull()],
+            "docType": .string(summary.docType),
+            "issuer": ["subject": JSONValue(summary.issuerSubject), "country": JSONValue(summary.issuerCountry)],
             "mso": ["signed": date(summary.signed), "validFrom": date(summary.validFrom), "validUntil": date(summary.validUntil)],
         ]
     }

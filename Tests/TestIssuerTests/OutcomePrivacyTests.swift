@@ -2,6 +2,7 @@ import CBOR
 import Foundation
 import MDoc
 import Testing
+import JSON
 import TestIssuer
 import Verification
 
@@ -66,14 +67,14 @@ import Verification
         var factory = try Fixtures.factory(seed: 302)
         let verifier = try factory.verifier()
         let event = try factory.event(.appleWalletApp)
-        let first = OutcomeEvent(Fixtures.verify(event, with: verifier)).jsonObject["id"] as? String
-        let redelivered = OutcomeEvent(verifier.verify(eventJSON: event.json(), at: Fixtures.now + 30)).jsonObject["id"] as? String
+        let first = OutcomeEvent(Fixtures.verify(event, with: verifier)).jsonValue["id"]?.stringValue
+        let redelivered = OutcomeEvent(verifier.verify(eventJSON: event.json(), at: Fixtures.now + 30)).jsonValue["id"]?.stringValue
         #expect(first != nil && first == redelivered)
         // A rejected redelivery of the same id (here: stale) still maps to the same outcome id.
         let stale = OutcomeEvent(verifier.verify(eventJSON: event.json(), at: Fixtures.now + 3_600))
         #expect(stale.result.codes == [.requestExpired])
-        #expect(stale.jsonObject["id"] as? String == first)
-        let other = OutcomeEvent(Fixtures.verify(try factory.event(.appleWalletApp), with: verifier)).jsonObject["id"] as? String
+        #expect(stale.jsonValue["id"]?.stringValue == first)
+        let other = OutcomeEvent(Fixtures.verify(try factory.event(.appleWalletApp), with: verifier)).jsonValue["id"]?.stringValue
         #expect(other != nil && other != first)
         #expect(OutcomeEvent.id(forRequest: "a") != OutcomeEvent.id(forRequest: "b"))
     }

@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+import JSON
+import MDoc
+import Testing
+import TestIssuer
+import Verification
+
+/// The outcome is written by the JSON module now; it must be the bytes
+/// JSONSerialization (`.sortedKeys`, `.withoutEscapingSlashes`) wrote before,
+/// for verified and rejected results, with and without sealed claims.
+@Suite struct OutcomeEncodingTests {
+    static func foundationObject(_ value: JSONValue) -> Any {
+        switch value {
+        case .null: return NSNull()
+        case .bool(let flag): return flag
+        case .number(let number): return number.integer.map { NSNumber(value: $0) } ?? NSNumber(value: number.double)
+        case .string(let text): return text
+        case .array(let elements): return elements.map(foundationObject)
+        case .object(let object):
+            var dictionary: [String: Any] = [:]
+            for member in object.members { dictionary[member.key] = foundationObject(member.value) }
+            return dictionary
+        }
+    }
+
+    static func assertFoundationWouldWriteTheSame(_ outcome: OutcomeEvent, _ context: String) throws {
+        let value = outcome.jsonValue
+        let foundation = try JSONSerialization.data(withJSONObject: foundationObject(value), options: [.sortedKeys, .withoutEscapingSlashes])
+        #expect(value.jsonString() == String(decoding: foundation, as: UTF8.self), "\(context)")
+        let reread = try JSONParser().parse(Array(foundation))
+        #expect(reread == value, "\(context)")
+    }
+
+    @Test("outcomes are byte-identical to JSONSerialization's", arguments: Flow.allCases)
+    func verified(_ flow: Flow) throws {
+        var factory = try Fixtures.factory(seed: 310)
+        let verifier = try factory.verifier()
+        var options = TestIssuer.EventOptions()
+        options.requestedElements = [
+            RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "family_name", retention: .mayStore(days: 30)),
+            RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "given_name", retention: .mayStore(days: nil)),
+            RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "birth_date", retention: .willNotStore),
+        ]
+        let result = Fixtures.verify(try factory.event(flow, options: options), with: verifier)
+        #expect(result.isVerified)
+        try Self.assertFoundationWouldWriteTheSame(OutcomeEvent(result), flow.rawValue)
+
+        let recipient = try PrivateKey.generate(curve: .p256)
+        let sealed = OutcomeEvent(result, claimsRecipient: recipient.publicKey)
+        let encoded = sealed.encoded()
+        #expect(encoded.hasClaims)
+        try Self.assertFoundationWouldWriteTheSame(sealed, "\(flow.rawValue) with claims")
+        let claims = try #require(try JSONParser().parse(encoded.json)["data"]?["claims"]?.objectValue)
+        #expect(claims.keys.sorted() == ["ciphertext", "contentType", "enc", "suite"])
+        let foundationClaims = try #require(
+            (try JSONSerialization.jsonObject(with: Data(encoded.json.utf8)) as? [String: Any])?["data"] as? [String: Any])["claims"] as? [String: Any]
+        let plaintext = try OutcomeClaims.open(try #require(foundationClaims), requestID: try #require(result.requestID), recipient: recipient)
+        #expect(plaintext == OutcomeClaims.plaintext(of: result))
+        #expect(!OutcomeEvent(result).encoded().hasClaims)
+    }
+
+    @Test("rejected outcomes: nulls where Foundation had NSNull", arguments: TestIssuer.Fault.allCases)
+    func rejected(_ fault: TestIssuer.Fault) throws {
+        var factory = try Fixtures.factory(seed: 311)
+        let verifier = try factory.verifier()
+        for flow in fault.flows {
+            let result = Fixtures.verify(try factory.event(flow, fault: fault), with: verifier)
+            try Self.assertFoundationWouldWriteTheSame(OutcomeEvent(result), "\(fault) \(flow.rawValue)")
+        }
+    }
+
+    @Test func unparseableEventStillEncodes() throws {
+        var factory = try Fixtures.factory(seed: 312)
+        let verifier = try factory.verifier()
+        let result = verifier.verify(eventJSON: Array("{\"id\": \"x\", \"data\": 1".utf8), at: Fixtures.now)
+        let value = OutcomeEvent(result).jsonValue
+        #expect(value["data"]?["tenant"] == .null)
+        #expect(value["data"]?["flow"] == .null)
+        #expect(value["data"]?["document"] == .null)
+        try Self.assertFoundationWouldWriteTheSame(OutcomeEvent(result), "unparseable")
+    }
+}
