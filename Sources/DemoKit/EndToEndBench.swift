@@ -177,7 +177,8 @@ public final class EndToEndBench: @unchecked Sendable {
     public func backlog(events: Int, threadsPerWorker: Int) throws -> Run {
         let records = (0..<events).map { index in Self.copy(corpus[index % corpus.count], number: index / corpus.count) }
         let bytes = records.reduce(0) { $0 + $1.value.count }
-        let partitions = Int32(max(Int(self.partitions), min(1000, bytes / (3 << 20) + 1)))
+        // The mock broker trims partitions beyond a few MB: 1 MB of requests (and their outcomes) per partition.
+        let partitions = Int32(max(Int(self.partitions), min(1000, bytes / (1 << 20) + 1)))
         return try session(workers: 1, threadsPerWorker: threadsPerWorker, requestPartitions: partitions, stage: { bootstrap in
             let producer = try RateLimitedProducer(bootstrap: bootstrap, rate: nil)
             defer { producer.close() }
@@ -250,7 +251,7 @@ public final class EndToEndBench: @unchecked Sendable {
         let cluster = try MockCluster(brokers: 1)
         defer { cluster.close() }
         try cluster.createTopic("veridoc.requests", partitions: requestPartitions ?? partitions)
-        try cluster.createTopic("veridoc.outcomes", partitions: partitions)
+        try cluster.createTopic("veridoc.outcomes", partitions: requestPartitions ?? partitions)
         try cluster.createTopic("veridoc.requests.dlq", partitions: 1)
 
         if let stage {

@@ -155,7 +155,7 @@ public final class Worker: @unchecked Sendable {
             commitToKafka()
             dispatchOverflow()
             do {
-                if let message = try consumer.poll(timeoutMilliseconds: overflow.isEmpty ? 100 : 20) {
+                if let message = try consumer.poll(timeoutMilliseconds: overflow.isEmpty ? 100 : 2) {
                     accept(message)
                 }
             } catch {
@@ -182,29 +182,36 @@ public final class Worker: @unchecked Sendable {
         dispatchOverflow()
     }
 
-    /// Moves held jobs into the pool while it has room; when it has none, pauses
-    /// every partition (polling continues, so the group membership stays alive).
+    /// Moves held jobs into the pool while it has room. Partitions are paused
+    /// (polling continues, so the group membership stays alive) only when the
+    /// held jobs reach a high mark, and resumed when they fall to a low one:
+    /// pausing makes librdkafka drop what it has prefetched, so pausing on
+    /// every full pool threw fetched records away over and over and bound
+    /// throughput to one pool's worth per fetch round trip.
     private func dispatchOverflow() {
         var index = 0
         while index < overflow.count && pool.hasCapacity {
             pool.submit(overflow[index])
             index += 1
         }
-        overflow.removeFirst(index)
-        let assignment = Set(tracker.assigned)
-        if overflow.isEmpty {
-            if !paused.isEmpty {
-                consumer.resume(Array(paused.intersection(assignment)))
-                paused.removeAll()
-            }
-        } else {
-            let toPause = assignment.subtracting(paused)
-            if !toPause.isEmpty {
-                consumer.pause(Array(toPause))
-                paused.formUnion(toPause)
-            }
+        if index > 0 { overflow.removeFirst(index) }
+        if paused.isEmpty {
+            guard overflow.count >= heldHighMark else { return }
+            let toPause = Set(tracker.assigned)
+            guard !toPause.isEmpty else { return }
+            consumer.pause(Array(toPause))
+            paused = toPause
+        } else if overflow.count <= heldLowMark {
+            consumer.resume(Array(paused.intersection(Set(tracker.assigned))))
+            paused.removeAll()
         }
     }
+
+    /// Jobs held on the consumer thread beyond the pool's capacity: enough to
+    /// cover a fetch round trip after resuming, bounded in memory (jobs are at
+    /// most `maxEventBytes` each, typically ~10 KB).
+    private var heldHighMark: Int { pool.capacity * 8 }
+    private var heldLowMark: Int { pool.capacity * 2 }
 
     private func commitToKafka() {
         lock.lock()
