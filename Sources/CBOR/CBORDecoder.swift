@@ -127,7 +127,9 @@ private struct Reader {
         case 3:
             let stringStart = offset
             let raw = try readString(head, major: 3)
-            guard let text = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8(offset: stringStart) }
+            guard let text = raw.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
+                throw .invalidUTF8(offset: stringStart)
+            }
             content = .text(text)
         case 4:
             content = .array(try readArray(head, depth: depth))
@@ -186,12 +188,9 @@ private struct Reader {
 
     private mutating func readMap(_ head: Head, depth: Int) throws(CBORError) -> [CBORItem.Entry] {
         var entries: [CBORItem.Entry] = []
-        // Keys compare as encoded data items (preferred form), not as Swift
-        // values: String equality is Unicode-canonical, so "K" and KELVIN SIGN
-        // would collide, while 1 written as 01 or 18 01 must.
-        var seen = Set<[UInt8]>()
+        var keys = MapKeySet()
         func append(_ key: CBORItem, _ value: CBORItem, at keyOffset: Int) throws(CBORError) {
-            guard seen.insert(key.value.encoded()).inserted else { throw .duplicateMapKey(offset: keyOffset) }
+            guard keys.insert(key) else { throw .duplicateMapKey(offset: keyOffset) }
             entries.append(CBORItem.Entry(key: key, value: value))
         }
         if let count = head.argument {

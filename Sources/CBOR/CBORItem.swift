@@ -9,14 +9,16 @@ public struct CBORItem: Sendable {
     public let encoded: ArraySlice<UInt8>
     public let content: Content
 
-    public indirect enum Content: Sendable {
+    /// Only `tagged` is boxed: boxing every case (an `indirect enum`) cost one
+    /// allocation per decoded item, most of them integers and short strings.
+    public enum Content: Sendable {
         case unsigned(UInt64)
         case negative(UInt64)
         case bytes(ArraySlice<UInt8>)
         case text(String)
         case array([CBORItem])
         case map([Entry])
-        case tagged(UInt64, CBORItem)
+        indirect case tagged(UInt64, CBORItem)
         case simple(UInt8)
         case bool(Bool)
         case null
@@ -90,8 +92,15 @@ extension CBORItem {
 
     /// The value under a text key of a map.
     public subscript(key: String) -> CBORItem? {
+        guard case .map(let entries) = content else { return nil }
         // Byte comparison: Swift's String equality would match Unicode-equivalent keys.
-        entries?.first { $0.key.text?.utf8.elementsEqual(key.utf8) ?? false }?.value
+        var wanted = key
+        return wanted.withUTF8 { wantedBytes in
+            for entry in entries {
+                if case .text(let text) = entry.key.content, sameUTF8(text, wantedBytes) { return entry.value }
+            }
+            return nil
+        }
     }
 
     /// The value under an integer key of a map (COSE labels).
@@ -115,6 +124,16 @@ extension CBORItem {
         case .undefined: .undefined
         case .float(let value): .float(value)
         }
+    }
+}
+
+/// Whether `text` is exactly these UTF-8 bytes (no Unicode equivalence).
+func sameUTF8(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard text.utf8.count == bytes.count else { return false }
+    var text = text
+    return text.withUTF8 { textBytes in
+        for index in 0..<textBytes.count where textBytes[index] != bytes[index] { return false }
+        return true
     }
 }
 
