@@ -127,9 +127,7 @@ private struct Reader {
         case 3:
             let stringStart = offset
             let raw = try readString(head, major: 3)
-            guard let text = raw.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
-                throw .invalidUTF8(offset: stringStart)
-            }
+            guard let text = raw.withUnsafeBufferPointer(validatedText) else { throw .invalidUTF8(offset: stringStart) }
             content = .text(text)
         case 4:
             content = .array(try readArray(head, depth: depth))
@@ -232,6 +230,16 @@ private struct Reader {
         default: return .float(Double(bitPattern: argument))
         }
     }
+}
+
+/// The text of UTF-8 bytes, nil when they are not valid UTF-8. ASCII, nearly
+/// every key and most values, skips the generic validator, which looks up
+/// type metadata on every call.
+private func validatedText(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    var combined: UInt8 = 0
+    for byte in bytes { combined |= byte }
+    if combined < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+    return String(validating: bytes, as: UTF8.self)
 }
 
 /// IEEE 754 binary16 → binary32 (RFC 8949 Appendix D), exact for every input.

@@ -96,8 +96,8 @@ extension CBORItem {
         // Byte comparison: Swift's String equality would match Unicode-equivalent keys.
         var wanted = key
         return wanted.withUTF8 { wantedBytes in
-            for entry in entries {
-                if case .text(let text) = entry.key.content, sameUTF8(text, wantedBytes) { return entry.value }
+            for index in entries.indices {
+                if case .text(let text) = entries[index].key.content, sameUTF8(text, wantedBytes) { return entries[index].value }
             }
             return nil
         }
@@ -124,6 +124,16 @@ extension CBORItem {
         case .undefined: .undefined
         case .float(let value): .float(value)
         }
+    }
+}
+
+extension CBORItem.Entry {
+    /// Whether the key is the text `name`, byte for byte: one pass over a map
+    /// can pick out several keys without a lookup (and a copy) per key.
+    public func hasTextKey(_ name: StaticString) -> Bool {
+        guard case .text(let text) = key.content else { return false }
+        precondition(name.hasPointerRepresentation, "a key name is a string literal")
+        return sameUTF8(text, UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
 }
 

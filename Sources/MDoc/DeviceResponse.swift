@@ -62,8 +62,9 @@ public struct IssuerSigned: Sendable {
                 let name = try structure { () throws(CBORError) in try entry.key.requireText("\(context).nameSpaces key") }
                 let list = try structure { () throws(CBORError) in try entry.value.requireArray("\(context).nameSpaces[\(name)]") }
                 var items: [IssuerSignedItem] = []
+                items.reserveCapacity(list.count)
                 for (index, element) in list.enumerated() {
-                    items.append(try IssuerSignedItem(element, context: "\(context).nameSpaces[\(name)][\(index)]"))
+                    items.append(try IssuerSignedItem(element, lazyContext: "\(context).nameSpaces[\(name)][\(index)]"))
                 }
                 spaces.append((name, items))
             }
@@ -88,15 +89,44 @@ public struct IssuerSignedItem: Sendable {
     public let elementValue: CBORItem
 
     public init(_ item: CBORItem, context: String) throws(MDocError) {
+        try self.init(item, lazyContext: context)
+    }
+
+    /// `context` names the item in errors and is built only for one: a
+    /// document discloses dozens of items and almost never has an error.
+    init(_ item: CBORItem, lazyContext context: @autoclosure () -> String) throws(MDocError) {
         taggedBytes = item.encoded
-        let inner = try structure { () throws(CBORError) in try item.decodeEmbedded(context) }
-        guard let digestID = inner["digestID"]?.unsigned else { throw .malformed("\(context): digestID is not an unsigned integer") }
-        self.digestID = digestID
-        random = try structure { () throws(CBORError) in try inner.require("random", in: context).requireBytes("\(context).random") }
-        elementIdentifier = try structure { () throws(CBORError) in
-            try inner.require("elementIdentifier", in: context).requireText("\(context).elementIdentifier")
+        guard let (tag, wrapped) = item.tagged, tag == 24, let content = wrapped.bytes else {
+            throw MDocError(CBORError.unexpectedType(expected: "#6.24(bstr)", context: context()))
         }
-        elementValue = try structure { () throws(CBORError) in try inner.require("elementValue", in: context) }
+        let inner = try structure { () throws(CBORError) in try CBORDecoder().decode(content) }
+        // One pass over the four entries instead of a lookup per field.
+        var digestID: CBORItem?, random: CBORItem?, elementIdentifier: CBORItem?, elementValue: CBORItem?
+        for entry in inner.entries ?? [] {
+            if entry.hasTextKey("digestID") {
+                digestID = entry.value
+            } else if entry.hasTextKey("random") {
+                random = entry.value
+            } else if entry.hasTextKey("elementIdentifier") {
+                elementIdentifier = entry.value
+            } else if entry.hasTextKey("elementValue") {
+                elementValue = entry.value
+            }
+        }
+        guard let digestID = digestID?.unsigned else { throw .malformed("\(context()): digestID is not an unsigned integer") }
+        self.digestID = digestID
+        guard let random else { throw MDocError(CBORError.missingKey("random", context: context())) }
+        guard let randomBytes = random.bytes else {
+            throw MDocError(CBORError.unexpectedType(expected: "byte string", context: "\(context()).random"))
+        }
+        self.random = randomBytes
+        guard let elementIdentifier else { throw MDocError(CBORError.missingKey("elementIdentifier", context: context())) }
+        guard let identifier = elementIdentifier.text else {
+            throw MDocError(CBORError.unexpectedType(expected: "text string", context: "\(context()).elementIdentifier"))
+        }
+        self.elementIdentifier = identifier
+        guard let elementValue else { throw MDocError(CBORError.missingKey("elementValue", context: context())) }
+        self.elementValue = elementValue
     }
 }
 
