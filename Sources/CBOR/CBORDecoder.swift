@@ -188,7 +188,7 @@ private struct Reader {
         var entries: [CBORItem.Entry] = []
         var keys = MapKeySet()
         func append(_ key: CBORItem, _ value: CBORItem, at keyOffset: Int) throws(CBORError) {
-            guard keys.insert(key) else { throw .duplicateMapKey(offset: keyOffset) }
+            guard keys.insert(key, after: entries) else { throw .duplicateMapKey(offset: keyOffset) }
             entries.append(CBORItem.Entry(key: key, value: value))
         }
         if let count = head.argument {

@@ -10,26 +10,27 @@ struct MapKeySet {
     /// Up to this many keys a linear scan beats hashing; maps in mdocs have fewer.
     private static let linearLimit = 16
 
-    private var keys: [ArraySlice<UInt8>] = []
+    /// Nil while every key so far was in preferred form and there are few:
+    /// then the map's own entries are the set, and checking costs no allocation.
     private var hashed: Set<KeyBytes>?
 
-    /// False when an equal key was inserted before.
-    mutating func insert(_ key: CBORItem) -> Bool {
+    /// False when a key equal to `key` is among `earlier`, the map's entries so
+    /// far (every one of which went through this set).
+    mutating func insert(_ key: CBORItem, after earlier: [CBORItem.Entry]) -> Bool {
         let identity = Self.identity(of: key)
         if hashed == nil {
-            for seen in keys where seen.count == identity.count && bytesEqual(seen, identity) { return false }
-            keys.append(identity)
-            if keys.count > Self.linearLimit {
-                hashed = Set(keys.map(KeyBytes.init))
-                keys = []
+            if identity.isReceived && earlier.count < Self.linearLimit {
+                // Earlier keys are all in preferred form, so their received bytes are their identities.
+                for index in earlier.indices where bytesEqual(earlier[index].key.encoded, identity.bytes) { return false }
+                return true
             }
-            return true
+            hashed = Set(earlier.map { KeyBytes(bytes: Self.identity(of: $0.key).bytes) })
         }
-        return hashed!.insert(KeyBytes(bytes: identity)).inserted
+        return hashed!.insert(KeyBytes(bytes: identity.bytes)).inserted
     }
 
     /// The key's preferred encoding: its received bytes when they already are.
-    static func identity(of key: CBORItem) -> ArraySlice<UInt8> {
+    static func identity(of key: CBORItem) -> (bytes: ArraySlice<UInt8>, isReceived: Bool) {
         let encoded = key.encoded
         let additional = encoded[encoded.startIndex] & 0x1f
         let preferred: Bool
@@ -46,7 +47,7 @@ struct MapKeySet {
         case .array, .map, .tagged, .float:
             preferred = false
         }
-        return preferred ? encoded : key.value.encoded()[...]
+        return preferred ? (encoded, true) : (key.value.encoded()[...], false)
     }
 
     /// Bytes of a definite head with this additional information (not 28–31).

@@ -102,15 +102,17 @@ public struct IssuerSignedItem: Sendable {
         let inner = try structure { () throws(CBORError) in try CBORDecoder().decode(content) }
         // One pass over the four entries instead of a lookup per field.
         var digestID: CBORItem?, random: CBORItem?, elementIdentifier: CBORItem?, elementValue: CBORItem?
-        for entry in inner.entries ?? [] {
-            if entry.hasTextKey("digestID") {
-                digestID = entry.value
-            } else if entry.hasTextKey("random") {
-                random = entry.value
-            } else if entry.hasTextKey("elementIdentifier") {
-                elementIdentifier = entry.value
-            } else if entry.hasTextKey("elementValue") {
-                elementValue = entry.value
+        if case .map(let entries) = inner.content {
+            for index in entries.indices {
+                if entries[index].hasTextKey("digestID") {
+                    digestID = entries[index].value
+                } else if entries[index].hasTextKey("random") {
+                    random = entries[index].value
+                } else if entries[index].hasTextKey("elementIdentifier") {
+                    elementIdentifier = entries[index].value
+                } else if entries[index].hasTextKey("elementValue") {
+                    elementValue = entries[index].value
+                }
             }
         }
         guard let digestID = digestID?.unsigned else { throw .malformed("\(context()): digestID is not an unsigned integer") }
