@@ -187,17 +187,17 @@ private struct Reader {
     private mutating func readMap(_ head: Head, depth: Int) throws(CBORError) -> [CBORItem.Entry] {
         var entries: [CBORItem.Entry] = []
         var keys = MapKeySet()
-        func append(_ key: CBORItem, _ value: CBORItem, at keyOffset: Int) throws(CBORError) {
-            guard keys.insert(key, after: entries) else { throw .duplicateMapKey(offset: keyOffset) }
-            entries.append(CBORItem.Entry(key: key, value: value))
-        }
+        // Key and value are moved into the entry where they are read (a helper
+        // taking them as arguments copied both, retains included).
         if let count = head.argument {
             guard count <= UInt64(remaining / 2) else { throw .lengthExceedsInput(offset: offset) }
             entries.reserveCapacity(min(Int(count), itemBudget / 2))
             for _ in 0..<count {
                 let keyOffset = offset
                 let key = try readItem(depth: depth + 1)
-                try append(key, try readItem(depth: depth + 1), at: keyOffset)
+                let value = try readItem(depth: depth + 1)
+                guard keys.insert(key, after: entries) else { throw .duplicateMapKey(offset: keyOffset) }
+                entries.append(CBORItem.Entry(key: key, value: value))
             }
         } else {
             while !nextIsBreak() {
@@ -205,7 +205,9 @@ private struct Reader {
                 let keyOffset = offset
                 let key = try readItem(depth: depth + 1)
                 guard !nextIsBreak() else { throw .notWellFormed(offset: offset, reason: "map key without a value") }
-                try append(key, try readItem(depth: depth + 1), at: keyOffset)
+                let value = try readItem(depth: depth + 1)
+                guard keys.insert(key, after: entries) else { throw .duplicateMapKey(offset: keyOffset) }
+                entries.append(CBORItem.Entry(key: key, value: value))
             }
             position += 1
         }

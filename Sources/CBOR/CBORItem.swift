@@ -96,10 +96,10 @@ extension CBORItem {
         // Byte comparison: Swift's String equality would match Unicode-equivalent keys.
         var wanted = key
         return wanted.withUTF8 { wantedBytes in
-            for index in entries.indices {
-                if case .text(let text) = entries[index].key.content, sameUTF8(text, wantedBytes) { return entries[index].value }
+            entries.withUnsafeBufferPointer { entries in
+                for index in entries.indices where entries[index].hasTextKey(wantedBytes) { return entries[index].value }
+                return nil
             }
-            return nil
         }
     }
 
@@ -130,14 +130,23 @@ extension CBORItem {
 extension CBORItem.Entry {
     /// Whether the key is the text `name`, byte for byte: one pass over a map
     /// can pick out several keys without a lookup (and a copy) per key.
+    /// Inlinable so that testing an entry in place does not copy it (an opaque
+    /// call gets its own copy of the entry, a retain per reference in it).
+    @inlinable
     public func hasTextKey(_ name: StaticString) -> Bool {
-        guard case .text(let text) = key.content else { return false }
         precondition(name.hasPointerRepresentation, "a key name is a string literal")
-        return sameUTF8(text, UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        return hasTextKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    }
+
+    @inlinable
+    func hasTextKey(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard case .text(let text) = key.content else { return false }
+        return sameUTF8(text, utf8)
     }
 }
 
 /// Whether `text` is exactly these UTF-8 bytes (no Unicode equivalence).
+@usableFromInline
 func sameUTF8(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard text.utf8.count == bytes.count else { return false }
     var text = text

@@ -63,8 +63,10 @@ public struct IssuerSigned: Sendable {
                 let list = try structure { () throws(CBORError) in try entry.value.requireArray("\(context).nameSpaces[\(name)]") }
                 var items: [IssuerSignedItem] = []
                 items.reserveCapacity(list.count)
-                for (index, element) in list.enumerated() {
-                    items.append(try IssuerSignedItem(element, lazyContext: "\(context).nameSpaces[\(name)][\(index)]"))
+                try list.withUnsafeBufferPointer { (elements) throws(MDocError) in
+                    for index in elements.indices {
+                        items.append(try IssuerSignedItem(elements[index], lazyContext: "\(context).nameSpaces[\(name)][\(index)]"))
+                    }
                 }
                 spaces.append((name, items))
             }
@@ -103,15 +105,18 @@ public struct IssuerSignedItem: Sendable {
         // One pass over the four entries instead of a lookup per field.
         var digestID: CBORItem?, random: CBORItem?, elementIdentifier: CBORItem?, elementValue: CBORItem?
         if case .map(let entries) = inner.content {
-            for index in entries.indices {
-                if entries[index].hasTextKey("digestID") {
-                    digestID = entries[index].value
-                } else if entries[index].hasTextKey("random") {
-                    random = entries[index].value
-                } else if entries[index].hasTextKey("elementIdentifier") {
-                    elementIdentifier = entries[index].value
-                } else if entries[index].hasTextKey("elementValue") {
-                    elementValue = entries[index].value
+            // Through the buffer, entries are borrowed; subscripting the array copied each one per comparison.
+            entries.withUnsafeBufferPointer { entries in
+                for entry in entries.indices {
+                    if entries[entry].hasTextKey("digestID") {
+                        digestID = entries[entry].value
+                    } else if entries[entry].hasTextKey("random") {
+                        random = entries[entry].value
+                    } else if entries[entry].hasTextKey("elementIdentifier") {
+                        elementIdentifier = entries[entry].value
+                    } else if entries[entry].hasTextKey("elementValue") {
+                        elementValue = entries[entry].value
+                    }
                 }
             }
         }
