@@ -102,38 +102,40 @@ public struct IssuerSignedItem: Sendable {
             throw MDocError(CBORError.unexpectedType(expected: "#6.24(bstr)", context: context()))
         }
         let inner = try structure { () throws(CBORError) in try CBORDecoder().decode(content) }
-        // One pass over the four entries instead of a lookup per field.
-        var digestID: CBORItem?, random: CBORItem?, elementIdentifier: CBORItem?, elementValue: CBORItem?
-        if case .map(let entries) = inner.content {
-            // Through the buffer, entries are borrowed; subscripting the array copied each one per comparison.
-            entries.withUnsafeBufferPointer { entries in
-                for entry in entries.indices {
-                    if entries[entry].hasTextKey("digestID") {
-                        digestID = entries[entry].value
-                    } else if entries[entry].hasTextKey("random") {
-                        random = entries[entry].value
-                    } else if entries[entry].hasTextKey("elementIdentifier") {
-                        elementIdentifier = entries[entry].value
-                    } else if entries[entry].hasTextKey("elementValue") {
-                        elementValue = entries[entry].value
-                    }
+        let entries = inner.entries ?? []
+        // One pass over the four entries, noting where each field is; fields
+        // are then read in place. Through the buffer entries are borrowed:
+        // subscripting the array copied an entry per comparison.
+        var digestID: Int?, random: Int?, elementIdentifier: Int?, elementValue: Int?
+        entries.withUnsafeBufferPointer { entries in
+            for entry in entries.indices {
+                if entries[entry].hasTextKey("digestID") {
+                    digestID = entry
+                } else if entries[entry].hasTextKey("random") {
+                    random = entry
+                } else if entries[entry].hasTextKey("elementIdentifier") {
+                    elementIdentifier = entry
+                } else if entries[entry].hasTextKey("elementValue") {
+                    elementValue = entry
                 }
             }
         }
-        guard let digestID = digestID?.unsigned else { throw .malformed("\(context()): digestID is not an unsigned integer") }
-        self.digestID = digestID
+        guard let digestID, case .unsigned(let id) = entries[digestID].value.content else {
+            throw .malformed("\(context()): digestID is not an unsigned integer")
+        }
+        self.digestID = id
         guard let random else { throw MDocError(CBORError.missingKey("random", context: context())) }
-        guard let randomBytes = random.bytes else {
+        guard case .bytes(let randomBytes) = entries[random].value.content else {
             throw MDocError(CBORError.unexpectedType(expected: "byte string", context: "\(context()).random"))
         }
         self.random = randomBytes
         guard let elementIdentifier else { throw MDocError(CBORError.missingKey("elementIdentifier", context: context())) }
-        guard let identifier = elementIdentifier.text else {
+        guard case .text(let identifier) = entries[elementIdentifier].value.content else {
             throw MDocError(CBORError.unexpectedType(expected: "text string", context: "\(context()).elementIdentifier"))
         }
         self.elementIdentifier = identifier
         guard let elementValue else { throw MDocError(CBORError.missingKey("elementValue", context: context())) }
-        self.elementValue = elementValue
+        self.elementValue = entries[elementValue].value
     }
 }
 

@@ -182,14 +182,17 @@ public struct DocumentVerifier: Sendable {
         var mismatches: [String] = []
         for space in issuerSigned.nameSpaces {
             let signed = mso.valueDigests[space.name]
-            for item in space.items {
-                guard let expected = signed?[item.digestID] else {
-                    mismatches.append("\(space.name)/\(item.elementIdentifier) has no signed digest")
-                    continue
-                }
-                let actual = mso.digestAlgorithm.hash(item.taggedBytes)
-                if !constantTimeEqual(actual, expected) {
-                    mismatches.append("\(space.name)/\(item.elementIdentifier)")
+            // Items are read in place (copying each retained its four references).
+            space.items.withUnsafeBufferPointer { items in
+                for index in items.indices {
+                    guard let expected = signed?[items[index].digestID] else {
+                        mismatches.append("\(space.name)/\(items[index].elementIdentifier) has no signed digest")
+                        continue
+                    }
+                    let actual = mso.digestAlgorithm.hash(items[index].taggedBytes)
+                    if !constantTimeEqual(actual, expected) {
+                        mismatches.append("\(space.name)/\(items[index].elementIdentifier)")
+                    }
                 }
             }
         }
