@@ -127,7 +127,7 @@ private struct Reader {
         case 3:
             let stringStart = offset
             let raw = try readString(head, major: 3)
-            guard let text = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8(offset: stringStart) }
+            guard let text = raw.withUnsafeBufferPointer(validatedText) else { throw .invalidUTF8(offset: stringStart) }
             content = .text(text)
         case 4:
             content = .array(try readArray(head, depth: depth))
@@ -186,21 +186,18 @@ private struct Reader {
 
     private mutating func readMap(_ head: Head, depth: Int) throws(CBORError) -> [CBORItem.Entry] {
         var entries: [CBORItem.Entry] = []
-        // Keys compare as encoded data items (preferred form), not as Swift
-        // values: String equality is Unicode-canonical, so "K" and KELVIN SIGN
-        // would collide, while 1 written as 01 or 18 01 must.
-        var seen = Set<[UInt8]>()
-        func append(_ key: CBORItem, _ value: CBORItem, at keyOffset: Int) throws(CBORError) {
-            guard seen.insert(key.value.encoded()).inserted else { throw .duplicateMapKey(offset: keyOffset) }
-            entries.append(CBORItem.Entry(key: key, value: value))
-        }
+        var keys = MapKeySet()
+        // Key and value are moved into the entry where they are read (a helper
+        // taking them as arguments copied both, retains included).
         if let count = head.argument {
             guard count <= UInt64(remaining / 2) else { throw .lengthExceedsInput(offset: offset) }
             entries.reserveCapacity(min(Int(count), itemBudget / 2))
             for _ in 0..<count {
                 let keyOffset = offset
                 let key = try readItem(depth: depth + 1)
-                try append(key, try readItem(depth: depth + 1), at: keyOffset)
+                let value = try readItem(depth: depth + 1)
+                guard keys.insert(key, after: entries) else { throw .duplicateMapKey(offset: keyOffset) }
+                entries.append(CBORItem.Entry(key: key, value: value))
             }
         } else {
             while !nextIsBreak() {
@@ -208,7 +205,9 @@ private struct Reader {
                 let keyOffset = offset
                 let key = try readItem(depth: depth + 1)
                 guard !nextIsBreak() else { throw .notWellFormed(offset: offset, reason: "map key without a value") }
-                try append(key, try readItem(depth: depth + 1), at: keyOffset)
+                let value = try readItem(depth: depth + 1)
+                guard keys.insert(key, after: entries) else { throw .duplicateMapKey(offset: keyOffset) }
+                entries.append(CBORItem.Entry(key: key, value: value))
             }
             position += 1
         }
@@ -233,6 +232,16 @@ private struct Reader {
         default: return .float(Double(bitPattern: argument))
         }
     }
+}
+
+/// The text of UTF-8 bytes, nil when they are not valid UTF-8. ASCII, nearly
+/// every key and most values, skips the generic validator, which looks up
+/// type metadata on every call.
+private func validatedText(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    var combined: UInt8 = 0
+    for byte in bytes { combined |= byte }
+    if combined < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+    return String(validating: bytes, as: UTF8.self)
 }
 
 /// IEEE 754 binary16 → binary32 (RFC 8949 Appendix D), exact for every input.

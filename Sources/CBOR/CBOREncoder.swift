@@ -64,6 +64,15 @@ extension CBOR {
     }
 }
 
+extension CBOR {
+    /// Appends the preferred head of an item of major type `major`: for
+    /// writing a structure around received bytes without first copying them
+    /// into `CBOR` values (signature inputs embed kilobytes of them).
+    public static func appendHead(major: UInt8, _ argument: UInt64, to out: inout [UInt8]) {
+        writeHead(major: major, argument, into: &out)
+    }
+}
+
 private func writeHead(major: UInt8, _ argument: UInt64, into out: inout [UInt8]) {
     let high = major << 5
     switch argument {

@@ -9,14 +9,16 @@ public struct CBORItem: Sendable {
     public let encoded: ArraySlice<UInt8>
     public let content: Content
 
-    public indirect enum Content: Sendable {
+    /// Only `tagged` is boxed: boxing every case (an `indirect enum`) cost one
+    /// allocation per decoded item, most of them integers and short strings.
+    public enum Content: Sendable {
         case unsigned(UInt64)
         case negative(UInt64)
         case bytes(ArraySlice<UInt8>)
         case text(String)
         case array([CBORItem])
         case map([Entry])
-        case tagged(UInt64, CBORItem)
+        indirect case tagged(UInt64, CBORItem)
         case simple(UInt8)
         case bool(Bool)
         case null
@@ -90,8 +92,15 @@ extension CBORItem {
 
     /// The value under a text key of a map.
     public subscript(key: String) -> CBORItem? {
+        guard case .map(let entries) = content else { return nil }
         // Byte comparison: Swift's String equality would match Unicode-equivalent keys.
-        entries?.first { $0.key.text?.utf8.elementsEqual(key.utf8) ?? false }?.value
+        var wanted = key
+        return wanted.withUTF8 { wantedBytes in
+            entries.withUnsafeBufferPointer { entries in
+                for index in entries.indices where entries[index].hasTextKey(wantedBytes) { return entries[index].value }
+                return nil
+            }
+        }
     }
 
     /// The value under an integer key of a map (COSE labels).
@@ -115,6 +124,35 @@ extension CBORItem {
         case .undefined: .undefined
         case .float(let value): .float(value)
         }
+    }
+}
+
+extension CBORItem.Entry {
+    /// Whether the key is the text `name`, byte for byte: one pass over a map
+    /// can pick out several keys without a lookup (and a copy) per key.
+    /// Inlinable so that testing an entry in place does not copy it (an opaque
+    /// call gets its own copy of the entry, a retain per reference in it).
+    @inlinable
+    public func hasTextKey(_ name: StaticString) -> Bool {
+        precondition(name.hasPointerRepresentation, "a key name is a string literal")
+        return hasTextKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    }
+
+    @inlinable
+    func hasTextKey(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard case .text(let text) = key.content else { return false }
+        return sameUTF8(text, utf8)
+    }
+}
+
+/// Whether `text` is exactly these UTF-8 bytes (no Unicode equivalence).
+@usableFromInline
+func sameUTF8(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard text.utf8.count == bytes.count else { return false }
+    var text = text
+    return text.withUTF8 { textBytes in
+        for index in 0..<textBytes.count where textBytes[index] != bytes[index] { return false }
+        return true
     }
 }
 

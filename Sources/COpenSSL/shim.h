@@ -40,5 +40,6 @@ static inline const char *veridoc_param_mac_digest(void) { return OSSL_MAC_PARAM
 /* Computed macros do not import into Swift. */
 static inline int veridoc_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
 static inline int veridoc_selection_keypair(void) { return EVP_PKEY_KEYPAIR; }
+static inline int veridoc_selection_key_parameters(void) { return EVP_PKEY_KEY_PARAMETERS; }
 
 #endif

@@ -14,6 +14,7 @@ import Foundation
 /// OpenSSL puts it in a chain) is atomic.
 final class X509Handle: @unchecked Sendable {
     let pointer: OpaquePointer
+    let facts = LazyFacts()
 
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer

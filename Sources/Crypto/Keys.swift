@@ -116,7 +116,7 @@ public struct PublicKey: Sendable {
         guard point.count == 1 + 2 * curve.coordinateByteCount, point.first == 0x04 else {
             throw .invalidKey("an uncompressed \(curve.rawValue) point has \(1 + 2 * curve.coordinateByteCount) bytes and starts with 04")
         }
-        let pkey = try makeECKey(curve: curve, publicPoint: point, privateScalar: nil)
+        let pkey = try makeECPublicKey(curve: curve, point: point)
         try checkPublicKey(pkey)
         try self.init(owned: pkey, point: point)
     }
@@ -325,7 +325,7 @@ private func publicPoint(forScalar scalar: [UInt8], curve: Curve) throws(CryptoE
 }
 
 /// Builds an EC `EVP_PKEY` from its public point and, for a key pair, its scalar.
-private func makeECKey(curve: Curve, publicPoint: [UInt8], privateScalar: [UInt8]?) throws(CryptoError) -> OwnedPKey {
+func makeECKey(curve: Curve, publicPoint: [UInt8], privateScalar: [UInt8]?) throws(CryptoError) -> OwnedPKey {
     guard let builder = OSSL_PARAM_BLD_new() else { throw .openSSL(lastOpenSSLError()) }
     defer { OSSL_PARAM_BLD_free(builder) }
     var scalarNumber: OpaquePointer?

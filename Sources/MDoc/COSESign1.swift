@@ -75,9 +75,18 @@ public struct COSESign1: Sendable {
     /// `Sig_structure = ["Signature1", protected, external_aad, payload]`.
     public func toBeSigned(payload detached: ArraySlice<UInt8>? = nil, externalAAD: [UInt8] = []) -> [UInt8] {
         let signedPayload = detached ?? payload ?? []
-        return CBOR.array([
-            "Signature1", .bytes(Array(protectedBytes)), .bytes(externalAAD), .bytes(Array(signedPayload)),
-        ]).encoded()
+        // The same bytes as encoding the CBOR array, without copying the payload into a value first.
+        var out: [UInt8] = []
+        out.reserveCapacity(32 + protectedBytes.count + externalAAD.count + signedPayload.count)
+        CBOR.appendHead(major: 4, 4, to: &out)
+        CBOR.text("Signature1").encode(into: &out)
+        CBOR.appendHead(major: 2, UInt64(protectedBytes.count), to: &out)
+        out.append(contentsOf: protectedBytes)
+        CBOR.appendHead(major: 2, UInt64(externalAAD.count), to: &out)
+        out.append(contentsOf: externalAAD)
+        CBOR.appendHead(major: 2, UInt64(signedPayload.count), to: &out)
+        out.append(contentsOf: signedPayload)
+        return out
     }
 
     /// Verifies the signature with `key` over the attached payload or `detached`.

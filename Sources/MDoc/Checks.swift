@@ -21,7 +21,9 @@ public enum ReasonCode: String, Sendable, CaseIterable, Comparable {
     case requestExpired = "request.expired"
     case requestNonceReused = "request.nonce_reused"
 
-    private var rank: Int { Self.allCases.firstIndex(of: self)! }
+    /// `allCases` is built anew on every use; the order is needed on every comparison.
+    private static let order = allCases
+    private var rank: Int { Self.order.firstIndex(of: self)! }
 
     public static func < (lhs: ReasonCode, rhs: ReasonCode) -> Bool { lhs.rank < rhs.rank }
 }
@@ -46,7 +48,10 @@ public enum CheckName: String, Sendable, CaseIterable, Comparable {
     case requestAge = "request.age"
     case requestNonce = "request.nonce"
 
-    private var rank: Int { Self.allCases.firstIndex(of: self)! }
+    /// `allCases` is built anew on every use; the order is needed for every status.
+    static let order = allCases
+    /// The position in check order, which is also the check's slot in a `CheckReport`.
+    var rank: Int { Self.order.firstIndex(of: self)! }
 
     public static func < (lhs: CheckName, rhs: CheckName) -> Bool { lhs.rank < rhs.rank }
 
@@ -83,17 +88,20 @@ public struct Reason: Sendable, Equatable {
 /// a failure is never overwritten by a later pass (several documents may
 /// each report the same check).
 public struct CheckReport: Sendable {
-    private var statuses: [CheckName: CheckStatus] = [:]
+    /// One slot per check, in check order: a dictionary here was rehashed and
+    /// regrown as every event's dozen checks came in.
+    private var statuses = [CheckStatus?](repeating: nil, count: CheckName.order.count)
     private var collected: [Reason] = []
 
     public init() {}
 
     public mutating func pass(_ check: CheckName) {
-        if statuses[check] == nil || statuses[check] == .skipped { statuses[check] = .passed }
+        let slot = check.rank
+        if statuses[slot] == nil || statuses[slot] == .skipped { statuses[slot] = .passed }
     }
 
     public mutating func fail(_ check: CheckName, _ code: ReasonCode, _ detail: String) {
-        statuses[check] = .failed
+        statuses[check.rank] = .failed
         if let index = collected.firstIndex(where: { $0.code == code }) {
             // One reason per code: several findings of one kind share it.
             let previous = collected[index]
@@ -110,16 +118,17 @@ public struct CheckReport: Sendable {
     }
 
     public mutating func skip(_ check: CheckName) {
-        if statuses[check] == nil { statuses[check] = .skipped }
+        let slot = check.rank
+        if statuses[slot] == nil { statuses[slot] = .skipped }
     }
 
     public func status(of check: CheckName) -> CheckStatus {
-        statuses[check] ?? .skipped
+        statuses[check.rank] ?? .skipped
     }
 
     /// Every check, in check order.
     public var checks: [(name: CheckName, status: CheckStatus)] {
-        CheckName.allCases.map { ($0, status(of: $0)) }
+        CheckName.order.map { ($0, status(of: $0)) }
     }
 
     /// Every reason, in reason-code order.
@@ -128,6 +137,6 @@ public struct CheckReport: Sendable {
     }
 
     public var isVerified: Bool {
-        collected.isEmpty && CheckName.allCases.allSatisfy { !$0.isRequiredForVerified || status(of: $0) == .passed }
+        collected.isEmpty && CheckName.order.allSatisfy { !$0.isRequiredForVerified || status(of: $0) == .passed }
     }
 }

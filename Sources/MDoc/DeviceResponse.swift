@@ -62,8 +62,11 @@ public struct IssuerSigned: Sendable {
                 let name = try structure { () throws(CBORError) in try entry.key.requireText("\(context).nameSpaces key") }
                 let list = try structure { () throws(CBORError) in try entry.value.requireArray("\(context).nameSpaces[\(name)]") }
                 var items: [IssuerSignedItem] = []
-                for (index, element) in list.enumerated() {
-                    items.append(try IssuerSignedItem(element, context: "\(context).nameSpaces[\(name)][\(index)]"))
+                items.reserveCapacity(list.count)
+                try list.withUnsafeBufferPointer { (elements) throws(MDocError) in
+                    for index in elements.indices {
+                        items.append(try IssuerSignedItem(elements[index], lazyContext: "\(context).nameSpaces[\(name)][\(index)]"))
+                    }
                 }
                 spaces.append((name, items))
             }
@@ -88,15 +91,51 @@ public struct IssuerSignedItem: Sendable {
     public let elementValue: CBORItem
 
     public init(_ item: CBORItem, context: String) throws(MDocError) {
+        try self.init(item, lazyContext: context)
+    }
+
+    /// `context` names the item in errors and is built only for one: a
+    /// document discloses dozens of items and almost never has an error.
+    init(_ item: CBORItem, lazyContext context: @autoclosure () -> String) throws(MDocError) {
         taggedBytes = item.encoded
-        let inner = try structure { () throws(CBORError) in try item.decodeEmbedded(context) }
-        guard let digestID = inner["digestID"]?.unsigned else { throw .malformed("\(context): digestID is not an unsigned integer") }
-        self.digestID = digestID
-        random = try structure { () throws(CBORError) in try inner.require("random", in: context).requireBytes("\(context).random") }
-        elementIdentifier = try structure { () throws(CBORError) in
-            try inner.require("elementIdentifier", in: context).requireText("\(context).elementIdentifier")
+        guard let (tag, wrapped) = item.tagged, tag == 24, let content = wrapped.bytes else {
+            throw MDocError(CBORError.unexpectedType(expected: "#6.24(bstr)", context: context()))
         }
-        elementValue = try structure { () throws(CBORError) in try inner.require("elementValue", in: context) }
+        let inner = try structure { () throws(CBORError) in try CBORDecoder().decode(content) }
+        let entries = inner.entries ?? []
+        // One pass over the four entries, noting where each field is; fields
+        // are then read in place. Through the buffer entries are borrowed:
+        // subscripting the array copied an entry per comparison.
+        var digestID: Int?, random: Int?, elementIdentifier: Int?, elementValue: Int?
+        entries.withUnsafeBufferPointer { entries in
+            for entry in entries.indices {
+                if entries[entry].hasTextKey("digestID") {
+                    digestID = entry
+                } else if entries[entry].hasTextKey("random") {
+                    random = entry
+                } else if entries[entry].hasTextKey("elementIdentifier") {
+                    elementIdentifier = entry
+                } else if entries[entry].hasTextKey("elementValue") {
+                    elementValue = entry
+                }
+            }
+        }
+        guard let digestID, case .unsigned(let id) = entries[digestID].value.content else {
+            throw .malformed("\(context()): digestID is not an unsigned integer")
+        }
+        self.digestID = id
+        guard let random else { throw MDocError(CBORError.missingKey("random", context: context())) }
+        guard case .bytes(let randomBytes) = entries[random].value.content else {
+            throw MDocError(CBORError.unexpectedType(expected: "byte string", context: "\(context()).random"))
+        }
+        self.random = randomBytes
+        guard let elementIdentifier else { throw MDocError(CBORError.missingKey("elementIdentifier", context: context())) }
+        guard case .text(let identifier) = entries[elementIdentifier].value.content else {
+            throw MDocError(CBORError.unexpectedType(expected: "text string", context: "\(context()).elementIdentifier"))
+        }
+        self.elementIdentifier = identifier
+        guard let elementValue else { throw MDocError(CBORError.missingKey("elementValue", context: context())) }
+        self.elementValue = entries[elementValue].value
     }
 }
 

@@ -64,8 +64,9 @@ public struct DocumentVerifier: Sendable {
             let chain = try issuerAuth.x5chain(context: "\(label) issuerAuth")
             if let leaf = chain.first {
                 signer = leaf
-                summary.issuerSubject = leaf.subject.description
-                summary.issuerCountry = leaf.subject.countryName
+                let facts = leaf.facts
+                summary.issuerSubject = facts.subjectDescription
+                summary.issuerCountry = facts.subjectCountry
                 switch context.trustStore.validate(leaf: leaf, intermediates: Array(chain.dropFirst()), at: context.time) {
                 case .success:
                     report.pass(.issuerChain)
@@ -87,7 +88,7 @@ public struct DocumentVerifier: Sendable {
         // extensions); the profile binds signers that an IACA vouches for.
         if let signer {
             let pinned = context.trustStore.anchors.contains(signer)
-            var problems = pinned ? [] : DocumentSignerProfile.violations(of: signer)
+            var problems = pinned ? [] : signer.facts.documentSignerViolations
             if let parsedMSO, parsedMSO.signed < signer.notBefore || parsedMSO.signed > signer.notAfter {
                 problems.append("MSO signed \(RFC3339.string(from: parsedMSO.signed)) outside the document signer's validity")
             }
@@ -150,7 +151,7 @@ public struct DocumentVerifier: Sendable {
             report.skip(.issuerSignature)
             return
         }
-        guard let key = try? signer.publicKey() else {
+        guard let key = try? signer.facts.publicKey.get() else {
             report.fail(.issuerSignature, .payloadUnsupported, "\(label): document signer key type is not supported")
             return
         }
@@ -181,14 +182,17 @@ public struct DocumentVerifier: Sendable {
         var mismatches: [String] = []
         for space in issuerSigned.nameSpaces {
             let signed = mso.valueDigests[space.name]
-            for item in space.items {
-                guard let expected = signed?[item.digestID] else {
-                    mismatches.append("\(space.name)/\(item.elementIdentifier) has no signed digest")
-                    continue
-                }
-                let actual = mso.digestAlgorithm.hash(item.taggedBytes)
-                if !constantTimeEqual(actual, expected) {
-                    mismatches.append("\(space.name)/\(item.elementIdentifier)")
+            // Items are read in place (copying each retained its four references).
+            space.items.withUnsafeBufferPointer { items in
+                for index in items.indices {
+                    guard let expected = signed?[items[index].digestID] else {
+                        mismatches.append("\(space.name)/\(items[index].elementIdentifier) has no signed digest")
+                        continue
+                    }
+                    let actual = mso.digestAlgorithm.hash(items[index].taggedBytes)
+                    if !constantTimeEqual(actual, expected) {
+                        mismatches.append("\(space.name)/\(items[index].elementIdentifier)")
+                    }
                 }
             }
         }

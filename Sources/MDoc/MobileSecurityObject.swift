@@ -26,12 +26,14 @@ public struct MobileSecurityObject: Sendable {
         self.digestAlgorithm = digestAlgorithm
         docType = try structure { () throws(CBORError) in try mso.require("docType", in: "MSO").requireText("MSO.docType") }
 
-        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
         let spaces = try structure { () throws(CBORError) in try mso.require("valueDigests", in: "MSO").requireEntries("MSO.valueDigests") }
+        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
+        digests.reserveCapacity(spaces.count)
         for space in spaces {
             let name = try structure { () throws(CBORError) in try space.key.requireText("MSO.valueDigests key") }
             let entries = try structure { () throws(CBORError) in try space.value.requireEntries("MSO.valueDigests[\(name)]") }
             var byID: [UInt64: ArraySlice<UInt8>] = [:]
+            byID.reserveCapacity(entries.count)
             for entry in entries {
                 guard let id = entry.key.unsigned, let digest = entry.value.bytes else {
                     throw .malformed("MSO.valueDigests[\(name)] entries map a digestID to a bstr")

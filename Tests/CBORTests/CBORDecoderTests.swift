@@ -13,6 +13,10 @@ private func hex(_ spaced: String) -> [UInt8] {
     return bytes
 }
 
+private func hexString(_ bytes: [UInt8]) -> String {
+    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+}
+
 private func decode(_ hexString: String, limits: CBORDecoder.Limits = .default) throws(CBORError) -> CBORItem {
     try CBORDecoder(limits: limits).decode(hex(hexString))
 }
@@ -97,6 +101,31 @@ private let appendixA: [(String, CBOR)] = [
         #expect(throws: CBORError.self) { try decode("a201021801 03") }
         #expect(throws: CBORError.self) { try decode("a2010218010 3") }
         #expect(throws: CBORError.self) { try decode("bf61610161610 2ff") }
+    }
+
+    /// Keys in preferred form are compared as received; others are re-encoded
+    /// first. Both ways, and past the size where the set starts hashing, equal
+    /// data items collide and different ones do not.
+    @Test func duplicateKeysAreFoundByValueWhateverTheirEncoding() throws {
+        // Byte strings: 41 00 and 58 01 00 are the same item.
+        #expect(throws: CBORError.duplicateMapKey(offset: 4)) { try decode("a2 4100 01 580100 02") }
+        // Text: a definite "a" and an indefinite one made of the chunk "a".
+        #expect(throws: CBORError.duplicateMapKey(offset: 4)) { try decode("a2 6161 01 7f6161ff 02") }
+        // Floats: 1.0 as binary16 and as binary64.
+        #expect(throws: CBORError.duplicateMapKey(offset: 5)) { try decode("a2 f93c00 01 fb3ff0000000000000 02") }
+        // A non-preferred key first, then its preferred twin.
+        #expect(throws: CBORError.duplicateMapKey(offset: 4)) { try decode("a2 1801 01 01 02") }
+        // Prefixes, integer vs text, and 1 vs 1.0 are different keys.
+        #expect(try decode("a4 6161 01 626162 02 01 03 f93c00 04").entries?.count == 4)
+
+        // Past 16 keys: distinct keys pass, a duplicate is found in either encoding.
+        var distinct = "b4"
+        for key in 0..<20 { distinct += hexString(CBOR.int(Int64(key)).encoded()) + "f6" }
+        #expect(try decode(distinct).entries?.count == 20)
+        var repeated = "b4"
+        for key in 0..<19 { repeated += hexString(CBOR.int(Int64(key)).encoded()) + "f6" }
+        #expect(throws: CBORError.self) { try decode(repeated + "1803f6") }
+        #expect(throws: CBORError.self) { try decode(repeated + "03f6") }
     }
 
     @Test func malformedInputIsATypedError() {

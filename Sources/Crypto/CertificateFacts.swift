@@ -1,0 +1,73 @@
+import COpenSSL
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What verification reads from a document signer certificate for every
+/// event it signed: derived once per certificate, not per event. Formatting
+/// the subject and extracting the public key cost more than the rest of the
+/// per-event certificate work together.
+public struct CertificateFacts: Sendable {
+    /// `subject.description`.
+    public let subjectDescription: String
+    /// `subject.countryName`.
+    public let subjectCountry: String?
+    /// `publicKey()`, or why it failed.
+    public let publicKey: Result<PublicKey, CryptoError>
+    /// `DocumentSignerProfile.violations(of:)`.
+    public let documentSignerViolations: [String]
+
+    init(_ certificate: Certificate) {
+        let subject = certificate.subject
+        subjectDescription = subject.description
+        subjectCountry = subject.countryName
+        publicKey = Result { () throws(CryptoError) in try certificate.publicKey() }
+        documentSignerViolations = DocumentSignerProfile.violations(of: certificate)
+    }
+}
+
+extension Certificate {
+    /// The certificate's facts, computed on first use. They live as long as the
+    /// certificate, so they are bounded by whatever bounds the certificates
+    /// (the process-wide `Certificate.cached(der:)` cache for received ones).
+    public var facts: CertificateFacts {
+        handle.facts.value { CertificateFacts(self) }
+    }
+}
+
+/// A value computed once, on first use, by whichever thread asks first.
+final class LazyFacts: @unchecked Sendable {
+    // Guarded by `mutex`.
+    private var stored: CertificateFacts?
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func value(_ compute: () -> CertificateFacts) -> CertificateFacts {
+        pthread_mutex_lock(mutex)
+        if let stored {
+            pthread_mutex_unlock(mutex)
+            return stored
+        }
+        pthread_mutex_unlock(mutex)
+        // Computed outside the lock (it calls into OpenSSL); a racing thread
+        // computes the same value and the first one stored wins.
+        let computed = compute()
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if let stored { return stored }
+        stored = computed
+        return computed
+    }
+}
