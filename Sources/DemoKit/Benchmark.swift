@@ -2,13 +2,11 @@ import Crypto
 import Dispatch
 import Foundation
 import MDoc
-import Pipeline
 import TestIssuer
 import Verification
 
-/// In-process measurements for `make bench`: the cost of the public-key
-/// primitives (the crypto ceiling) and the verification pool's throughput
-/// over a pre-generated corpus, with one thread and with every core.
+/// In-process parts of `make bench`: the cost of the public-key primitives
+/// (the crypto ceiling) and the corpus the pool stage (`PoolBenchmark`) runs.
 public enum Benchmark {
     public struct Primitive: Sendable {
         public let name: String
@@ -62,18 +60,5 @@ public enum Benchmark {
             records.append((record.key, record.value))
         }
         return (records, try generator.factory.verifier())
-    }
-
-    /// Events per second through the worker's verification pool with `threads` threads.
-    public static func poolThroughput(records: [(key: [UInt8]?, value: [UInt8])], verifier: Verifier, threads: Int) -> (eventsPerSecond: Double, verified: Int) {
-        let run = PoolBenchmark.run(records: records, verifier: verifier, threads: threads)
-        return (run.eventsPerSecond, run.verified)
-    }
-
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var total = 0
-        func add(_ amount: Int) { lock.lock(); total += amount; lock.unlock() }
-        var value: Int { lock.lock(); defer { lock.unlock() }; return total }
     }
 }

@@ -169,8 +169,8 @@ public final class EndToEndBench: @unchecked Sendable {
     }
 
     /// A backlog staged before any worker runs — `events` records spread
-    /// over enough partitions that the mock broker keeps them all (it keeps
-    /// about 5 MB per partition) — then drained by one worker process while
+    /// over enough partitions that the mock broker keeps them all (it trims
+    /// each partition to a few MB; 1 MB per partition is used) — then drained by one worker process while
     /// its RSS is sampled. Where the corpus is shorter than `events`, it is
     /// repeated with fresh event ids: the repeats go through the same
     /// reading and verification and are then rejected by the nonce check.

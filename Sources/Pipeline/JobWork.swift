@@ -34,8 +34,8 @@ struct JobWork: Sendable {
         case .unread:
             preconditionFailure("read(with:) leaves no job unread")
         }
-        let prepared = PreparedWrite(result: result, retention: retention)
         metrics.processDuration.observe(Date().timeIntervalSince(job.receivedAt))
+        let prepared = PreparedWrite(result: result, retention: retention)
         return .completion(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: result, prepared: prepared))
     }
 }

@@ -17,10 +17,10 @@ struct PreparedWrite: Sendable {
     /// in which case the persister seals again and reports the failure there.
     let values: RetentionWriter.ValueRows?
 
-    init(result: VerificationResult, retention: RetentionWriter, at now: Date = Date()) {
+    init(result: VerificationResult, retention: RetentionWriter) {
         let fresh = ResultStore.consumesNonce(result) ? result.recordingNonceCheck(reused: false) : result
         outcome = fresh.requestID.map { _ in EncodedOutcome(fresh, retention: retention) }
-        values = result.isVerified ? try? retention.valueRows(for: result, storedAt: now) : RetentionWriter.ValueRows()
+        values = result.isVerified ? try? retention.valueRows(for: result, storedAt: Date()) : RetentionWriter.ValueRows()
     }
 }
 
