@@ -30,6 +30,32 @@ import Verification
         #expect(value.jsonString() == String(decoding: foundation, as: UTF8.self), "\(context)")
         let reread = try JSONParser().parse(Array(foundation))
         #expect(reread == value, "\(context)")
+        // `encoded()` writes without the tree: the same bytes, except that sealed
+        // claims carry a fresh ephemeral key on every call.
+        let streamed = outcome.encoded()
+        #expect(streamed.hasClaims == (value["data"]?["claims"] != nil), "\(context)")
+        if streamed.hasClaims {
+            var streamedValue = try JSONParser().parse(Array(streamed.json.utf8))
+            #expect(streamedValue["data"]?["claims"]?["enc"] != value["data"]?["claims"]?["enc"], "\(context)")
+            #expect(Self.withoutClaims(&streamedValue) == Self.withoutClaims(value), "\(context)")
+            #expect(streamedValue.jsonString() == Self.withoutClaims(value).jsonString(), "\(context)")
+        } else {
+            #expect(streamed.json == value.jsonString(), "\(context)")
+        }
+    }
+
+    static func withoutClaims(_ value: JSONValue) -> JSONValue {
+        var copy = value
+        return withoutClaims(&copy)
+    }
+
+    @discardableResult
+    static func withoutClaims(_ value: inout JSONValue) -> JSONValue {
+        guard case .object(var event) = value, case .object(var data)? = event["data"] else { return value }
+        data["claims"] = nil
+        event["data"] = .object(data)
+        value = .object(event)
+        return value
     }
 
     @Test("outcomes are byte-identical to JSONSerialization's", arguments: Flow.allCases)
@@ -71,10 +97,11 @@ import Verification
     }
 
     @Test func unparseableEventStillEncodes() throws {
-        var factory = try Fixtures.factory(seed: 312)
+        let factory = try Fixtures.factory(seed: 312)
         let verifier = try factory.verifier()
         let result = verifier.verify(eventJSON: Array("{\"id\": \"x\", \"data\": 1".utf8), at: Fixtures.now)
         let value = OutcomeEvent(result).jsonValue
+        #expect(OutcomeEvent(result).encoded().json == value.jsonString())
         #expect(value["data"]?["tenant"] == .null)
         #expect(value["data"]?["flow"] == .null)
         #expect(value["data"]?["document"] == .null)

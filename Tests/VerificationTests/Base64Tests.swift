@@ -30,5 +30,20 @@ import Testing
         #expect(Base64.decodeStandard("Z===") == nil)
         #expect(Base64.decodeStandard("Zm9v YmFy") == nil)
         #expect(Base64.decodeStandard("Zm9vé") == nil, "non-ASCII")
+        #expect(Base64.decodeStandard("Zm9=") == nil, "non-zero unused bits after two bytes")
+        #expect(Base64.decodeURL("Zm9") == nil, "non-zero unused bits, unpadded")
+        #expect(Base64.decodeStandard("Zm=v") == nil, "padding inside")
+    }
+
+    @Test func aBadCharacterAnywhereRejectsTheWhole() {
+        let good = Data((0..<47).map { UInt8($0 * 5) }).base64EncodedString()
+        #expect(Base64.decodeStandard(good) != nil)
+        for position in good.indices where good[position] != "=" {
+            for bad in ["-", "*", "\u{0}", "é"] {
+                var text = good
+                text.replaceSubrange(position...position, with: bad)
+                #expect(Base64.decodeStandard(text) == nil, "\(bad) at \(good.distance(from: good.startIndex, to: position))")
+            }
+        }
     }
 }
