@@ -51,7 +51,9 @@ final class CurveParameters: @unchecked Sendable {
 func makeECPublicKey(curve: Curve, point: [UInt8]) throws(CryptoError) -> OwnedPKey {
     guard let parameters = CurveParameters.shared(curve) else {
         // Only if the provider cannot build a parameters-only key at all.
-        return try makeECKey(curve: curve, publicPoint: point, privateScalar: nil)
+        let built = try makeECKey(curve: curve, publicPoint: point, privateScalar: nil)
+        try checkPublicKey(built)
+        return built
     }
     guard let copy = EVP_PKEY_dup(parameters.pointer) else { throw .openSSL(lastOpenSSLError()) }
     let owned = OwnedPKey(taking: copy)

@@ -16,6 +16,17 @@ import Testing
         #expect(throws: CryptoError.pointNotOnCurve) { try PublicKey(curve: .p256, x: Self.generatorX, y: yPlusOne) }
     }
 
+    /// (5, y) is on P-256; 5 + p fits in 32 bytes and names the same field
+    /// element, so only a range check on the coordinate keeps a second
+    /// encoding of the key from being accepted.
+    @Test func coordinatesAtOrAboveTheFieldPrimeAreRejected() throws {
+        let y = hex("459243b9aa581806fe913bce99817ade11ca503c64d9a3c533415c083248fbcc")
+        let five = [UInt8](repeating: 0, count: 31) + [5]
+        _ = try PublicKey(curve: .p256, x: five, y: y)
+        let fivePlusP = hex("ffffffff00000001000000000000000000000001000000000000000000000004")
+        #expect(throws: CryptoError.self) { try PublicKey(curve: .p256, x: fivePlusP, y: y) }
+    }
+
     @Test func pointAtInfinityEncodingsAreRejected() {
         // SEC 1 encodes infinity as the single byte 00; (0, 0) is its
         // affine stand-in in some libraries. Neither is a usable key.
