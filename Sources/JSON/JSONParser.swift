@@ -179,20 +179,38 @@ private struct JSONReader {
     mutating func string() throws(JSONParseError) -> String {
         position += 1  // "
         let start = position
-        var highBits: UInt8 = 0
-        while position < bytes.count {
-            let byte = bytes[position]
+        let count = bytes.count
+        var index = start
+        var highBits: UInt64 = 0
+        // Eight bytes at a time while none needs a look (event payloads are
+        // kilobytes of base64); the byte loop below finds which one does.
+        if let base = UnsafeRawPointer(bytes.baseAddress) {
+            while index + 8 <= count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if mayEndPlainRun(word) { break }
+                highBits |= word
+                index += 8
+            }
+        }
+        while index < count {
+            let byte = bytes[index]
             if byte == Byte.quote {
-                let run = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                if highBits & 0x80 != 0, let bad = invalidUTF8Offset(run) { throw JSONParseError(.invalidUTF8, at: start + bad) }
-                position += 1
+                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if highBits & 0x8080_8080_8080_8080 != 0, let bad = invalidUTF8Offset(run) {
+                    throw JSONParseError(.invalidUTF8, at: start + bad)
+                }
+                position = index + 1
                 return String(decoding: run, as: UTF8.self)
             }
-            if byte == Byte.backslash { return try escapedString(from: start) }
-            if byte < 0x20 { throw JSONParseError(.controlCharacter, at: position) }
-            highBits |= byte
-            position += 1
+            if byte == Byte.backslash {
+                position = index
+                return try escapedString(from: start)
+            }
+            if byte < 0x20 { throw JSONParseError(.controlCharacter, at: index) }
+            highBits |= UInt64(byte)
+            index += 1
         }
+        position = index
         throw JSONParseError(.unexpectedEnd, at: position)
     }
 
@@ -395,6 +413,19 @@ private struct JSONReader {
 
 /// Offset of the first byte that does not belong to well-formed UTF-8
 /// (overlong forms, surrogates and code points above U+10FFFF included), or nil.
+/// Whether any of the eight bytes is a quote, a backslash or a control
+/// character (the SWAR zero-byte and less-than tests: exact about whether
+/// such a byte exists, not about where).
+@inline(__always)
+func mayEndPlainRun(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let control = (word &- ones &* 0x20) & ~word & high
+    let quote = word ^ (ones &* 0x22)
+    let backslash = word ^ (ones &* 0x5C)
+    return (control | ((quote &- ones) & ~quote & high) | ((backslash &- ones) & ~backslash & high)) != 0
+}
+
 func invalidUTF8Offset(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var index = 0
     let count = bytes.count

@@ -107,6 +107,31 @@ private func reason(_ text: String, maxDepth: Int = 64) -> JSONParseError.Reason
         for (text, expected) in cases { #expect(reason(text) == expected, "\(text)") }
     }
 
+    /// Long strings are scanned eight bytes at a time: whatever ends or
+    /// breaks a plain run must be seen at every offset within a word.
+    @Test func longStringsSeeEveryByteAtEveryOffset() throws {
+        for length in 0..<34 {
+            let plain = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            #expect(try JSONParser().parse([0x22] + plain + [0x22]) == .string(String(decoding: plain, as: UTF8.self)))
+            for offset in 0..<length {
+                var control = plain
+                control[offset] = 0x1F
+                #expect(reason([0x22] + control + [0x22]) == .controlCharacter, "control at \(offset) of \(length)")
+                var invalid = plain
+                invalid[offset] = 0xFF
+                #expect(reason([0x22] + invalid + [0x22]) == .invalidUTF8, "0xFF at \(offset) of \(length)")
+                var early = plain
+                early[offset] = 0x22
+                #expect(reason([0x22] + early + [0x22]) == .trailingData, "quote at \(offset) of \(length)")
+                var escaped = Array(plain[..<offset]) + [0x5C, 0x6E] + Array(plain[offset...])
+                escaped.append(contentsOf: [0xC3, 0xA9])
+                let expected = String(decoding: Array(plain[..<offset]) + [0x0A] + Array(plain[offset...]) + [0xC3, 0xA9], as: UTF8.self)
+                #expect(try JSONParser().parse([0x22] + escaped + [0x22]) == .string(expected), "escape at \(offset) of \(length)")
+            }
+            #expect(reason([0x22] + plain) == .unexpectedEnd, "unterminated, \(length)")
+        }
+    }
+
     @Test func controlCharactersMustBeEscaped() {
         for byte in UInt8(0)..<0x20 {
             #expect(reason([0x22, 0x61, byte, 0x22]) == .controlCharacter, "byte \(byte)")
