@@ -9,7 +9,7 @@ public struct JSONStream: Sendable {
     public private(set) var bytes: [UInt8]
     /// One entry per open container: whether the next value needs a comma
     /// and, in debug builds, the previous key (for the order check).
-    private var open: [(needsComma: Bool, lastKey: String?)] = []
+    private var open: [(needsComma: Bool, lastKey: StaticString?)] = []
 
     public init(capacity: Int = 1024) {
         bytes = []
@@ -41,14 +41,24 @@ public struct JSONStream: Sendable {
     }
 
     /// The next member's key; its value follows with any of the value writers.
-    public mutating func key(_ key: String) {
-        assert(open.last.map { $0.lastKey.map { $0.utf8.lexicographicallyPrecedes(key.utf8) } ?? true } ?? false,
+    /// Keys are literals of plain ASCII (checked in debug builds), so they are
+    /// copied without escaping.
+    public mutating func key(_ key: StaticString) {
+        assert(key.hasPointerRepresentation && key.withUTF8Buffer { $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C } },
+               "JSONStream keys are plain ASCII literals")
+        assert(open.last.map { last in last.lastKey.map { precedes($0, key) } ?? true } ?? false,
                "JSONStream keys out of order or outside an object: \(key)")
         separate()
-        JSONWriter.writeString(key, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         open[open.count - 1].needsComma = false
         assert({ open[open.count - 1].lastKey = key; return true }())
+    }
+
+    private func precedes(_ lhs: StaticString, _ rhs: StaticString) -> Bool {
+        lhs.withUTF8Buffer { left in rhs.withUTF8Buffer { right in left.lexicographicallyPrecedes(right) } }
     }
 
     public mutating func string(_ text: String) {

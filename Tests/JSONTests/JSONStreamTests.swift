@@ -44,4 +44,17 @@ import Testing
         array.endArray()
         #expect(array.string == "[1,null,\"y\"]")
     }
+
+    #if DEBUG
+    /// Writing keys out of order would silently break the byte-for-byte
+    /// agreement with `JSONWriter`'s sorted output; debug builds stop there.
+    @Test func keysOutOfOrderStopADebugBuild() async {
+        await #expect(processExitsWith: .failure) {
+            var stream = JSONStream()
+            stream.beginObject()
+            stream.key("b"); stream.null()
+            stream.key("a"); stream.null()
+        }
+    }
+    #endif
 }
