@@ -33,29 +33,47 @@ enum BenchCommand {
             let machine = BenchReport.machine(openSSL: openSSLVersionText)
             print("Machine: \(machine.cores) cores · \(machine.cpuModel) · \(machine.openSSL)")
 
-            // 1. The ceiling.
-            let primitives = try Benchmark.primitives(seconds: seconds)
-            let rates = Dictionary(uniqueKeysWithValues: primitives.map { ($0.name, $0.operationsPerSecond) })
+            // 1 and 2. The ceiling and the pool, measured in interleaved rounds,
+            // each keeping its best: on a shared machine a neighbour's burst would
+            // otherwise land on one side of the ratio only.
+            let rounds = quick ? 1 : 3
+            log("generating \(count) events for the verify pool …")
+            let (events, verifier) = try Benchmark.corpus(count: count)
+            _ = PoolBenchmark.run(records: Array(events.prefix(100)), verifier: verifier, threads: 1)
+            let poolThreadCounts = Array(Set([1, threads])).sorted()
+            var bestPrimitive: [String: Double] = [:]
+            var primitiveOrder: [String] = []
+            var bestPool: [Int: PoolBenchmark.Run] = [:]
+            for round in 1...rounds {
+                log("round \(round) of \(rounds): primitives …")
+                for primitive in try Benchmark.primitives(seconds: seconds / Double(rounds)) {
+                    if bestPrimitive[primitive.name] == nil { primitiveOrder.append(primitive.name) }
+                    bestPrimitive[primitive.name] = max(bestPrimitive[primitive.name] ?? 0, primitive.operationsPerSecond)
+                }
+                for poolThreads in poolThreadCounts {
+                    log("round \(round) of \(rounds): verify pool, \(poolThreads) thread(s) …")
+                    let run = PoolBenchmark.run(records: events, verifier: verifier, threads: poolThreads)
+                    if run.eventsPerSecond > bestPool[poolThreads]?.eventsPerSecond ?? 0 { bestPool[poolThreads] = run }
+                }
+            }
+            let rates = bestPrimitive
             // An Apple in-app event: one HPKE open (one ECDH) and two P-256 verifies (issuer, device);
             // the DS → IACA chain check is cached per document signer.
             let perEvent = 1 / rates["HPKE open 6 KB"]! + 2 / rates["ECDSA P-256 verify"]!
             let ceilingPerCore = 1 / perEvent
             let ceiling = BenchReport.Ceiling(
-                primitives: primitives.map { BenchReport.Primitive(name: $0.name, operationsPerSecond: $0.operationsPerSecond) },
+                primitives: primitiveOrder.map { BenchReport.Primitive(name: $0, operationsPerSecond: rates[$0]!) },
                 perEvent: "1 HPKE open 6 KB + 2 ECDSA P-256 verify", cryptoMicrosecondsPerEvent: perEvent * 1e6,
                 eventsPerSecondPerCore: ceilingPerCore)
             let ecdhOnly = 1 / (1 / rates["ECDH P-256"]! + 2 / rates["ECDSA P-256 verify"]!)
             notes.append(String(format: "With HPKE open at the cost of a bare ECDH the ceiling would be %.0f events/s per core; HPKE open measures %.0f %% of ECDH.",
                                 ecdhOnly, 100 * rates["HPKE open 6 KB"]! / rates["ECDH P-256"]!))
-
-            // 2. The verification pool.
-            log("generating \(count) events for the verify pool …")
-            let (events, verifier) = try Benchmark.corpus(count: count)
-            _ = PoolBenchmark.run(records: Array(events.prefix(100)), verifier: verifier, threads: 1)
+            if rounds > 1 {
+                notes.append("Ceiling and verify pool: best of \(rounds) interleaved rounds each (the machine is shared; a neighbour's burst would otherwise fall on one side of the ratio).")
+            }
             var pool: [BenchReport.PoolRun] = []
-            for poolThreads in Array(Set([1, threads])).sorted() {
-                log("verify pool, \(poolThreads) thread(s) …")
-                let run = PoolBenchmark.run(records: events, verifier: verifier, threads: poolThreads)
+            for poolThreads in poolThreadCounts {
+                let run = bestPool[poolThreads]!
                 pool.append(BenchReport.PoolRun(threads: poolThreads, events: events.count, verified: run.verified, eventsPerSecond: run.eventsPerSecond,
                                                 ratioToCeiling: run.eventsPerSecond / (ceilingPerCore * Double(min(poolThreads, cores)))))
             }
