@@ -123,10 +123,13 @@ private func extractAndExpand(dh: [UInt8], kemContext: [UInt8]) throws(CryptoErr
     return try labeledExpand(kemSuiteID, prk: eaePRK, label: "shared_secret", info: kemContext, length: hashByteCount)
 }
 
+/// LabeledExtract("", "psk_id_hash", "") — the same for every base-mode context.
+private let emptyPSKIDHash = labeledExtract(hpkeSuiteID, salt: [], label: "psk_id_hash", ikm: [])
+
 /// KeySchedule for mode_base (RFC 9180 §5.1): empty psk and psk_id.
 private func keySchedule(sharedSecret: [UInt8], info: [UInt8]) throws(CryptoError) -> HPKE.Context {
     let modeBase: UInt8 = 0x00
-    let pskIDHash = labeledExtract(hpkeSuiteID, salt: [], label: "psk_id_hash", ikm: [])
+    let pskIDHash = emptyPSKIDHash
     let infoHash = labeledExtract(hpkeSuiteID, salt: [], label: "info_hash", ikm: info)
     let context = [modeBase] + pskIDHash + infoHash
     let secret = labeledExtract(hpkeSuiteID, salt: sharedSecret, label: "secret", ikm: [])
