@@ -18,26 +18,20 @@ public struct JSONStream: Sendable {
 
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    public mutating func beginObject() {
+    public mutating func beginObject() { begin(UInt8(ascii: "{")) }
+    public mutating func endObject() { end(UInt8(ascii: "}")) }
+    public mutating func beginArray() { begin(UInt8(ascii: "[")) }
+    public mutating func endArray() { end(UInt8(ascii: "]")) }
+
+    private mutating func begin(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         open.append((false, nil))
     }
 
-    public mutating func endObject() {
+    private mutating func end(_ bracket: UInt8) {
         open.removeLast()
-        bytes.append(UInt8(ascii: "}"))
-    }
-
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        open.append((false, nil))
-    }
-
-    public mutating func endArray() {
-        open.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(bracket)
     }
 
     /// The next member's key; its value follows with any of the value writers.
