@@ -7,11 +7,15 @@ import Foundation
 public struct TrustStore: Sendable {
     public let anchors: [Certificate]
     private let store: SharedX509Store?
-    private let verifiedPaths = VerifiedPathCache()
+    /// Names the set of anchors, whatever their order: stores with equal sets
+    /// give equal answers, so they share remembered paths (every tenant that
+    /// trusts the same IACAs validates a document signer once, not once each).
+    let anchorSetID: [UInt8]
 
     public init(anchors: [Certificate]) {
         self.anchors = anchors
         self.store = SharedX509Store(anchors: anchors)
+        anchorSetID = HashAlgorithm.sha256.hash(Set(anchors.map(\.sha256Fingerprint)).sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 })
     }
 
     /// Builds and verifies a path from `leaf` (with the untrusted `intermediates`) to one of the anchors, at `time`.
@@ -28,10 +32,10 @@ public struct TrustStore: Sendable {
     /// window gets the same answer without another signature check. Failures
     /// are not remembered (hostile input must not fill the cache).
     public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date) -> Result<[Certificate], ChainValidationError> {
-        let key = VerifiedPathCache.key(leaf, intermediates)
-        if let path = verifiedPaths.path(for: key, at: time) { return .success(path) }
+        let key = VerifiedPathCache.key(leaf, intermediates, anchorSetID: anchorSetID)
+        if let path = VerifiedPathCache.shared.path(for: key, at: time) { return .success(path) }
         let result = verify(leaf: leaf, intermediates: intermediates, at: time)
-        if case .success(let path) = result { verifiedPaths.remember(path, for: key) }
+        if case .success(let path) = result { VerifiedPathCache.shared.remember(path, for: key) }
         return result
     }
 
@@ -159,18 +163,31 @@ private func checkTime(_ date: Date) -> time_t {
     return time_t(seconds)
 }
 
-/// Paths that verified, keyed by the certificates presented, with the time
-/// window in which all of them are valid. Bounded: when full it starts over.
+/// Paths that verified, keyed by the anchor set and the certificates
+/// presented, with the time window in which all of them are valid. One per
+/// process, shared by every trust store. Bounded: when full it starts over.
 final class VerifiedPathCache: @unchecked Sendable {
+    static let shared = VerifiedPathCache(capacity: 16_384)
+
     // Guarded by `lock`.
     private let lock = NSLock()
     private var entries: [[UInt8]: (path: [Certificate], notBefore: Date, notAfter: Date)] = [:]
-    private let capacity = 4096
+    private let capacity: Int
 
-    static func key(_ leaf: Certificate, _ intermediates: [Certificate]) -> [UInt8] {
-        var material = leaf.sha256Fingerprint
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    static func key(_ leaf: Certificate, _ intermediates: [Certificate], anchorSetID: [UInt8]) -> [UInt8] {
+        var material = anchorSetID + leaf.sha256Fingerprint
         for certificate in intermediates { material += certificate.sha256Fingerprint }
         return intermediates.isEmpty ? material : HashAlgorithm.sha256.hash(material)
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.count
     }
 
     func path(for key: [UInt8], at time: Date) -> [Certificate]? {

@@ -52,8 +52,13 @@ public struct BenchReport: Codable, Sendable {
         public var eventsPerSecond: Double
         /// events/s ÷ (ceiling per core × min(threads, cores)).
         public var ratioToCeiling: Double
+        /// How many issuing authorities and tenants the corpus is spread over.
+        public var issuers: Int
+        public var tenants: Int
 
-        public init(threads: Int, events: Int, verified: Int, eventsPerSecond: Double, ratioToCeiling: Double) {
+        public init(threads: Int, events: Int, verified: Int, eventsPerSecond: Double, ratioToCeiling: Double, issuers: Int = 1, tenants: Int = 1) {
+            self.issuers = issuers
+            self.tenants = tenants
             self.threads = threads
             self.events = events
             self.verified = verified
@@ -165,10 +170,10 @@ public struct BenchReport: Codable, Sendable {
         lines.append("")
         lines.append("The worker's `VerificationPool` and per-record work (read the CloudEvent, verify, encode the outcome), fed from one thread.")
         lines.append("")
-        lines.append("| threads | events | verified | events/s | of ceiling × threads (≤ cores) | target |")
-        lines.append("|---:|---:|---:|---:|---:|---:|")
+        lines.append("| threads | issuers × tenants | events | verified | events/s | of ceiling × threads (≤ cores) | target |")
+        lines.append("|---:|---:|---:|---:|---:|---:|---:|")
         for run in verifyPool {
-            lines.append("| \(run.threads) | \(run.events) | \(run.verified) | \(f(run.eventsPerSecond)) | \(percent(run.ratioToCeiling)) | ≥ 90 % |")
+            lines.append("| \(run.threads) | \(run.issuers) × \(run.tenants) | \(run.events) | \(run.verified) | \(f(run.eventsPerSecond)) | \(percent(run.ratioToCeiling)) | ≥ 90 % |")
         }
         lines.append("")
         lines.append("## 3. End to end (broker + PostgreSQL + worker process + outbox)")

@@ -61,4 +61,40 @@ public enum Benchmark {
         }
         return (records, try generator.factory.verifier())
     }
+
+    /// Events like `corpus`'s, spread round-robin over `issuers` issuing
+    /// authorities (each its own IACA and document signer) and `tenants`
+    /// tenants (each its own merchant keys, all trusting every IACA): the
+    /// per-event cost must not grow with either.
+    public static func corpus(count: Int, issuers: Int, tenants: Int, seed: UInt64 = 7) throws
+        -> (records: [(key: [UInt8]?, value: [UInt8])], verifier: Verifier)
+    {
+        precondition(issuers > 0 && tenants > 0)
+        let now = Date()
+        var random = TestIssuer.SeededRandom(seed: seed)
+        let authorities = try (0..<issuers).map { try TestIssuer.Authority(now: now, name: "Bench Issuer \($0)") }
+        let merchants = try (0..<tenants).map {
+            try TestIssuer.Merchant(tenantID: "tenant-\($0)", merchantID: "merchant.com.example.bench\($0)")
+        }
+        var factories: [TestIssuer.EventFactory] = []
+        for index in 0..<max(issuers, tenants) {
+            let credential = TestIssuer.Credential.mobileDrivingLicence(now: now, using: &random)
+            factories.append(TestIssuer.EventFactory(
+                authority: authorities[index % issuers], merchant: merchants[index % tenants], holder: try TestIssuer.Holder(),
+                credential: credential, now: now, seed: random.next()))
+        }
+        var options = TestIssuer.EventOptions()
+        options.requestedElements = [
+            RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "age_over_21", retention: .willNotStore),
+            RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "family_name", retention: .mayStore(days: 30)),
+        ]
+        var records: [(key: [UInt8]?, value: [UInt8])] = []
+        records.reserveCapacity(count)
+        for sequence in 0..<count {
+            let event = try factories[sequence % factories.count].event(.appleWalletApp, options: options)
+            records.append((Array("session-\(sequence % 64)".utf8), event.json()))
+        }
+        let anchors = authorities.map(\.iaca)
+        return (records, Verifier(directory: TenantDirectory(try merchants.map { try $0.tenant(trusting: anchors) })))
+    }
 }

@@ -27,7 +27,7 @@ enum Usage {
                               Crypto ceiling, verify pool, end to end (worker processes, broker, PostgreSQL) and scaling;
                               a table on stdout, DIR/latest.json and DIR/latest.md (default DIR bench/results);
                       --backlog N: events staged before a worker starts (default 100000; 0 skips).
-          bench --profile-verify N
+          bench --profile-verify N [--issuers I --tenants T]
                               Generate N events, then only verify them on one thread (for valgrind/perf).
           loadgen --bootstrap SERVERS [--topic T] [--rate R] [--count N] [--mix M] [--fixture DIR] [--seed S]
                               Synthetic requests (mix: realistic, valid, or kind=weight,…) for the tenant in DIR.

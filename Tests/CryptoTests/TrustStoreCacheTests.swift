@@ -37,6 +37,28 @@ import Testing
         }
     }
 
+    @Test func storesWithTheSameAnchorsShareRememberedPaths() throws {
+        let keyA = try PrivateKey.generate(curve: .p256)
+        let keyB = try PrivateKey.generate(curve: .p256)
+        let rootA = try TestPKI.iaca("Shared IACA A", key: keyA)
+        let rootB = try TestPKI.iaca("Shared IACA B", key: keyB)
+        let signer = try TestPKI.documentSigner(key: try PrivateKey.generate(curve: .p256)).signed(by: rootB, issuerKey: keyB)
+        let at = utc("2027-06-01")
+        let first = TrustStore(anchors: [rootA, rootB])
+        let reordered = TrustStore(anchors: [rootB, rootA, rootB])
+        #expect(first.anchorSetID == reordered.anchorSetID)
+        #expect(throws: Never.self) { try first.validate(leaf: signer, intermediates: [], at: at).get() }
+        let key = VerifiedPathCache.key(signer, [], anchorSetID: reordered.anchorSetID)
+        #expect(VerifiedPathCache.shared.path(for: key, at: at) != nil, "the second store's key finds the first store's path")
+        // A store trusting only A must not be answered from the path through B.
+        let onlyA = TrustStore(anchors: [rootA])
+        #expect(onlyA.anchorSetID != first.anchorSetID)
+        guard case .failure(.untrusted) = onlyA.validate(leaf: signer, intermediates: [], at: at) else {
+            Issue.record("a store without the signer's root validated it from another store's cache")
+            return
+        }
+    }
+
     @Test func failuresAreNotRemembered() throws {
         let rootKey = try PrivateKey.generate(curve: .p256)
         let root = try TestPKI.iaca("Cache IACA", key: rootKey)

@@ -35,6 +35,7 @@ import Testing
         #expect(pool.contains { $0["threads"] as? Int == 1 })
         #expect(pool.allSatisfy { ($0["eventsPerSecond"] as? Double ?? 0) > 0 && $0["ratioToCeiling"] is Double })
         #expect(pool.allSatisfy { $0["verified"] as? Int == $0["events"] as? Int }, "the benchmark corpus is valid events")
+        #expect(pool.contains { ($0["issuers"] as? Int ?? 0) > 1 && ($0["tenants"] as? Int ?? 0) > 1 }, "a run spread over issuers and tenants")
 
         let endToEnd = try #require(report["endToEnd"] as? [String: Any])
         let peak = try #require(endToEnd["peak"] as? [String: Any])
