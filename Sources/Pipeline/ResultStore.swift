@@ -189,7 +189,9 @@ struct ResultStore {
     /// pre-check of the primary key for each of ~23 rows an event was an eighth
     /// of the batch's server time.
     private func insertElements(_ items: [Decided], on connection: PostgresConnection) throws {
-        let rows = items.flatMap { retention.elementRows(for: $0.result) }
+        let rows = items.flatMap { item in
+            (item.nonceReused ? nil : item.completion.prepared?.elements) ?? retention.elementRows(for: item.result)
+        }
         guard !rows.isEmpty else { return }
         try connection.insertColumns(into: "elements", columns: Self.elementColumns, rows: rows)
     }

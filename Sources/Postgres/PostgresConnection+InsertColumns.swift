@@ -83,10 +83,9 @@ enum ArrayLiteral {
         case .null:
             out.append(contentsOf: [UInt8(ascii: "N"), UInt8(ascii: "U"), UInt8(ascii: "L"), UInt8(ascii: "L")])
         case .text(let string):
-            try quoted(string.utf8, to: &out, number: number)
+            try quoted(string, to: &out, number: number)
         case .bytes(let data):
             // bytea's hex input form, `\x…`; the backslash is escaped inside the quotes.
-            out.reserveCapacity(out.count + data.count * 2 + 6)
             out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\\"), UInt8(ascii: "x")])
             for byte in data {
                 out.append(hexDigits[Int(byte >> 4)])
@@ -101,29 +100,39 @@ enum ArrayLiteral {
         case .bool(let bool):
             out.append(bool ? UInt8(ascii: "t") : UInt8(ascii: "f"))
         case .timestamp(let date):
-            guard let text = TimestampText.format(date) else {
+            out.append(UInt8(ascii: "\""))
+            guard TimestampText.append(date, to: &out) else {
                 throw .client("timestamp in array parameter $\(number) is outside years 0001–9999 or not finite", sqlState: "22008")
             }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: text.utf8)
             out.append(UInt8(ascii: "\""))
         case .textArray(let elements):
             // The element's own literal, quoted as one text element (cast to the array type per row).
             let inner = ParameterBuffer.arrayLiteral(elements)
-            try quoted(inner.utf8, to: &out, number: number)
+            try quoted(inner, to: &out, number: number)
         }
     }
 
     /// `"…"` with `"` and `\` escaped: NULL, empty strings, commas, braces and blanks stay plain text.
-    private static func quoted(_ bytes: String.UTF8View, to out: inout [UInt8], number: Int) throws(PostgresError) {
-        out.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            if byte == 0 {
-                throw .client("text in array parameter $\(number) contains U+0000, which PostgreSQL text cannot store", sqlState: "22021")
+    /// Runs without either are copied whole (outcome payloads are kilobytes of JSON).
+    private static func quoted(_ text: String, to out: inout [UInt8], number: Int) throws(PostgresError) {
+        var text = text
+        let failed: Bool = text.withUTF8 { bytes in
+            out.append(UInt8(ascii: "\""))
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0 else { continue }
+                if byte == 0 { return true }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                out.append(UInt8(ascii: "\\"))
+                start = index
             }
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
-            out.append(byte)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
+            out.append(UInt8(ascii: "\""))
+            return false
         }
-        out.append(UInt8(ascii: "\""))
+        if failed {
+            throw .client("text in array parameter $\(number) contains U+0000, which PostgreSQL text cannot store", sqlState: "22021")
+        }
     }
 }
