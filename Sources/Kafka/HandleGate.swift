@@ -66,6 +66,7 @@ final class JoinableThread: @unchecked Sendable {
     init(name: String, _ body: @escaping @Sendable () -> Void) {
         let finished = self.finished
         thread = Thread {
+            nameCurrentThreadForOS(name)
             body()
             finished.signal()
         }
@@ -81,4 +82,17 @@ func millisecondsLeft(until deadline: DispatchTime) -> Int32 {
     let now = DispatchTime.now()
     guard deadline > now else { return 0 }
     return Int32(clamping: (deadline.uptimeNanoseconds - now.uptimeNanoseconds + 999_999) / 1_000_000)
+}
+
+/// Names the calling thread for the OS (`top -H`, `perf --sort comm`,
+/// /proc/PID/task/TID/comm): Foundation's `Thread.name` does not reach the
+/// kernel on Linux, so every thread showed as the process name. Linux keeps
+/// at most 15 bytes; longer names are cut. Best effort.
+public func nameCurrentThreadForOS(_ name: String) {
+    // pthread_setname_np is not visible to Swift without _GNU_SOURCE; /proc/thread-self/comm is the same thing.
+    let descriptor = open("/proc/thread-self/comm", O_WRONLY)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
 }

@@ -79,7 +79,7 @@ public final class KafkaProducer: @unchecked Sendable {
         let stop = stopPolling
         // Delivery reports are served only by this thread (flush waits on the
         // queue length rather than polling), so `onDelivery` has one caller.
-        pollThread = JoinableThread(name: "kafka-producer-poll") {
+        pollThread = JoinableThread(name: "rdk-prod-poll") {
             while !stop.isSet { rd_kafka_poll(handle.pointer, 100) }
         }
     }

@@ -45,7 +45,10 @@ final class Persister: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [unowned self] in self.run() }
+        let thread = Thread { [unowned self] in
+            nameCurrentThreadForOS("vd-persist")
+            self.run()
+        }
         thread.name = "veridoc-persist"
         self.thread = thread
         thread.start()

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import Retention
 import Verification
 
@@ -16,10 +17,14 @@ struct PreparedWrite: Sendable {
     /// Sealed mayStore values (empty unless verified); nil if sealing failed,
     /// in which case the persister seals again and reports the failure there.
     let values: RetentionWriter.ValueRows?
+    /// The element rows (names and retention decisions), for the result as the
+    /// fresh-nonce outcome reads; a third of the persister thread's time before.
+    let elements: [[PostgresValue]]
 
     init(result: VerificationResult, retention: RetentionWriter) {
         let fresh = ResultStore.consumesNonce(result) ? result.recordingNonceCheck(reused: false) : result
         outcome = fresh.requestID.map { _ in EncodedOutcome(fresh, retention: retention) }
+        elements = retention.elementRows(for: fresh)
         values = result.isVerified ? try? retention.valueRows(for: result, storedAt: Date()) : RetentionWriter.ValueRows()
     }
 }

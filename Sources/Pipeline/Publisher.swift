@@ -64,7 +64,10 @@ final class Publisher: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [unowned self] in self.run() }
+        let thread = Thread { [unowned self] in
+            nameCurrentThreadForOS("vd-outbox")
+            self.run()
+        }
         thread.name = "veridoc-outbox"
         self.thread = thread
         thread.start()
@@ -137,11 +140,16 @@ final class Publisher: @unchecked Sendable {
     private func handle(token: UInt64, failed: Bool, tooLarge: Bool = false) {
         lock.lock()
         var deliveredLetter: Job?
+        // Delivered outcomes are marked in batches (the publisher thread wakes at
+        // least every markInterval anyway): waking it per delivery report made one
+        // UPDATE, one transaction and one WAL flush per handful of events.
+        var wake = true
         if let entry = pendingOutcomes.removeValue(forKey: token) {
             if !failed {
                 delivered.append(entry.id)
                 publishedCount += 1
                 metrics?.outcomesPublished.increment()
+                wake = delivered.count >= Self.markBatch || (stopped && pendingOutcomes.isEmpty)
             } else {
                 retryOutcomes.append(entry)
             }
@@ -161,11 +169,15 @@ final class Publisher: @unchecked Sendable {
                 retryDeadLetters.append(job)
             }
         }
-        lock.broadcast()
+        if wake { lock.broadcast() }
         lock.unlock()
         // Outside the lock: handing over may wait for the persister, which may be publishing.
         if let deliveredLetter { onDeadLetterDelivered(deliveredLetter) }
     }
+
+    /// How often delivered outcomes are marked published, at most (unless `markBatch` are waiting).
+    static let markInterval: TimeInterval = 0.2
+    static let markBatch = 2000
 
     /// Marks delivered rows, resends failed sends, and sweeps the outbox.
     private func run() {
@@ -176,7 +188,7 @@ final class Publisher: @unchecked Sendable {
         var lastBacklog = Date.distantPast
         while true {
             lock.lock()
-            _ = lock.wait(until: Date().addingTimeInterval(0.2))
+            _ = lock.wait(until: Date().addingTimeInterval(Self.markInterval))
             let ids = delivered
             delivered.removeAll()
             let outcomesToRetry = retryOutcomes

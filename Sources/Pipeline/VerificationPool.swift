@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import Verification
 
 /// Runs verification — synchronous CPU work — on a fixed set of threads sized
@@ -29,7 +30,10 @@ final class VerificationPool: @unchecked Sendable {
         self.verify = verify
         self.deliver = deliver
         for index in 0..<max(1, count) {
-            let thread = Thread { [unowned self] in self.run() }
+            let thread = Thread { [unowned self] in
+                nameCurrentThreadForOS("vd-verify-\(index)")
+                self.run()
+            }
             thread.name = "veridoc-verify-\(index)"
             threads.append(thread)
         }

@@ -1,4 +1,5 @@
 import CLibPQ
+import Foundation
 
 /// Statement parameters laid out the way `PQexecParams` wants them: one byte
 /// buffer holding every value (NUL-terminated, so text values are C strings),
@@ -72,9 +73,15 @@ struct ParameterBuffer {
 
     private mutating func appendText(_ string: String, type: Oid, number: Int) throws(PostgresError) {
         let start = bytes.count
-        bytes.append(contentsOf: string.utf8)
+        var string = string
         // libpq reads text parameters as C strings: a NUL would silently cut the value short.
-        if bytes[start...].contains(0) {
+        let hasNUL = string.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return false }
+            if memchr(base, 0, utf8.count) != nil { return true }
+            bytes.append(contentsOf: utf8)
+            return false
+        }
+        if hasNUL {
             throw .client("text parameter $\(number) contains U+0000, which PostgreSQL text cannot store", sqlState: "22021")
         }
         bytes.append(0)

@@ -10,19 +10,45 @@ enum TimestampText {
 
     /// RFC 3339 in UTC with six fractional digits, or nil outside years 0001–9999.
     static func format(_ date: Date) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(27)
+        guard append(date, to: &bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `format(date)`'s 27 bytes (`2026-11-29T12:51:44.123456Z`) to `out`
+    /// without building strings on the way; false (nothing appended) outside years 0001–9999.
+    static func append(_ date: Date, to out: inout [UInt8]) -> Bool {
         // Scaling the reference-date interval (not the 1970 one) keeps the
         // sub-microsecond precision a Date actually has.
         let scaled = (date.timeIntervalSinceReferenceDate * 1_000_000).rounded()
-        guard scaled.isFinite, abs(scaled) < 9.0e17 else { return nil }
+        guard scaled.isFinite, abs(scaled) < 9.0e17 else { return false }
         let micros = Int64(scaled) + referenceOffsetMicroseconds
         let days = floorDiv(micros, microsecondsPerDay)
         let ofDay = micros - days * microsecondsPerDay
         let (year, month, day) = civil(fromDays: days)
-        guard (1...9999).contains(year) else { return nil }
+        guard (1...9999).contains(year) else { return false }
         let seconds = ofDay / 1_000_000
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-            + "T" + pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
-            + "." + pad(ofDay % 1_000_000, 6) + "Z"
+        digits(year, 4, &out); out.append(UInt8(ascii: "-"))
+        digits(month, 2, &out); out.append(UInt8(ascii: "-"))
+        digits(day, 2, &out); out.append(UInt8(ascii: "T"))
+        digits(seconds / 3600, 2, &out); out.append(UInt8(ascii: ":"))
+        digits(seconds / 60 % 60, 2, &out); out.append(UInt8(ascii: ":"))
+        digits(seconds % 60, 2, &out); out.append(UInt8(ascii: "."))
+        digits(ofDay % 1_000_000, 6, &out); out.append(UInt8(ascii: "Z"))
+        return true
+    }
+
+    /// `value` (0 ≤ value < 10^width) in exactly `width` decimal digits.
+    private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// Reads PostgreSQL's ISO output (`DateStyle` ISO, which the connection
@@ -105,11 +131,6 @@ enum TimestampText {
     private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     private struct Scanner {
