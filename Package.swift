@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // glibc's <malloc.h>, for mallopt (the worker caps its malloc arenas).
+        .systemLibrary(name: "CMalloc"),
         .target(name: "CBOR"),
         // A strict RFC 8259 parser and a deterministic writer, for the events on the hot path.
         .target(name: "JSON"),
@@ -40,7 +42,7 @@ let package = Package(
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit", "Retention", "Chaos"]),
+            dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit", "Retention", "Chaos", "CMalloc"]),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),

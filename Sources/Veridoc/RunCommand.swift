@@ -1,3 +1,4 @@
+import CMalloc
 import Dispatch
 import Foundation
 import Observability
@@ -12,6 +13,7 @@ enum RunCommand {
         ExitStatus.of {
             let (configuration, directory) = try load(arguments)
             let log = Logger(minimum: configuration.logLevel)
+            limitMallocArenas()
             let worker = try Worker(configuration: configuration, directory: directory, log: log)
             // Up before migrating: /healthz answers at once, /readyz says why not yet.
             let health = worker.metrics.health
@@ -89,4 +91,14 @@ final class SignalTrap: @unchecked Sendable {
             return source
         }
     }
+}
+
+/// glibc gives each thread that allocates its own malloc arena (up to 8 per
+/// core); the worker's verify, persist, outbox and librdkafka threads each
+/// kept freed memory in theirs (bench: peak RSS 145 → 102 MB at the same
+/// rate). Two arenas keep contention low for a pool sized to the cores.
+/// `MALLOC_ARENA_MAX` in the environment still wins.
+private func limitMallocArenas() {
+    guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil else { return }
+    _ = mallopt(M_ARENA_MAX, 2)
 }
