@@ -184,12 +184,6 @@ final class VerifiedPathCache: @unchecked Sendable {
         return intermediates.isEmpty ? material : HashAlgorithm.sha256.hash(material)
     }
 
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.count
-    }
-
     func path(for key: [UInt8], at time: Date) -> [Certificate]? {
         lock.lock()
         defer { lock.unlock() }

@@ -50,14 +50,14 @@ enum BenchCommand {
             let (spreadEvents, spreadVerifier) = try Benchmark.corpus(count: count, issuers: spreadIssuers, tenants: spreadTenants)
             var bestSpread: PoolBenchmark.Run?
             let poolThreadCounts = Array(Set([1, threads])).sorted()
-            var bestPrimitive: [String: Double] = [:]
+            var rates: [String: Double] = [:]
             var primitiveOrder: [String] = []
             var bestPool: [Int: PoolBenchmark.Run] = [:]
             for round in 1...rounds {
                 log("round \(round) of \(rounds): primitives …")
                 for primitive in try Benchmark.primitives(seconds: seconds / Double(rounds)) {
-                    if bestPrimitive[primitive.name] == nil { primitiveOrder.append(primitive.name) }
-                    bestPrimitive[primitive.name] = max(bestPrimitive[primitive.name] ?? 0, primitive.operationsPerSecond)
+                    if rates[primitive.name] == nil { primitiveOrder.append(primitive.name) }
+                    rates[primitive.name] = max(rates[primitive.name] ?? 0, primitive.operationsPerSecond)
                 }
                 for poolThreads in poolThreadCounts {
                     log("round \(round) of \(rounds): verify pool, \(poolThreads) thread(s) …")
@@ -68,7 +68,6 @@ enum BenchCommand {
                 let spread = PoolBenchmark.run(records: spreadEvents, verifier: spreadVerifier, threads: 1)
                 if spread.eventsPerSecond > bestSpread?.eventsPerSecond ?? 0 { bestSpread = spread }
             }
-            let rates = bestPrimitive
             // An Apple in-app event: one HPKE open (one ECDH) and two P-256 verifies (issuer, device);
             // the DS → IACA chain check is cached per document signer.
             let perEvent = 1 / rates["HPKE open 6 KB"]! + 2 / rates["ECDSA P-256 verify"]!
