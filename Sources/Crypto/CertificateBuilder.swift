@@ -56,12 +56,13 @@ public struct CertificateBuilder: Sendable {
     private func build(issuerName: OpaquePointer?, issuerKeyIdentifier: [UInt8]?, signingKey: PrivateKey) throws(CryptoError) -> Certificate {
         guard let x509 = X509_new() else { throw .openSSL(lastOpenSSLError()) }
         defer { X509_free(x509) }
+        let subjectKey = try publicKey.evpKey()
         guard X509_set_version(x509, Int(X509_VERSION_3)) == 1,
               let serialNumber = X509_get_serialNumber(x509),
               ASN1_INTEGER_set_uint64(serialNumber, serial) == 1,
               ASN1_TIME_set(X509_getm_notBefore(x509), try timeT(notBefore)) != nil,
               ASN1_TIME_set(X509_getm_notAfter(x509), try timeT(notAfter)) != nil,
-              X509_set_pubkey(x509, publicKey.key.pointer) == 1
+              X509_set_pubkey(x509, subjectKey.pointer) == 1
         else { throw .openSSL(lastOpenSSLError()) }
 
         let name = try makeName(subject)

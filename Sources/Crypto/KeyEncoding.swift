@@ -18,7 +18,8 @@ extension PublicKey {
     public var pem: String {
         // Encoding a key OpenSSL already holds only fails on allocation
         // failure; an empty string then mirrors `spki` returning no bytes.
-        let pem = try? writePEM(method: BIO_s_mem()) { bio in PEM_write_bio_PUBKEY(bio, key.pointer) }
+        guard let evp = try? evpKey() else { return "" }
+        let pem = try? writePEM(method: BIO_s_mem()) { bio in PEM_write_bio_PUBKEY(bio, evp.pointer) }
         return (pem ?? nil) ?? ""
     }
 }

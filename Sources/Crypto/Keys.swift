@@ -94,18 +94,41 @@ final class OwnedPKey: @unchecked Sendable {
     }
 }
 
+/// The OpenSSL objects behind one public key, in one reference: with two
+/// references `PublicKey` grew to four words, and a `PrivateKey` returned by a
+/// typed-throws function came back partly uninitialised in debug builds
+/// (Swift 6.3.1; release builds were fine).
+final class KeyForms: Sendable {
+    /// The EVP form; nil for EC keys made from a point, whose EVP form is
+    /// built only when asked for (`evpKey()`: encodings, certificates).
+    let evp: OwnedPKey?
+    /// Every EC key's `EC_KEY` form.
+    let ec: OwnedECKey?
+
+    init(evp: OwnedPKey?, ec: OwnedECKey?) {
+        self.evp = evp
+        self.ec = ec
+    }
+}
+
 /// A public key for signature verification or key agreement.
 public struct PublicKey: Sendable {
-    let key: OwnedPKey
+    let forms: KeyForms
     public let type: KeyType
 
     /// `04 || X || Y` when known at construction (a point given to `init`, a
     /// private key's public half), so it is not exported from OpenSSL again.
     let knownPoint: [UInt8]?
 
-    init(owned: OwnedPKey, point: [UInt8]? = nil) throws(CryptoError) {
+    /// `ec` may be passed when the caller already has it (a private key's pair).
+    init(owned: OwnedPKey, point: [UInt8]? = nil, ec: OwnedECKey? = nil) throws(CryptoError) {
         guard let type = owned.keyType else { throw .unsupported("key type") }
-        self.key = owned
+        var ecForm: OwnedECKey?
+        if case .ec = type {
+            ecForm = ec ?? OwnedECKey.from(owned)
+            guard ecForm != nil else { throw .unsupported("EC key without an EC_KEY form") }
+        }
+        self.forms = KeyForms(evp: owned, ec: ecForm)
         self.type = type
         self.knownPoint = point
     }
@@ -116,11 +139,25 @@ public struct PublicKey: Sendable {
         guard point.count == 1 + 2 * curve.coordinateByteCount, point.first == 0x04 else {
             throw .invalidKey("an uncompressed \(curve.rawValue) point has \(1 + 2 * curve.coordinateByteCount) bytes and starts with 04")
         }
-        // Importing the encoded point already rejects coordinates ≥ p and
-        // points off the curve (EC_POINT_oct2point), and 04‖X‖Y cannot encode
-        // infinity; a second explicit check cost a tenth of a verification.
-        let pkey = try makeECPublicKey(curve: curve, point: point)
-        try self.init(owned: pkey, point: point)
+        // Decoding the point (EC_POINT_oct2point) rejects coordinates ≥ p and
+        // points off the curve, and 04‖X‖Y cannot encode infinity. The cofactor
+        // of P-256/384/521 is 1, so a point on the curve is in the group.
+        guard let ec = OwnedECKey.publicKey(curve: curve, uncompressedPoint: point) else { throw .pointNotOnCurve }
+        self.forms = KeyForms(evp: nil, ec: ec)
+        self.type = .ec(curve)
+        self.knownPoint = point
+    }
+
+    /// Every EC key's `EC_KEY` form: what verification and ECDH use.
+    var ec: OwnedECKey? { forms.ec }
+
+    private var evp: OwnedPKey? { forms.evp }
+
+    /// The `EVP_PKEY` form, built from the point for keys made from one.
+    func evpKey() throws(CryptoError) -> OwnedPKey {
+        if let evp { return evp }
+        guard let curve, let knownPoint else { throw .unsupported("key without an EVP form") }
+        return try makeECPublicKey(curve: curve, point: knownPoint)
     }
 
     /// An EC public key from its affine coordinates (as in a COSE_Key).
@@ -173,27 +210,28 @@ public struct PublicKey: Sendable {
     }
 
     private var exportedPoint: [UInt8]? {
-        guard let curve else { return nil }
-        guard let x = bigNumberParameter(key.pointer, "qx", width: curve.coordinateByteCount),
-              let y = bigNumberParameter(key.pointer, "qy", width: curve.coordinateByteCount)
+        guard let curve, let evp else { return nil }
+        guard let x = bigNumberParameter(evp.pointer, "qx", width: curve.coordinateByteCount),
+              let y = bigNumberParameter(evp.pointer, "qy", width: curve.coordinateByteCount)
         else { return nil }
         return [0x04] + x + y
     }
 
     /// The raw 32 bytes of an Ed25519 key; nil for other key types.
     public var ed25519Raw: [UInt8]? {
-        guard type == .ed25519 else { return nil }
+        guard type == .ed25519, let evp else { return nil }
         var length = 0
-        guard EVP_PKEY_get_raw_public_key(key.pointer, nil, &length) == 1 else { return nil }
+        guard EVP_PKEY_get_raw_public_key(evp.pointer, nil, &length) == 1 else { return nil }
         var raw = [UInt8](repeating: 0, count: length)
-        guard EVP_PKEY_get_raw_public_key(key.pointer, &raw, &length) == 1 else { return nil }
+        guard EVP_PKEY_get_raw_public_key(evp.pointer, &raw, &length) == 1 else { return nil }
         return raw
     }
 
     /// DER SubjectPublicKeyInfo.
     public var spki: [UInt8] {
+        guard let evp = try? evpKey() else { return [] }
         var out: UnsafeMutablePointer<UInt8>?
-        let length = i2d_PUBKEY(key.pointer, &out)
+        let length = i2d_PUBKEY(evp.pointer, &out)
         guard length > 0, let out else { return [] }
         defer { CRYPTO_free(out, #fileID, #line) }
         return Array(UnsafeBufferPointer(start: out, count: Int(length)))
@@ -208,12 +246,16 @@ public struct PrivateKey: Sendable {
 
     init(owned: OwnedPKey) throws(CryptoError) {
         self.key = owned
-        // The same EVP_PKEY serves as the public half: OpenSSL uses only its
-        // public component for verification and export.
+        // The same key objects serve as the public half: OpenSSL uses only
+        // their public component for verification and export.
         // Private keys live long (merchant keys): export the public point once,
         // not on every HPKE open.
         let half = try PublicKey(owned: owned)
-        self.publicKey = half.curve == nil ? half : try PublicKey(owned: owned, point: half.uncompressedPoint)
+        if half.curve == nil {
+            self.publicKey = half
+        } else {
+            self.publicKey = try PublicKey(owned: owned, point: half.uncompressedPoint, ec: half.ec)
+        }
     }
 
     /// A fresh key on `curve` from OpenSSL's CSPRNG.

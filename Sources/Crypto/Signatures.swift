@@ -8,18 +8,19 @@ extension PublicKey {
         defer { ERR_clear_error() }
         switch type {
         case .ec(let curve):
-            guard let der = derSignature(fromRaw: signature, coordinateByteCount: curve.coordinateByteCount) else { return false }
-            return digestVerify(signature: der, data: data, digest: hash.evpMD)
+            guard let ec else { return false }
+            return ec.isValidSignature(signature, digest: hash.hash(data), width: curve.coordinateByteCount)
         case .ed25519:
-            guard signature.count == 64 else { return false }
-            return digestVerify(signature: signature, data: data, digest: nil)
+            guard signature.count == 64, let evp = try? evpKey() else { return false }
+            return digestVerify(signature: signature, data: data, key: evp)
         }
     }
 
-    private func digestVerify(signature: [UInt8], data: some Collection<UInt8>, digest: OpaquePointer?) -> Bool {
+    /// EdDSA: one-shot, with no separate digest.
+    private func digestVerify(signature: [UInt8], data: some Collection<UInt8>, key: OwnedPKey) -> Bool {
         guard let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, digest, nil, key.pointer) == 1 else { return false }
+        guard EVP_DigestVerifyInit(context, nil, nil, nil, key.pointer) == 1 else { return false }
         return withContiguousBytes(data) { bytes, count in
             EVP_DigestVerify(context, signature, signature.count, bytes, count) == 1
         }
@@ -55,25 +56,6 @@ extension PrivateKey {
         guard let signature else { throw .openSSL(lastOpenSSLError()) }
         return signature
     }
-}
-
-/// COSE r ‖ s → DER `ECDSA-Sig-Value`, or nil when the length is wrong.
-private func derSignature(fromRaw raw: [UInt8], coordinateByteCount width: Int) -> [UInt8]? {
-    guard raw.count == 2 * width, let signature = ECDSA_SIG_new() else { return nil }
-    defer { ECDSA_SIG_free(signature) }
-    let r = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32(width), nil) }
-    let s = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + width, Int32(width), nil) }
-    // set0 takes ownership only when it succeeds.
-    guard let r, let s, ECDSA_SIG_set0(signature, r, s) == 1 else {
-        BN_free(r)
-        BN_free(s)
-        return nil
-    }
-    var out: UnsafeMutablePointer<UInt8>?
-    let length = i2d_ECDSA_SIG(signature, &out)
-    guard length > 0, let out else { return nil }
-    defer { CRYPTO_free(out, #fileID, #line) }
-    return Array(UnsafeBufferPointer(start: out, count: Int(length)))
 }
 
 /// DER `ECDSA-Sig-Value` → COSE r ‖ s, each left-padded to `width` bytes.

@@ -8,7 +8,13 @@ import Verification
 /// rest of its partition.
 ///
 /// `submit` blocks while `capacity` jobs are admitted and unfinished: that is
-/// the backpressure the consumer loop turns into pausing partitions.
+/// the backpressure the consumer loop turns into pausing partitions. A
+/// blocked submitter resumes once an eighth of the capacity has drained, not
+/// after every job: waking a thread is a futex call, and one per job cost the
+/// verifying thread about 3 % of its time.
+///
+/// Waiters are counted so that a change wakes threads only when someone waits
+/// for it (workers for work, submitters for room, `waitUntilIdle` for either).
 final class VerificationPool: @unchecked Sendable {
     // All mutable state is guarded by `condition`'s lock.
     private let condition = NSCondition()
@@ -20,13 +26,19 @@ final class VerificationPool: @unchecked Sendable {
     private var running = 0
     private var stopping = false
     private var threads: [Thread] = []
+    private var waitingWorkers = 0
+    private var waitingSubmitters = 0
+    private var waitingForIdle = 0
 
     let capacity: Int
+    /// A blocked `submit` resumes when no more than this many jobs are admitted.
+    private let resumeAt: Int
     private let verify: @Sendable (Job) -> JobWork.Outcome
     private let deliver: @Sendable (JobWork.Outcome) -> Void
 
     init(threads count: Int, capacity: Int, verify: @escaping @Sendable (Job) -> JobWork.Outcome, deliver: @escaping @Sendable (JobWork.Outcome) -> Void) {
         self.capacity = max(capacity, count)
+        self.resumeAt = self.capacity - max(1, self.capacity / 8)
         self.verify = verify
         self.deliver = deliver
         for index in 0..<max(1, count) {
@@ -57,7 +69,11 @@ final class VerificationPool: @unchecked Sendable {
     func submit(_ job: Job) {
         condition.lock()
         defer { condition.unlock() }
-        while admitted >= capacity && !stopping { condition.wait() }
+        while admitted >= capacity && !stopping {
+            waitingSubmitters += 1
+            condition.wait()
+            waitingSubmitters -= 1
+        }
         admitted += 1
         if let key = job.key {
             if activeKeys.contains(key) {
@@ -67,7 +83,7 @@ final class VerificationPool: @unchecked Sendable {
             activeKeys.insert(key)
         }
         ready.append(job)
-        condition.broadcast()
+        if waitingWorkers > 0 { condition.broadcast() }
     }
 
     /// Drops jobs that have not started and match `predicate` (revoked
@@ -125,7 +141,10 @@ final class VerificationPool: @unchecked Sendable {
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(timeout)
         while admittedMatching(predicate) > 0 {
-            if !condition.wait(until: deadline) { return admittedMatching(predicate) == 0 }
+            waitingForIdle += 1
+            let signalled = condition.wait(until: deadline)
+            waitingForIdle -= 1
+            if !signalled { return admittedMatching(predicate) == 0 }
         }
         return true
     }
@@ -148,7 +167,11 @@ final class VerificationPool: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while readyHead == ready.count && !stopping { condition.wait() }
+            while readyHead == ready.count && !stopping {
+                waitingWorkers += 1
+                condition.wait()
+                waitingWorkers -= 1
+            }
             if readyHead == ready.count && stopping {
                 condition.unlock()
                 return
@@ -170,16 +193,20 @@ final class VerificationPool: @unchecked Sendable {
             running -= 1
             runningJobs[job.ticket] = nil
             admitted -= 1
+            var madeReady = false
             if let key = job.key {
                 runningKeys.remove(key)
                 if var waiting = waitingByKey[key], !waiting.isEmpty {
                     ready.append(waiting.removeFirst())
                     waitingByKey[key] = waiting.isEmpty ? nil : waiting
+                    madeReady = true
                 } else {
                     activeKeys.remove(key)
                 }
             }
-            condition.broadcast()
+            if waitingForIdle > 0 || (madeReady && waitingWorkers > 0) || (waitingSubmitters > 0 && admitted <= resumeAt) {
+                condition.broadcast()
+            }
             condition.unlock()
         }
     }

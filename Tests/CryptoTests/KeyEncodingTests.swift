@@ -33,6 +33,26 @@ import Testing
         }
     }
 
+    /// A key made from a point has no EVP form until an encoding asks for one;
+    /// that form must be the same key, and both origins must verify alike.
+    @Test(arguments: Curve.allCases)
+    func keyFromPointEncodesAndVerifiesLikeItsSource(_ curve: Curve) throws {
+        let source = try PrivateKey.generate(curve: curve)
+        let point = try #require(source.publicKey.uncompressedPoint)
+        let fromPoint = try PublicKey(curve: curve, uncompressedPoint: point)
+        #expect(fromPoint.spki == source.publicKey.spki)
+        #expect(!fromPoint.spki.isEmpty)
+        #expect(try PublicKey(pem: fromPoint.pem).uncompressedPoint == point)
+        let signature = try source.signature(for: [9, 8, 7], hash: .sha256)
+        #expect(fromPoint.isValidSignature(signature, for: [9, 8, 7], hash: .sha256))
+        #expect(try PublicKey(spki: fromPoint.spki).isValidSignature(signature, for: [9, 8, 7], hash: .sha256))
+        #expect(!fromPoint.isValidSignature(signature, for: [9, 8, 6], hash: .sha256))
+        // ECDH against the point-made key equals ECDH against the source's own public half.
+        let other = try PrivateKey.generate(curve: curve)
+        #expect(try other.sharedSecret(with: fromPoint) == other.sharedSecret(with: source.publicKey))
+        #expect(try other.sharedSecret(with: fromPoint) == source.sharedSecret(with: other.publicKey))
+    }
+
     /// Without a password callback OpenSSL would block on a terminal prompt.
     @Test func encryptedPEMFailsWithoutPrompting() {
         let encrypted = """
