@@ -314,19 +314,20 @@ private func readPEMBlocks(_ bio: OpaquePointer) -> [(String, [UInt8])]? {
 }
 
 extension Certificate {
-    /// `Certificate(der:)` through a process-wide cache keyed by the DER's
-    /// SHA-256: a document signer arrives in the x5chain of every event it
+    /// `Certificate(der:)` through a process-wide cache keyed by the DER
+    /// itself: a document signer arrives in the x5chain of every event it
     /// signed, and parsing it (d2i_X509 and OpenSSL's extension cache) cost
-    /// as much as an ECDSA verify. The cached value is the same immutable
-    /// certificate a fresh parse would give; DER that fails to parse is never
-    /// cached. Bounded: at `capacity` entries the cache starts over.
+    /// as much as an ECDSA verify. (A SHA-256 key cost more than hashing the
+    /// DER with the dictionary's seeded hash, which also resists flooding.)
+    /// The cached value is the same immutable certificate a fresh parse would
+    /// give; DER that fails to parse is never cached. Bounded: at `capacity`
+    /// entries the cache starts over.
     public static func cached(der input: some Collection<UInt8>) throws(CryptoError) -> Certificate {
         let bytes = Array(input)
         guard !bytes.isEmpty else { throw .malformedEncoding("certificate DER") }
-        let key = try sha256(bytes)
-        if let hit = CertificateCache.shared.get(key), hit.der == bytes { return hit }
+        if let hit = CertificateCache.shared.get(bytes) { return hit }
         let certificate = try Certificate(der: bytes)
-        CertificateCache.shared.put(key, certificate)
+        CertificateCache.shared.put(bytes, certificate)
         return certificate
     }
 }
@@ -334,7 +335,7 @@ extension Certificate {
 final class CertificateCache: @unchecked Sendable {
     static let shared = CertificateCache(capacity: 4096)
     private let capacity: Int
-    // Guarded by `mutex`.
+    // Guarded by `mutex`. Keyed by DER.
     private var entries: [[UInt8]: Certificate] = [:]
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
@@ -344,16 +345,16 @@ final class CertificateCache: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
     }
 
-    func get(_ key: [UInt8]) -> Certificate? {
+    func get(_ der: [UInt8]) -> Certificate? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return entries[key]
+        return entries[der]
     }
 
-    func put(_ key: [UInt8], _ certificate: Certificate) {
+    func put(_ der: [UInt8], _ certificate: Certificate) {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-        entries[key] = certificate
+        entries[der] = certificate
     }
 }

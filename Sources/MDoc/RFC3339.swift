@@ -63,12 +63,37 @@ public enum RFC3339 {
         if milliseconds == 1000 { secondsOfDay += 1 }
         if secondsOfDay == 86_400 { days += 1; secondsOfDay = 0 }
         let (year, month, day) = civil(fromDays: days)
+        let fraction = milliseconds > 0 && milliseconds < 1000 ? milliseconds : nil
+        if (0...9999).contains(year) {
+            // Written as bytes: every outcome event carries a few of these, and
+            // padding through interpolated strings cost ten times as much.
+            return String(unsafeUninitializedCapacity: 24) { out in
+                var next = 0
+                func put(_ value: Int, _ width: Int) {
+                    var value = value
+                    for position in stride(from: next + width - 1, through: next, by: -1) {
+                        out[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                        value /= 10
+                    }
+                    next += width
+                }
+                func put(_ byte: Unicode.Scalar) {
+                    out[next] = UInt8(ascii: byte)
+                    next += 1
+                }
+                put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
+                put(secondsOfDay / 3600, 2); put(":"); put(secondsOfDay / 60 % 60, 2); put(":"); put(secondsOfDay % 60, 2)
+                if let fraction { put("."); put(fraction, 3) }
+                put("Z")
+                return next
+            }
+        }
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
         var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"
-        if milliseconds > 0 && milliseconds < 1000 { text += "." + pad(milliseconds, 3) }
+        if let fraction { text += "." + pad(fraction, 3) }
         return text + "Z"
     }
 

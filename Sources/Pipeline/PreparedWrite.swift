@@ -24,8 +24,11 @@ struct PreparedWrite: Sendable {
     init(result: VerificationResult, retention: RetentionWriter) {
         let fresh = ResultStore.consumesNonce(result) ? result.recordingNonceCheck(reused: false) : result
         outcome = fresh.requestID.map { _ in EncodedOutcome(fresh, retention: retention) }
-        elements = retention.elementRows(for: fresh)
-        values = result.isVerified ? try? retention.valueRows(for: result, storedAt: Date()) : RetentionWriter.ValueRows()
+        // The nonce check changes neither the elements nor the request, so
+        // both kinds of row share one set of decisions.
+        let decided = retention.decisions(for: result)
+        elements = retention.elementRows(for: fresh, decided: decided)
+        values = result.isVerified ? try? retention.valueRows(for: result, decided: decided, storedAt: Date()) : RetentionWriter.ValueRows()
     }
 }
 

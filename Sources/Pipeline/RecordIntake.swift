@@ -22,7 +22,7 @@ struct RecordIntake: Sendable {
     func read(_ record: KafkaMessage) -> Job.Content {
         let deadLetter = { (cause: String) in Job.Content.deadLetter(DeadLetter(cause: cause, record: record)) }
         guard record.value.count <= parser.maxEventBytes else { return deadLetter(Cause.tooLarge) }
-        guard String(validating: record.value, as: UTF8.self) != nil else { return deadLetter(Cause.notUTF8) }
+        guard isValidUTF8(record.value) else { return deadLetter(Cause.notUTF8) }
 
         let attributes: JSONObject
         let data: JSONValue?

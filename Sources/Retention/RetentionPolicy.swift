@@ -54,17 +54,26 @@ public enum RetentionPolicy {
     public static func decide(
         namespace: String, element: String, requested: [RequestedElement], tenant: TenantRetention, base: Date
     ) -> RetentionDecision {
+        decide(namespace: namespace, element: element, asked: requested.first { $0.namespace == namespace && $0.element == element },
+               anyRequested: !requested.isEmpty, tenant: tenant, base: base)
+    }
+
+    /// The same rules for a caller that has already looked the element up in
+    /// the request (`asked`, nil if absent).
+    public static func decide(
+        namespace: String, element: String, asked: RequestedElement?, anyRequested: Bool, tenant: TenantRetention, base: Date
+    ) -> RetentionDecision {
         let tenantDefault = tenant.defaultRetention(namespace: namespace, element: element)
         var retention: Retention
         var source: RetentionSource
-        if let asked = requested.first(where: { $0.namespace == namespace && $0.element == element }) {
+        if let asked {
             retention = asked.retention
             source = .request
             if let tenantDefault, isStricter(tenantDefault, than: retention) {
                 retention = tenantDefault
                 source = .tenantDefault
             }
-        } else if !requested.isEmpty {
+        } else if anyRequested {
             retention = .willNotStore
             source = .notRequested
         } else if let tenantDefault {

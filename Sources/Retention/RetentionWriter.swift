@@ -29,23 +29,36 @@ public struct RetentionWriter: Sendable {
         public let decision: RetentionDecision
     }
 
+    private struct ElementName: Hashable {
+        let namespace: String
+        let element: String
+    }
+
     /// One decision per distinct disclosed (namespace, element), in disclosure order.
     public func decisions(for result: VerificationResult) -> [Decided] {
         let policy = result.tenant.flatMap { directory[$0]?.retention } ?? .none
-        var seen = Set<String>()
+        let elements = result.documents.flatMap(\.elements)
+        var seen = Set<ElementName>(minimumCapacity: elements.count)
         var decided: [Decided] = []
-        for element in result.documents.flatMap(\.elements) where seen.insert(element.namespace + "\u{0}" + element.identifier).inserted {
-            let requested = result.requestedElements.contains { $0.namespace == element.namespace && $0.element == element.identifier }
+        decided.reserveCapacity(elements.count)
+        for element in elements where seen.insert(ElementName(namespace: element.namespace, element: element.identifier)).inserted {
+            let asked = result.requestedElements.first { $0.namespace == element.namespace && $0.element == element.identifier }
             let decision = RetentionPolicy.decide(
-                namespace: element.namespace, element: element.identifier, requested: result.requestedElements, tenant: policy, base: result.verifiedAt)
-            decided.append(Decided(element: element, requested: requested, decision: decision))
+                namespace: element.namespace, element: element.identifier, asked: asked, anyRequested: !result.requestedElements.isEmpty,
+                tenant: policy, base: result.verifiedAt)
+            decided.append(Decided(element: element, requested: asked != nil, decision: decision))
         }
         return decided
     }
 
     public func elementRows(for result: VerificationResult) -> [[PostgresValue]] {
+        elementRows(for: result, decided: decisions(for: result))
+    }
+
+    /// The element rows from decisions already made for `result`.
+    public func elementRows(for result: VerificationResult, decided: [Decided]) -> [[PostgresValue]] {
         guard let id = result.requestID else { return [] }
-        return decisions(for: result).map { item in
+        return decided.map { item in
             let (intent, days): (String, PostgresValue) = switch item.decision.retention {
             case .willNotStore: ("willNotStore", .null)
             case .mayStore(let limit): ("mayStore", limit.map { .int(Int64($0)) } ?? .null)
@@ -65,9 +78,14 @@ public struct RetentionWriter: Sendable {
 
     /// Encrypted value rows of a verified result; none without data keys.
     public func valueRows(for result: VerificationResult, storedAt: Date) throws(CryptoError) -> ValueRows {
+        try valueRows(for: result, decided: decisions(for: result), storedAt: storedAt)
+    }
+
+    /// The value rows from decisions already made for `result`.
+    public func valueRows(for result: VerificationResult, decided: [Decided], storedAt: Date) throws(CryptoError) -> ValueRows {
         var out = ValueRows()
         guard let keys, result.isVerified, let id = result.requestID, let tenant = result.tenant else { return out }
-        for item in decisions(for: result) {
+        for item in decided {
             guard let expiry = item.decision.expiry else { continue }
             let sealed = try ValueCipher.seal(Array(item.element.value.encoded), eventID: id, namespace: item.element.namespace,
                                               element: item.element.identifier, keys: keys)

@@ -78,4 +78,11 @@ import Verification
         #expect(other != nil && other != first)
         #expect(OutcomeEvent.id(forRequest: "a") != OutcomeEvent.id(forRequest: "b"))
     }
+
+    /// Outcome ids are idempotency keys stored in the outbox and downstream:
+    /// they must never change between releases (values from Python's hashlib).
+    @Test func outcomeIDsAreStable() {
+        #expect(OutcomeEvent.id(forRequest: "req-1") == "f549f220-f1b1-8250-a302-2854a4103a83")
+        #expect(OutcomeEvent.id(forRequest: "é-ü 🎉") == "a2462c65-556e-8843-9807-59b7324faab3")
+    }
 }
