@@ -41,6 +41,21 @@ public struct CBORDecoder: Sendable {
     public func decode(_ input: [UInt8]) throws(CBORError) -> CBORItem {
         try decode(input[...])
     }
+
+    /// Decodes the one item that starts at `start` within `input` (at nesting
+    /// `depth` of an enclosing structure the caller reads itself) and returns
+    /// it with the index just past it. For readers that walk a known shape by
+    /// hand and hand only its values to the decoder.
+    public func decodeItem(in input: ArraySlice<UInt8>, at start: Int, depth: Int = 0) throws(CBORError) -> (item: CBORItem, end: Int) {
+        guard input.count <= limits.maxInputSize else {
+            throw .inputTooLarge(size: input.count, limit: limits.maxInputSize)
+        }
+        precondition(start >= input.startIndex && start <= input.endIndex, "start lies within the input")
+        var reader = Reader(input: input, limits: limits)
+        reader.position = start
+        let item = try reader.readItem(depth: depth)
+        return (item, reader.position)
+    }
 }
 
 private struct Reader {
