@@ -135,12 +135,8 @@ public final class Worker: @unchecked Sendable {
                 }
             })
 
-        var properties = configuration.kafkaProperties
-        properties["bootstrap.servers"] = configuration.bootstrapServers
-        properties["group.id"] = configuration.groupID
+        var properties = configuration.consumerProperties
         properties["client.id"] = properties["client.id"] ?? "veridoc-\(workerID)"
-        properties["queued.max.messages.kbytes"] = properties["queued.max.messages.kbytes"] ?? "16384"
-        properties["statistics.interval.ms"] = properties["statistics.interval.ms"] ?? "5000"
         consumer = try KafkaConsumer(properties: properties, listener: self)
         consumer.onError = { [log] error in log.warning("kafka client error", ["code": error.name]) }
         consumer.onStatistics = { [tracker, metrics] statistics in metrics.consumerStatistics(statistics, owned: Set(tracker.assigned)) }
