@@ -59,6 +59,18 @@ final class VerificationPool: @unchecked Sendable {
         return admitted < capacity
     }
 
+    /// Waits up to `timeout` for room for another job; true when there is room.
+    @discardableResult
+    func waitForCapacity(timeout: TimeInterval) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while admitted >= capacity && !stopping {
+            if !condition.wait(until: deadline) { break }
+        }
+        return admitted < capacity
+    }
+
     /// Jobs admitted and not yet finished.
     var inFlight: Int {
         condition.lock()

@@ -38,7 +38,11 @@ public final class Worker: @unchecked Sendable {
     /// Consumer-thread state.
     /// Whether the group has given this worker an assignment yet (even an empty one).
     private var receivedAssignment = false
+    /// Jobs polled that the pool had no room for: normally one, since nothing
+    /// is polled while it waits.
     private var overflow: [Job] = []
+    /// When `overflow` last went from empty to waiting (nil while it is empty).
+    private var waitingSince: Date?
     private var paused: Set<TopicPartition> = []
 
     public struct Counters: Sendable {
@@ -96,8 +100,12 @@ public final class Worker: @unchecked Sendable {
             ResultStore(connection: connection, groupID: configuration.groupID, workerID: workerID, nonceKey: configuration.nonceKey,
                         outboxClaim: configuration.outboxClaim, retention: retention)
         }
+        // One batch queued while the previous one is written is all the persister
+        // can use: when it is the bottleneck a deeper queue only held more
+        // finished results (~25 KB each with their prepared writes; 2,000 of them
+        // were 50 MB of a 100k-backlog drain), and when it is not the queue is short.
         persister = Persister(
-            capacity: configuration.batchSize * 4, tracker: tracker, batchSize: configuration.batchSize, linger: configuration.batchLinger,
+            capacity: configuration.batchSize, tracker: tracker, batchSize: configuration.batchSize, linger: configuration.batchLinger,
             log: log, connect: connect, makeStore: store,
             onCommitted: { [unowned self] outbox, positions, stored in
                 self.publisher.publish(outbox)
@@ -127,12 +135,8 @@ public final class Worker: @unchecked Sendable {
                 }
             })
 
-        var properties = configuration.kafkaProperties
-        properties["bootstrap.servers"] = configuration.bootstrapServers
-        properties["group.id"] = configuration.groupID
+        var properties = configuration.consumerProperties
         properties["client.id"] = properties["client.id"] ?? "veridoc-\(workerID)"
-        properties["queued.max.messages.kbytes"] = properties["queued.max.messages.kbytes"] ?? "16384"
-        properties["statistics.interval.ms"] = properties["statistics.interval.ms"] ?? "5000"
         consumer = try KafkaConsumer(properties: properties, listener: self)
         consumer.onError = { [log] error in log.warning("kafka client error", ["code": error.name]) }
         consumer.onStatistics = { [tracker, metrics] statistics in metrics.consumerStatistics(statistics, owned: Set(tracker.assigned)) }
@@ -154,13 +158,20 @@ public final class Worker: @unchecked Sendable {
         while !shouldStop {
             commitToKafka()
             dispatchOverflow()
-            do {
-                if let message = try consumer.poll(timeoutMilliseconds: overflow.isEmpty ? 100 : 2) {
-                    accept(message)
+            if !overflow.isEmpty && paused.isEmpty {
+                // The pool is full: records wait in librdkafka's prefetch queue,
+                // which is bounded (queued.max.messages.kbytes) and stops fetching
+                // when full, instead of being copied out and held here too.
+                pool.waitForCapacity(timeout: 0.1)
+            } else {
+                do {
+                    if let message = try consumer.poll(timeoutMilliseconds: 100) {
+                        accept(message)
+                    }
+                } catch {
+                    log.error("kafka consumer failed", ["code": error.name])
+                    if error.isFatal { throw error }
                 }
-            } catch {
-                log.error("kafka consumer failed", ["code": error.name])
-                if error.isFatal { throw error }
             }
             if Date().timeIntervalSince(lastProgress) > 10 {
                 lastProgress = Date()
@@ -182,12 +193,13 @@ public final class Worker: @unchecked Sendable {
         dispatchOverflow()
     }
 
-    /// Moves held jobs into the pool while it has room. Partitions are paused
-    /// (polling continues, so the group membership stays alive) only when the
-    /// held jobs reach a high mark, and resumed when they fall to a low one:
-    /// pausing makes librdkafka drop what it has prefetched, so pausing on
-    /// every full pool threw fetched records away over and over and bound
-    /// throughput to one pool's worth per fetch round trip.
+    /// Moves held jobs into the pool while it has room. A full pool is waited
+    /// for without polling (see `run`); only a pool that stays full for
+    /// `stallBeforePausing` (PostgreSQL down, the persister retrying) gets the
+    /// partitions paused, so polling can go on serving rebalances and group
+    /// membership. Pausing makes librdkafka drop what it has prefetched: done
+    /// on every full pool it threw fetched records away over and over, and
+    /// holding jobs here to avoid it kept a second copy of the prefetch.
     private func dispatchOverflow() {
         var index = 0
         while index < overflow.count && pool.hasCapacity {
@@ -195,30 +207,37 @@ public final class Worker: @unchecked Sendable {
             index += 1
         }
         if index > 0 { overflow.removeFirst(index) }
-        if paused.isEmpty {
-            guard overflow.count >= heldHighMark else { return }
-            let toPause = Set(tracker.assigned)
-            guard !toPause.isEmpty else { return }
-            consumer.pause(Array(toPause))
-            paused = toPause
-        } else if overflow.count <= heldLowMark {
-            consumer.resume(Array(paused.intersection(Set(tracker.assigned))))
-            paused.removeAll()
+        guard !overflow.isEmpty else {
+            waitingSince = nil
+            if !paused.isEmpty {
+                consumer.resume(Array(paused.intersection(Set(tracker.assigned))))
+                paused.removeAll()
+            }
+            return
         }
+        let now = Date()
+        guard let since = waitingSince else {
+            waitingSince = now
+            return
+        }
+        guard paused.isEmpty, now.timeIntervalSince(since) >= Self.stallBeforePausing else { return }
+        let toPause = Set(tracker.assigned)
+        guard !toPause.isEmpty else { return }
+        consumer.pause(Array(toPause))
+        paused = toPause
     }
 
-    /// Jobs held on the consumer thread beyond the pool's capacity: enough to
-    /// cover a fetch round trip after resuming, bounded in memory (jobs are at
-    /// most `maxEventBytes` each, typically ~10 KB).
-    private var heldHighMark: Int { configuration.workers * 512 }
-    private var heldLowMark: Int { configuration.workers * 128 }
+    /// How long the pool may stay full before the partitions are paused: long
+    /// enough that a busy pool (a slot frees every millisecond or so) never
+    /// pauses, short enough that rebalances wait little for a stalled one.
+    static let stallBeforePausing: TimeInterval = 1
 
     /// Jobs the pool admits per thread. Jobs with one key run one at a time, and a
     /// fetch delivers a run of records from one partition, which holds only the keys
     /// hashed to it: with 64 admitted per thread, the admitted jobs were often
     /// queued behind a handful of keys while threads idled (bench, 64 keys over 12
     /// partitions: 1.5 of 2 cores busy at peak). Jobs are ~10 KB: 512 a thread is a
-    /// few MB, and the held overflow (above) stays as it was.
+    /// few MB.
     static let admittedPerThread = 512
 
     private func commitToKafka() {

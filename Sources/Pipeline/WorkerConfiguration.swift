@@ -33,6 +33,33 @@ public struct WorkerConfiguration: Sendable {
     /// The `retention` section: data keys for stored values, purge pace.
     public var retention = RetentionConfiguration(keys: nil)
 
+    /// The request consumer's librdkafka properties: `kafkaProperties` (which
+    /// win) over the worker's defaults, with the bootstrap servers and group.
+    ///
+    /// The prefetch is bounded in bytes, `prefetchKilobytesPerThread` a pool
+    /// thread. librdkafka 2.0.2 fetches for a queue that reached its bound
+    /// again only about a second later (`fetch.queue.backoff.ms`, which makes
+    /// that shorter, came in 2.4), so the prefetch and the pool's admitted jobs
+    /// (`Worker.admittedPerThread`) together must hold a second of what the
+    /// pool verifies; less starved it (2 MB for 2 threads: 740 → 235 events/s
+    /// draining a backlog). librdkafka sizes each fetch response
+    /// (`fetch.max.bytes`) to the bound unless that is set too.
+    public var consumerProperties: [String: String] {
+        var properties = kafkaProperties
+        properties["bootstrap.servers"] = bootstrapServers
+        properties["group.id"] = groupID
+        properties["queued.max.messages.kbytes"] = properties["queued.max.messages.kbytes"] ?? String(Self.prefetchKilobytesPerThread * workers)
+        properties["statistics.interval.ms"] = properties["statistics.interval.ms"] ?? "5000"
+        return properties
+    }
+
+    /// A pool thread verifies up to ~900 events of ~10 KB a second on the bench
+    /// machine (9 MB) and its 512 admitted jobs hold ~5 MB: 4 MB more covers
+    /// the second. A faster pool, or larger events, need more.
+    /// The old fixed 16 MB (a 16 MB fetch response on top of it) was most of the
+    /// 160–240 MB a 100k-event backlog drain peaked at.
+    public static let prefetchKilobytesPerThread = 4096
+
     public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> WorkerConfiguration {
         guard let data = try? Data(contentsOf: file),
               let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -1,0 +1,40 @@
+import Foundation
+import Pipeline
+import Testing
+
+/// The request consumer's librdkafka properties (no services needed): the
+/// prefetch is bounded in bytes by default, and the operator's properties win.
+@Suite struct ConsumerPropertiesTests {
+    private func configuration(kafka: [String: Any] = [:], worker: [String: Any] = [:], environment: [String: String] = [:]) throws -> WorkerConfiguration {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-consumer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("nonce.key").path,
+                                           contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(), attributes: [.posixPermissions: 0o600])
+        let root: [String: Any] = ["kafka": kafka.merging(["bootstrapServers": "broker-a:9092", "groupId": "verifiers"]) { $1 },
+                                   "worker": worker, "replay": ["nonceKeyFile": "nonce.key"]]
+        let file = directory.appendingPathComponent("config.json")
+        try JSONSerialization.data(withJSONObject: root).write(to: file)
+        return try WorkerConfiguration.load(from: file, environment: environment)
+    }
+
+    @Test func prefetchIsBoundedInBytesPerPoolThread() throws {
+        let two = try configuration(worker: ["threads": 2]).consumerProperties
+        #expect(two["queued.max.messages.kbytes"] == String(2 * WorkerConfiguration.prefetchKilobytesPerThread))
+        let eight = try configuration(worker: ["threads": 8]).consumerProperties
+        #expect(eight["queued.max.messages.kbytes"] == String(8 * WorkerConfiguration.prefetchKilobytesPerThread))
+        // Far below librdkafka's own 64 MB default, which no backlog should reach.
+        #expect(WorkerConfiguration.prefetchKilobytesPerThread * 8 < 65536)
+        #expect(two["bootstrap.servers"] == "broker-a:9092" && two["group.id"] == "verifiers")
+        #expect(two["statistics.interval.ms"] == "5000")
+    }
+
+    @Test func operatorPropertiesWin() throws {
+        let file = try configuration(kafka: ["properties": ["queued.max.messages.kbytes": 65536, "fetch.max.bytes": "4194304"]], worker: ["threads": 2])
+        #expect(file.consumerProperties["queued.max.messages.kbytes"] == "65536")
+        #expect(file.consumerProperties["fetch.max.bytes"] == "4194304")
+        let environment = try configuration(kafka: ["properties": ["queued.max.messages.kbytes": 65536]], worker: ["threads": 2],
+                                            environment: ["VERIDOC_KAFKA_PROPERTY_QUEUED_MAX_MESSAGES_KBYTES": "2048"])
+        #expect(environment.consumerProperties["queued.max.messages.kbytes"] == "2048")
+    }
+}
