@@ -66,7 +66,11 @@ final class VerificationPool: @unchecked Sendable {
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(timeout)
         while admitted >= capacity && !stopping {
-            if !condition.wait(until: deadline) { break }
+            // Woken like a blocked `submit`: once an eighth of the capacity has drained.
+            waitingSubmitters += 1
+            let signalled = condition.wait(until: deadline)
+            waitingSubmitters -= 1
+            if !signalled { break }
         }
         return admitted < capacity
     }
