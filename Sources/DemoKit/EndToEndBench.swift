@@ -323,7 +323,7 @@ public final class EndToEndBench: @unchecked Sendable {
         root["kafka"] = ["bootstrapServers": bootstrap, "groupId": "veridoc-bench",
                          "properties": ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "fetch.wait.max.ms": "5"]]
         root["postgres"] = ["connectionString": database]
-        root["worker"] = ["threads": threads, "batchSize": 500, "batchLingerMilliseconds": 5]
+        root["worker"] = ["threads": threads, "batchSize": 500]
         root["replay"] = ["nonceKeyFile": "pki/nonce.key"]
         root["observability"] = ["port": 0, "logLevel": "info"]
         let keyPath = folder.appendingPathComponent("pki/nonce.key").path

@@ -94,11 +94,16 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
         consumerBox = nil
     }
 
+    /// Starts every partition at offset 0 (its reader group is new, so that
+    /// is where `earliest` would start too; a trimmed log still resets to
+    /// earliest). Left to librdkafka, the committed-offset lookup and the
+    /// offset reset that follow an assignment held the first outcomes of a
+    /// latency run back by ~100 ms, which made the p99 of a 5 s run.
     func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
         lock.lock()
         if !partitions.isEmpty { assigned = true }
         lock.unlock()
-        return [:]
+        return Dictionary(uniqueKeysWithValues: partitions.map { ($0, 0) })
     }
     func partitionsRevoked(_ partitions: [TopicPartition]) {}
 }

@@ -49,16 +49,7 @@ final class Publisher: @unchecked Sendable {
         self.log = log
         self.connect = connect
         self.onDeadLetterDelivered = onDeadLetterDelivered
-        var properties = configuration.kafkaProperties
-        properties["bootstrap.servers"] = configuration.bootstrapServers
-        properties["enable.idempotence"] = properties["enable.idempotence"] ?? "true"
-        properties["acks"] = properties["acks"] ?? "all"
-        // Consumer-only settings in the shared map would make the producer warn.
-        for key in ["group.id", "auto.offset.reset", "enable.auto.commit", "partition.assignment.strategy", "session.timeout.ms",
-                    "fetch.wait.max.ms", "enable.auto.offset.store", "max.poll.interval.ms", "heartbeat.interval.ms"] {
-            properties[key] = nil
-        }
-        producer = try KafkaProducer(properties: properties) { [weak self] report in
+        producer = try KafkaProducer(properties: configuration.producerProperties) { [weak self] report in
             self?.handle(token: report.token, failed: report.error != nil, tooLarge: report.error.map(Self.isTooLarge) ?? false)
         }
     }

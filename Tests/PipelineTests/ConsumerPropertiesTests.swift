@@ -2,8 +2,9 @@ import Foundation
 import Pipeline
 import Testing
 
-/// The request consumer's librdkafka properties (no services needed): the
-/// prefetch is bounded in bytes by default, and the operator's properties win.
+/// The worker's librdkafka properties and batching defaults (no services
+/// needed): the prefetch is bounded in bytes, outcomes are not lingered over,
+/// batches are written without waiting, and the operator's settings win.
 @Suite struct ConsumerPropertiesTests {
     private func configuration(kafka: [String: Any] = [:], worker: [String: Any] = [:], environment: [String: String] = [:]) throws -> WorkerConfiguration {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-consumer-\(UUID().uuidString)")
@@ -36,5 +37,22 @@ import Testing
         let environment = try configuration(kafka: ["properties": ["queued.max.messages.kbytes": 65536]], worker: ["threads": 2],
                                             environment: ["VERIDOC_KAFKA_PROPERTY_QUEUED_MAX_MESSAGES_KBYTES": "2048"])
         #expect(environment.consumerProperties["queued.max.messages.kbytes"] == "2048")
+    }
+
+    @Test func producerSendsWithoutLingerAndWithoutConsumerSettings() throws {
+        let defaults = try configuration(kafka: ["properties": ["queued.max.messages.kbytes": 8192, "session.timeout.ms": 6000, "sasl.username": "svc"]])
+        let producer = defaults.producerProperties
+        #expect(producer["linger.ms"] == "0")
+        #expect(producer["enable.idempotence"] == "true" && producer["acks"] == "all")
+        #expect(producer["bootstrap.servers"] == "broker-a:9092" && producer["sasl.username"] == "svc")
+        #expect(producer["queued.max.messages.kbytes"] == nil && producer["session.timeout.ms"] == nil && producer["group.id"] == nil)
+        let lingering = try configuration(kafka: ["properties": ["linger.ms": 20]])
+        #expect(lingering.producerProperties["linger.ms"] == "20")
+    }
+
+    @Test func batchesAreWrittenWithoutLingerUnlessConfigured() throws {
+        #expect(try configuration().batchLinger == 0)
+        #expect(try configuration(worker: ["batchLingerMilliseconds": 20]).batchLinger == 0.02)
+        #expect(try configuration(environment: ["VERIDOC_BATCH_LINGER_MS": "5"]).batchLinger == 0.005)
     }
 }
