@@ -1,6 +1,8 @@
 import COpenSSL
 
-/// One parameters-only `EVP_PKEY` per curve, from which public keys are made.
+/// One parameters-only `EVP_PKEY` per curve, from which the EVP form of a
+/// point-made public key is built when an encoding or a certificate needs
+/// one (`PublicKey.evpKey()`); verification and ECDH use `EC_KEY` instead.
 ///
 /// OpenSSL 3's `EVP_PKEY_fromdata` builds the curve's group from its name for
 /// every key, which cost a third of an ECDSA verify per received key. A copy
@@ -47,7 +49,8 @@ final class CurveParameters: @unchecked Sendable {
 }
 
 /// An EC public key from its uncompressed point. OpenSSL decodes the point
-/// and refuses one that is not on the curve; `checkPublicKey` checks again.
+/// and refuses one that is not on the curve; the fallback path, which builds
+/// the key from its group name, also runs `checkPublicKey`.
 func makeECPublicKey(curve: Curve, point: [UInt8]) throws(CryptoError) -> OwnedPKey {
     guard let parameters = CurveParameters.shared(curve) else {
         // Only if the provider cannot build a parameters-only key at all.
