@@ -57,7 +57,7 @@ extension PostgresConnection {
     }
 
     /// The error a failed statement reports; see `PostgresError` for what is kept.
-    private func error(from result: OpaquePointer, on handle: OpaquePointer) -> PostgresError {
+    func error(from result: OpaquePointer, on handle: OpaquePointer) -> PostgresError {
         let sqlState = veridoc_pq_sqlstate(result).map { String(cString: $0) }
         var message = veridoc_pq_message_primary(result).map { String(cString: $0) }
             ?? PostgresError.firstLine(of: PQresultErrorMessage(result).map { String(cString: $0) } ?? "")
@@ -79,7 +79,7 @@ extension PostgresConnection {
             table: veridoc_pq_table_name(result).map { String(cString: $0) })
     }
 
-    private func connectionError(on handle: OpaquePointer) -> PostgresError {
+    func connectionError(on handle: OpaquePointer) -> PostgresError {
         let message = PostgresError.firstLine(of: String(cString: PQerrorMessage(handle)))
         return PostgresError(kind: PQstatus(handle) == CONNECTION_BAD ? .connection : .client, message: message)
     }
