@@ -20,6 +20,7 @@ import Verification
 /// | `veridoc_persist_queue_depth` | gauge | |
 /// | `veridoc_batch_commit_duration_seconds` | histogram | |
 /// | `veridoc_batch_size` | histogram | |
+/// | `veridoc_batches_total` | counter | `path` (`pipelined`, `step_by_step`) |
 /// | `veridoc_outbox_backlog` | gauge | |
 /// | `veridoc_outcomes_published_total` | counter | |
 /// | `veridoc_dead_letters_total` | counter | `cause` |
@@ -42,6 +43,9 @@ public final class PipelineMetrics: Sendable {
     let persistQueueDepth: Gauge
     let batchCommitDuration: Histogram
     let batchSize: Histogram
+    /// Committed batches by how they went in: a high share of `step_by_step`
+    /// means many redeliveries or replays, each batch then taking several round trips.
+    let batches: Counter
     /// Unpublished outbox rows, counted by the publisher with `SELECT count(*)
     /// … WHERE published_at IS NULL` (the `outbox_unpublished` partial index)
     /// at most every `outboxBacklogInterval` seconds, so it can lag by that much.
@@ -74,6 +78,8 @@ public final class PipelineMetrics: Sendable {
                                                  buckets: Histogram.secondsBuckets)
         batchSize = registry.histogram("veridoc_batch_size", help: "Records per committed batch.",
                                        buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2000])
+        batches = registry.counter("veridoc_batches_total", help: "Committed batches, by write path (pipelined: all new, one round trip; step_by_step: with redeliveries or replays).",
+                                   labels: ["path"])
         outboxBacklog = registry.gauge("veridoc_outbox_backlog", help: "Outcome rows not yet published (sampled every few seconds).")
         outcomesPublished = registry.counter("veridoc_outcomes_published_total", help: "Outcome events delivered to the outcome topic.")
         deadLetters = registry.counter("veridoc_dead_letters_total", help: "Records delivered to the dead-letter topic, by cause.", labels: ["cause"])
@@ -87,14 +93,16 @@ public final class PipelineMetrics: Sendable {
 
         for cause in [RecordIntake.Cause.tooLarge, RecordIntake.Cause.notUTF8, RecordIntake.Cause.noID] { deadLetters.initialize(cause) }
         for kind in ["assigned", "revoked"] { rebalances.initialize(kind) }
+        for path in ["pipelined", "step_by_step"] { batches.initialize(path) }
         postgresUp.sample { [health] in health.postgresReachable ? 1 : 0 }
         partitionsAssigned.sample { [health] in Double(health.assignedPartitions) }
     }
 
     /// A batch transaction committed: `stored` are the results it inserted.
-    func batchCommitted(records: Int, seconds: Double, stored: [VerificationResult]) {
+    func batchCommitted(records: Int, seconds: Double, stored: [VerificationResult], pipelined: Bool) {
         health.postgresRoundTrip(succeeded: true)
         batchCommitDuration.observe(seconds)
+        batches.increment(by: 1, pipelined ? "pipelined" : "step_by_step")
         batchSize.observe(Double(records))
         var counts: [[String]: Double] = [:]
         for result in stored {

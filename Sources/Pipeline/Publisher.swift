@@ -232,14 +232,14 @@ final class Publisher: @unchecked Sendable {
                 SELECT id FROM outbox
                 WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
                 ORDER BY created_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
-            RETURNING id, kafka_key, payload
+            RETURNING id, event_id, kafka_key, payload
             """,
             [.text(workerID), .double(configuration.outboxClaim)])
         guard claimed.rowCount > 0 else { return }
         log.info("republishing unpublished outcomes", ["count": "\(claimed.rowCount)"])
         for row in 0..<claimed.rowCount {
-            guard let id = claimed.string(row, "id"), let payload = claimed.string(row, "payload") else { continue }
-            send(OutboxEntry(id: id, key: claimed.bytes(row, "kafka_key"), payload: payload))
+            guard let id = claimed.string(row, "id"), let eventID = claimed.string(row, "event_id"), let payload = claimed.string(row, "payload") else { continue }
+            send(OutboxEntry(id: id, eventID: eventID, key: claimed.bytes(row, "kafka_key"), payload: payload))
         }
     }
 

@@ -9,6 +9,8 @@ import Verification
 /// An outcome waiting for the outcome topic: an outbox row.
 struct OutboxEntry: Sendable {
     let id: String
+    /// The request's event id (its results row).
+    let eventID: String
     let key: [UInt8]?
     let payload: String
     var hasClaims = false
@@ -33,10 +35,20 @@ struct ResultStore {
         var duplicates = 0
         /// The results this batch inserted (after the nonce decision), for metrics.
         var stored: [VerificationResult] = []
+        /// How the batch went in.
+        var path: Path = .stepByStep
+
+        enum Path: Sendable, Equatable {
+            /// All statements in one round trip, on the assumption that every event and nonce was new.
+            case pipelined
+            /// Statement by statement, each deciding from the one before.
+            case stepByStep
+        }
     }
 
     /// `completions` with results are stored; all of them count towards `positions`.
-    func write(_ completions: [Completion], positions: [TopicPartition: Int64]) throws -> Written {
+    /// `pipelining: false` writes step by step whatever the batch (tests compare the two).
+    func write(_ completions: [Completion], positions: [TopicPartition: Int64], pipelining: Bool = true) throws -> Written {
         // Values are encrypted, and their expiry partitions made to exist, before
         // the transaction: partition creation is DDL and must not sit inside it.
         // Results the nonce check then rejects simply leave their rows unused.
@@ -51,24 +63,85 @@ struct ResultStore {
         }
         if !expiries.isEmpty { try retention.partitions.ensure(covering: expiries, now: storedAt, on: connection) }
 
-        return try connection.transaction { connection in
-            let decided = try decideNonces(completions.compactMap { completion in completion.result.map { (completion, $0) } }, on: connection)
+        let items = completions.compactMap { completion in completion.result.map { (completion, $0) } }
+        if pipelining, let written = try writeAssumingAllNew(items, values: values, positions: positions) { return written }
+        return try writeStepByStep(items, values: values, positions: positions)
+    }
+
+    /// The common batch, in which every event is new and every nonce unused,
+    /// written in one round trip plus COMMIT: the statements are built on that
+    /// assumption and pipelined, and their row counts check it. Statement by
+    /// statement, the nonce decision, the results' conflict check and the rows
+    /// that depend on them were a round trip each, and at half of peak load the
+    /// persister spent most of its time waiting on them.
+    ///
+    /// nil, with everything rolled back, when the batch breaks the assumption
+    /// (a redelivered event, a replayed nonce, an id twice); the caller then
+    /// writes it step by step, which decides each of those cases.
+    private func writeAssumingAllNew(_ items: [(Completion, VerificationResult)], values: [String: [[PostgresValue]]],
+                                     positions: [TopicPartition: Int64]) throws -> Written? {
+        var ids = Set<String>()
+        for (_, result) in items { if let id = result.requestID, !ids.insert(id).inserted { return nil } }
+        let uses = nonceUses(items)
+        var decided = items.map { Decided(completion: $0.0, result: $0.1) }
+        for use in uses { decided[use.index].result = decided[use.index].result.recordingNonceCheck(reused: false) }
+        let stored = decided.filter { $0.result.requestID != nil }
+
+        var statements: [PostgresStatement] = []
+        var mustInsert: [(statement: Int, rows: Int)] = []
+        if !uses.isEmpty {
+            mustInsert.append((statements.count, uses.count))
+            statements.append(try nonceStatement(uses))
+        }
+        let results = resultRows(stored)
+        if !results.isEmpty {
+            mustInsert.append((statements.count, results.count))
+            statements.append(try .insertColumns(into: "results", columns: Self.resultColumns, rows: results, suffix: "ON CONFLICT (event_id) DO NOTHING"))
+        }
+        // A stored event's elements make this fail (23505): the step-by-step path then takes over.
+        if let elements = try elementStatement(stored) { statements.append(elements) }
+        if let kept = try valueStatement(stored, values: values) { statements.append(kept) }
+        let outbox = outboxEntries(stored)
+        if !outbox.isEmpty {
+            mustInsert.append((statements.count, outbox.count))
+            statements.append(try outboxStatement(outbox))
+        }
+        if let positions = try positionStatement(positions) { statements.append(positions) }
+
+        let committed: Result<[PostgresResult]?, PostgresError> = Result { () throws(PostgresError) in
+            try connection.pipelinedTransaction(statements) { answers in
+                mustInsert.allSatisfy { answers[$0.statement].affectedRows == $0.rows }
+            }
+        }
+        switch committed {
+        case .success(let results): if results == nil { return nil }
+        case .failure(let error) where error.sqlState?.hasPrefix("23") == true: return nil
+        case .failure(let error): throw error
+        }
+        return Written(outbox: outbox, duplicates: 0, stored: stored.map(\.result), path: .pipelined)
+    }
+
+    /// Any batch, one statement at a time: nonces first (a nonce already used by
+    /// another event makes its result a replay), then the results (an event
+    /// already stored is a duplicate and adds nothing more), then the rows of
+    /// the results that were new.
+    private func writeStepByStep(_ items: [(Completion, VerificationResult)], values: [String: [[PostgresValue]]],
+                                 positions: [TopicPartition: Int64]) throws -> Written {
+        try connection.transaction { connection in
+            let decided = try decideNonces(items, on: connection)
             var written = Written()
             let newIDs = try insertResults(decided, on: connection)
             written.duplicates = decided.count - newIDs.count
             let fresh = decided.filter { newIDs.contains($0.result.requestID ?? "") }
             // An id twice in one batch was inserted once, with its first occurrence's row.
             var firstOfID = Set<String>()
-            try insertElements(fresh.filter { firstOfID.insert($0.result.requestID ?? "").inserted }, on: connection)
-            let kept = fresh.filter(\.result.isVerified).flatMap { values[$0.result.requestID ?? ""] ?? [] }
-            if !kept.isEmpty {
-                try connection.insertColumns(into: "element_values", columns: Self.valueColumns, rows: kept, suffix: "ON CONFLICT DO NOTHING")
-            }
-            written.outbox = try insertOutbox(fresh, on: connection)
-            // One per inserted row: an id twice in one batch is inserted once (the first).
-            var storedIDs = Set<String>()
-            written.stored = fresh.map(\.result).filter { storedIDs.insert($0.requestID ?? "").inserted }
-            try storePositions(positions, on: connection)
+            let firsts = fresh.filter { firstOfID.insert($0.result.requestID ?? "").inserted }
+            if let elements = try elementStatement(firsts) { try connection.execute(elements) }
+            if let kept = try valueStatement(fresh, values: values) { try connection.execute(kept) }
+            written.outbox = outboxEntries(fresh)
+            if !written.outbox.isEmpty { try connection.execute(try outboxStatement(written.outbox)) }
+            written.stored = firsts.map(\.result)
+            if let positions = try positionStatement(positions) { try connection.execute(positions) }
             return written
         }
     }
@@ -105,7 +178,7 @@ struct ResultStore {
 
     private struct Decided {
         let completion: Completion
-        let result: VerificationResult
+        var result: VerificationResult
         /// The nonce check turned the result into a replay (its prepared outcome no longer applies).
         var nonceReused = false
     }
@@ -115,30 +188,48 @@ struct ResultStore {
         result.isVerified && result.replayToken != nil && result.tenant != nil && result.requestID != nil
     }
 
+    /// A result that uses up its nonce: `index` into the batch's items; the nonce keyed per tenant, never stored as sent.
+    private struct NonceUse {
+        let index: Int
+        let tenant: String
+        let hash: [UInt8]
+        let eventID: String
+    }
+
+    private func nonceUses(_ items: [(Completion, VerificationResult)]) -> [NonceUse] {
+        var uses: [NonceUse] = []
+        for (index, (_, result)) in items.enumerated() {
+            guard Self.consumesNonce(result), let token = result.replayToken, let tenant = result.tenant, let eventID = result.requestID else { continue }
+            let hash = HMAC.authenticationCode(.sha256, key: nonceKey, data: Array(tenant.utf8) + [0] + token)
+            uses.append(NonceUse(index: index, tenant: tenant, hash: hash, eventID: eventID))
+        }
+        return uses
+    }
+
+    /// Claims the nonces; one already claimed keeps its owner.
+    private func nonceStatement(_ uses: [NonceUse]) throws -> PostgresStatement {
+        let now = Date()
+        return try .insertColumns(
+            into: "nonces", columns: [.init("tenant", "text"), .init("nonce_hash", "bytea"), .init("event_id", "text"), .init("used_at", "timestamptz")],
+            rows: uses.map { [.text($0.tenant), .bytes($0.hash), .text($0.eventID), .timestamp(now)] },
+            suffix: "ON CONFLICT (tenant, nonce_hash) DO NOTHING")
+    }
+
     /// Verified results consume their nonce; a nonce already consumed by a
     /// different event makes the result `request.nonce_reused`. The same
     /// event redelivered finds its own use and is not a replay.
     private func decideNonces(_ items: [(Completion, VerificationResult)], on connection: PostgresConnection) throws -> [Decided] {
-        var candidates: [(index: Int, tenant: String, hash: [UInt8], eventID: String)] = []
-        for (index, (_, result)) in items.enumerated() {
-            guard Self.consumesNonce(result), let token = result.replayToken, let tenant = result.tenant, let eventID = result.requestID else { continue }
-            let hash = HMAC.authenticationCode(.sha256, key: nonceKey, data: Array(tenant.utf8) + [0] + token)
-            candidates.append((index, tenant, hash, eventID))
-        }
+        let uses = nonceUses(items)
         var owners: [String: String] = [:]  // tenant \0 hex(hash) → event id that owns the nonce
-        if !candidates.isEmpty {
-            let now = Date()
-            try connection.insertColumns(
-                into: "nonces", columns: [.init("tenant", "text"), .init("nonce_hash", "bytea"), .init("event_id", "text"), .init("used_at", "timestamptz")],
-                rows: candidates.map { [.text($0.tenant), .bytes($0.hash), .text($0.eventID), .timestamp(now)] },
-                suffix: "ON CONFLICT (tenant, nonce_hash) DO NOTHING")
+        if !uses.isEmpty {
+            try connection.execute(try nonceStatement(uses))
             let lookup = try connection.execute(
                 """
                 SELECT n.tenant, n.nonce_hash, n.event_id FROM nonces n
                 JOIN unnest($1::text[], $2::text[]) AS wanted(tenant, hash_hex)
                   ON n.tenant = wanted.tenant AND n.nonce_hash = decode(wanted.hash_hex, 'hex')
                 """,
-                [.textArray(candidates.map(\.tenant)), .textArray(candidates.map { hex($0.hash) })])
+                [.textArray(uses.map(\.tenant)), .textArray(uses.map { hex($0.hash) })])
             for row in 0..<lookup.rowCount {
                 if let tenant = lookup.string(row, "tenant"), let hash = lookup.bytes(row, "nonce_hash"), let owner = lookup.string(row, "event_id") {
                     owners[tenant + "\u{0}" + hex(hash)] = owner
@@ -146,19 +237,18 @@ struct ResultStore {
             }
         }
         var decided = items.map { Decided(completion: $0.0, result: $0.1) }
-        for candidate in candidates {
-            let owner = owners[candidate.tenant + "\u{0}" + hex(candidate.hash)]
-            let reused = owner != candidate.eventID
-            let result = decided[candidate.index].result.recordingNonceCheck(reused: reused)
-            decided[candidate.index] = Decided(completion: decided[candidate.index].completion, result: result, nonceReused: reused)
+        for use in uses {
+            let reused = owners[use.tenant + "\u{0}" + hex(use.hash)] != use.eventID
+            decided[use.index].result = decided[use.index].result.recordingNonceCheck(reused: reused)
+            decided[use.index].nonceReused = reused
         }
         return decided
     }
 
     // MARK: rows
 
-    private func insertResults(_ items: [Decided], on connection: PostgresConnection) throws -> Set<String> {
-        guard !items.isEmpty else { return [] }
+    /// One row per id, the first occurrence's.
+    private func resultRows(_ items: [Decided]) -> [[PostgresValue]] {
         var seen = Set<String>()
         var rows: [[PostgresValue]] = []
         for item in items {
@@ -175,6 +265,13 @@ struct ResultStore {
                 .text(ticket.topicPartition.topic), .int(Int64(ticket.topicPartition.partition)), .int(ticket.offset),
             ])
         }
+        return rows
+    }
+
+    /// The ids of the results this inserted (the others were stored before).
+    private func insertResults(_ items: [Decided], on connection: PostgresConnection) throws -> Set<String> {
+        let rows = resultRows(items)
+        guard !rows.isEmpty else { return [] }
         let inserted = try connection.insertColumns(into: "results", columns: Self.resultColumns, rows: rows,
                                                     suffix: "ON CONFLICT (event_id) DO NOTHING RETURNING event_id")
         return Set((0..<inserted.rowCount).compactMap { inserted.string($0, "event_id") })
@@ -183,46 +280,56 @@ struct ResultStore {
     /// Every disclosed element's name and retention decision (docs/retention.md),
     /// whatever the verdict; never its value.
     ///
-    /// `items` are results this transaction inserted, one per id, and their
-    /// (namespace, element) pairs are distinct (`RetentionWriter.decisions`):
-    /// no row can exist already, so there is no ON CONFLICT clause, whose
-    /// pre-check of the primary key for each of ~23 rows an event was an eighth
-    /// of the batch's server time.
-    private func insertElements(_ items: [Decided], on connection: PostgresConnection) throws {
+    /// `items` are new results, one per id, and their (namespace, element)
+    /// pairs are distinct (`RetentionWriter.decisions`): no row can exist
+    /// already, so there is no ON CONFLICT clause, whose pre-check of the
+    /// primary key for each of ~23 rows an event was an eighth of the batch's
+    /// server time.
+    private func elementStatement(_ items: [Decided]) throws -> PostgresStatement? {
         let rows = items.flatMap { item in
             (item.nonceReused ? nil : item.completion.prepared?.elements) ?? retention.elementRows(for: item.result)
         }
-        guard !rows.isEmpty else { return }
-        try connection.insertColumns(into: "elements", columns: Self.elementColumns, rows: rows)
+        guard !rows.isEmpty else { return nil }
+        return try .insertColumns(into: "elements", columns: Self.elementColumns, rows: rows)
     }
 
-    private func insertOutbox(_ items: [Decided], on connection: PostgresConnection) throws -> [OutboxEntry] {
-        let entries = items.compactMap { item -> OutboxEntry? in
-            guard let id = item.result.requestID else { return nil }
+    /// The sealed values of the verified results among `items`.
+    private func valueStatement(_ items: [Decided], values: [String: [[PostgresValue]]]) throws -> PostgresStatement? {
+        let kept = items.filter(\.result.isVerified).flatMap { values[$0.result.requestID ?? ""] ?? [] }
+        guard !kept.isEmpty else { return nil }
+        return try .insertColumns(into: "element_values", columns: Self.valueColumns, rows: kept, suffix: "ON CONFLICT DO NOTHING")
+    }
+
+    private func outboxEntries(_ items: [Decided]) -> [OutboxEntry] {
+        items.compactMap { item -> OutboxEntry? in
+            guard let eventID = item.result.requestID else { return nil }
             let prepared = item.nonceReused ? nil : item.completion.prepared?.outcome
             let encoded = prepared ?? EncodedOutcome(item.result, retention: retention)
-            return OutboxEntry(id: OutcomeEvent.id(forRequest: id), key: item.completion.key, payload: encoded.json, hasClaims: encoded.hasClaims)
+            return OutboxEntry(id: OutcomeEvent.id(forRequest: eventID), eventID: eventID, key: item.completion.key,
+                               payload: encoded.json, hasClaims: encoded.hasClaims)
         }
-        guard !entries.isEmpty else { return [] }
+    }
+
+    /// The rows, claimed by this worker until `outboxClaim` from now.
+    private func outboxStatement(_ entries: [OutboxEntry]) throws -> PostgresStatement {
         let claimUntil = Date().addingTimeInterval(outboxClaim)
-        try connection.insertColumns(
+        return try .insertColumns(
             into: "outbox",
             columns: [.init("id", "text"), .init("event_id", "text"), .init("kafka_key", "bytea"), .init("payload", "text"),
                       .init("claimed_by", "text"), .init("claimed_until", "timestamptz"), .init("has_claims", "boolean")],
-            rows: zip(entries, items).map { entry, item in
-                [.text(entry.id), .text(item.result.requestID ?? ""), entry.key.map(PostgresValue.bytes) ?? .null, .text(entry.payload),
+            rows: entries.map { entry in
+                [.text(entry.id), .text(entry.eventID), entry.key.map(PostgresValue.bytes) ?? .null, .text(entry.payload),
                  .text(workerID), .timestamp(claimUntil), .bool(entry.hasClaims)]
             },
             suffix: "ON CONFLICT (id) DO NOTHING")
-        return entries
     }
 
     /// Positions only move forward: a position means every earlier offset is
     /// durable, so a late write from a previous owner can never skip work.
-    private func storePositions(_ positions: [TopicPartition: Int64], on connection: PostgresConnection) throws {
-        guard !positions.isEmpty else { return }
+    private func positionStatement(_ positions: [TopicPartition: Int64]) throws -> PostgresStatement? {
+        guard !positions.isEmpty else { return nil }
         let sorted = positions.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }
-        try connection.insertColumns(
+        return try .insertColumns(
             into: "consumer_positions",
             columns: [.init("consumer_group", "text"), .init("topic", "text"), .init("partition", "integer"), .init("next_offset", "bigint")],
             rows: sorted.map { [.text(groupID), .text($0.key.topic), .int(Int64($0.key.partition)), .int($0.value)] },

@@ -32,6 +32,34 @@ extension PostgresConnection {
         return value
     }
 
+    /// BEGIN and `statements` in one round trip (`pipeline`), then COMMIT if
+    /// `accept` approves their results, else ROLLBACK: for a transaction whose
+    /// statements do not need each other's results, but whose outcome does
+    /// (say, every insert must have inserted all its rows).
+    ///
+    /// Returns the results when committed, nil when `accept` declined. A
+    /// failing statement rolls the transaction back and is thrown; a COMMIT that
+    /// fails is thrown as in `transaction`.
+    public func pipelinedTransaction(_ statements: [PostgresStatement], commitIf accept: ([PostgresResult]) -> Bool) throws(PostgresError) -> [PostgresResult]? {
+        let status = transactionStatus
+        guard status != PQTRANS_INTRANS && status != PQTRANS_INERROR else {
+            throw PostgresError.client("pipelinedTransaction() inside an open transaction; nesting is not supported", sqlState: "25001")
+        }
+        let results: [PostgresResult]
+        do {
+            results = Array(try pipeline([PostgresStatement("BEGIN")] + statements).dropFirst())
+        } catch {
+            rollbackIgnoringErrors()
+            throw error
+        }
+        guard accept(results) else {
+            try execute("ROLLBACK")
+            return nil
+        }
+        try commit()
+        return results
+    }
+
     /// COMMIT, treating the server's "ROLLBACK" answer (the transaction had failed) as an error.
     func commit() throws(PostgresError) {
         let result = try execute("COMMIT")

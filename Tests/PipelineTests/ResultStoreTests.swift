@@ -1,0 +1,148 @@
+import Foundation
+import Kafka
+@testable import Pipeline
+import Postgres
+import Retention
+import TestIssuer
+import Testing
+import Verification
+
+/// `ResultStore` against a real PostgreSQL: the pipelined write of an all-new
+/// batch must store exactly what the step-by-step write stores, and every
+/// batch that breaks its assumption must fall back and still come out right.
+@Suite(.enabled(if: Services.available, Services.skipMessage), .serialized)
+struct ResultStoreTests {
+    static let ns = TestIssuer.Credential.mDLNameSpace
+
+    final class Harness {
+        var factory: TestIssuer.EventFactory
+        let work: JobWork
+        let tracker = PartitionTracker()
+        let partition = TopicPartition("veridoc.requests", 0)
+        var offset: Int64 = 0
+        let keys: DataKeyRing
+
+        init() throws {
+            factory = try TestIssuer.EventFactory(now: Date(), seed: UInt64.random(in: 0...UInt64.max))
+            let verifier = try factory.verifier()
+            keys = try DataKeyRing(keys: ["k1": (0..<32).map { _ in UInt8.random(in: 0...255) }], activeID: "k1")
+            work = JobWork(verifier: verifier, intake: RecordIntake(parser: verifier.eventParser),
+                           retention: RetentionWriter(directory: verifier.directory, keys: keys), metrics: PipelineMetrics(), log: Logger(minimum: .error))
+            tracker.assign(partition, startingAt: 0)
+        }
+
+        /// An event that asks to keep one element's value for five days.
+        func event() throws -> TestIssuer.GeneratedEvent {
+            var options = TestIssuer.EventOptions()
+            options.requestedElements = [RequestedElement(namespace: ResultStoreTests.ns, element: "given_name", retention: .mayStore(days: 5))]
+            return try factory.event(.appleWalletApp, options: options)
+        }
+
+        /// The event as the pool hands it to the persister.
+        func completion(_ event: TestIssuer.GeneratedEvent) throws -> Completion {
+            let ticket = try #require(tracker.register(partition, offset: offset))
+            let message = KafkaMessage(topicPartition: partition, offset: offset, key: Array("k".utf8), value: try event.json())
+            offset += 1
+            guard case .completion(let completion) = work.complete(Job(ticket: ticket, key: message.key, receivedAt: Date(), content: .unread(message))) else {
+                throw TestFailure("not a completion")
+            }
+            return completion
+        }
+
+        /// A store with its own record of the database's value partitions.
+        func store(_ connection: PostgresConnection) -> ResultStore {
+            ResultStore(connection: connection, groupID: "g", workerID: "w", nonceKey: Array(repeating: 7, count: 32), outboxClaim: 60,
+                        retention: RetentionWriter(directory: work.verifier.directory, keys: keys))
+        }
+    }
+
+    /// Every row of the tables a batch writes, without the columns that hold
+    /// the time of the write itself (and the values' random nonces and ciphertexts).
+    static func snapshot(_ connection: PostgresConnection) throws -> [String] {
+        var lines: [String] = []
+        let tables = [
+            ("results", "'{}'::text[]"), ("elements", "'{}'::text[]"), ("nonces", "'{used_at}'::text[]"),
+            ("outbox", "'{created_at,claimed_until}'::text[]"), ("consumer_positions", "'{updated_at}'::text[]"),
+            ("element_values", "'{nonce,ciphertext,stored_at}'::text[]"),
+        ]
+        for (table, volatile) in tables {
+            let rows = try connection.execute("SELECT (to_jsonb(t) - \(volatile))::text AS row FROM \(table) t ORDER BY 1")
+            lines += (0..<rows.rowCount).map { "\(table) \(rows.string($0, "row") ?? "")" }
+        }
+        return lines
+    }
+
+    @Test func aBatchOfNewEventsIsPipelinedAndStoresWhatStepByStepStores() throws {
+        let harness = try Harness()
+        let completions = try (0..<5).map { _ in try harness.completion(try harness.event()) }
+        #expect(completions.allSatisfy { $0.result?.isVerified == true })
+        let positions = [harness.partition: Int64(completions.count)]
+
+        let pipelinedDatabase = try TestDatabase(), stepDatabase = try TestDatabase()
+        let pipelinedConnection = try pipelinedDatabase.connect(), stepConnection = try stepDatabase.connect()
+        defer { pipelinedConnection.close(); stepConnection.close() }
+        _ = try Migrations.apply(on: pipelinedConnection)
+        _ = try Migrations.apply(on: stepConnection)
+
+        let pipelined = try harness.store(pipelinedConnection).write(completions, positions: positions)
+        let stepByStep = try harness.store(stepConnection).write(completions, positions: positions, pipelining: false)
+        #expect(pipelined.path == .pipelined)
+        #expect(stepByStep.path == .stepByStep)
+        #expect(pipelined.duplicates == 0 && stepByStep.duplicates == 0)
+        #expect(pipelined.stored.map(\.requestID) == stepByStep.stored.map(\.requestID))
+        #expect(pipelined.stored.map(\.report.reasons.count) == stepByStep.stored.map(\.report.reasons.count))
+        #expect(pipelined.outbox.map(\.payload) == stepByStep.outbox.map(\.payload))
+
+        let written = try Self.snapshot(pipelinedConnection)
+        #expect(written == (try Self.snapshot(stepConnection)))
+        // The batch really wrote every kind of row.
+        for table in ["results", "elements", "nonces", "outbox", "consumer_positions", "element_values"] {
+            #expect(written.contains { $0.hasPrefix(table + " ") }, "no \(table) rows")
+        }
+        #expect(try pipelinedConnection.execute("SELECT count(*) AS n FROM results").int(0, "n") == 5)
+    }
+
+    @Test func redeliveriesReplaysAndRepeatsFallBackToStepByStep() throws {
+        let harness = try Harness()
+        let database = try TestDatabase()
+        let connection = try database.connect()
+        defer { connection.close() }
+        _ = try Migrations.apply(on: connection)
+        let store = harness.store(connection)
+
+        let first = try (0..<3).map { _ in try harness.event() }
+        let firstBatch = try first.map(harness.completion)
+        #expect(try store.write(firstBatch, positions: [harness.partition: 3]).path == .pipelined)
+
+        // An event stored before, another's nonce under a new id, and one new event.
+        var replay = first[1]
+        replay.attributes["id"] = "replay-of-\(first[1].id!)"
+        let fresh = try harness.event()
+        let mixed = try store.write([try harness.completion(first[0]), try harness.completion(replay), try harness.completion(fresh)],
+                                    positions: [harness.partition: 6])
+        #expect(mixed.path == .stepByStep)
+        #expect(mixed.duplicates == 1)
+        #expect(mixed.stored.map(\.requestID) == [replay.id, fresh.id])
+        let results = try database.results()
+        #expect(results[replay.id!]?.reasons == ["request.nonce_reused"])
+        #expect(results[fresh.id!]?.verdict == "verified")
+        #expect(results.count == 5)
+        // The rolled-back pipelined attempt left nothing behind: each stored event has its rows once.
+        #expect(try connection.execute("SELECT count(*) AS n FROM outbox").int(0, "n") == 5)
+        #expect(try connection.execute("SELECT count(DISTINCT event_id) AS n FROM elements").int(0, "n") == 5)
+        #expect(try connection.execute("SELECT count(*) AS n FROM nonces").int(0, "n") == 4)
+        #expect(try connection.execute("SELECT count(*) AS n FROM element_values").int(0, "n") == 4)
+        #expect(try connection.execute("SELECT next_offset FROM consumer_positions").int(0, "next_offset") == 6)
+
+        // The same new event twice in one batch: stored once.
+        let twice = try harness.event()
+        let repeated = try store.write([try harness.completion(twice), try harness.completion(twice)], positions: [harness.partition: 8])
+        #expect(repeated.path == .stepByStep)
+        #expect(repeated.stored.map(\.requestID) == [twice.id])
+        #expect(try database.results().count == 6)
+
+        // And the next all-new batch is pipelined again.
+        #expect(try store.write([try harness.completion(try harness.event())], positions: [harness.partition: 9]).path == .pipelined)
+        #expect(try database.results().count == 7)
+    }
+}
