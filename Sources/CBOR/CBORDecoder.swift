@@ -262,6 +262,7 @@ private struct Reader {
 /// The text of UTF-8 bytes, nil when they are not valid UTF-8. ASCII, nearly
 /// every key and most values, skips the generic validator, which looks up
 /// type metadata on every call.
+@usableFromInline
 func validatedText(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
     var combined: UInt8 = 0
     for byte in bytes { combined |= byte }

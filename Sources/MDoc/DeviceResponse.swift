@@ -97,10 +97,15 @@ public struct IssuerSignedItem: Sendable {
     /// `context` names the item in errors and is built only for one: a
     /// document discloses dozens of items and almost never has an error.
     init(_ item: CBORItem, lazyContext context: @autoclosure () -> String) throws(MDocError) {
-        taggedBytes = item.encoded
         guard let (tag, wrapped) = item.tagged, tag == 24, let content = wrapped.bytes else {
             throw MDocError(CBORError.unexpectedType(expected: "#6.24(bstr)", context: context()))
         }
+        try self.init(taggedBytes: item.encoded, content: content, lazyContext: context())
+    }
+
+    /// From the received `#6.24(bstr)` and that bstr's content.
+    init(taggedBytes: ArraySlice<UInt8>, content: ArraySlice<UInt8>, lazyContext context: @autoclosure () -> String) throws(MDocError) {
+        self.taggedBytes = taggedBytes
         if let fields = Self.commonForm(content) {
             digestID = fields.digestID
             random = fields.random
@@ -152,54 +157,36 @@ public struct IssuerSignedItem: Sendable {
         let elementValue: CBORItem
     }
 
-    /// The form nearly every issuer writes — a map of exactly the four fields
-    /// with short text keys in preferred form, none twice, nothing after —
-    /// read without building the map (its entries, keys and duplicate check
-    /// were a third of reading an item). Anything else is nil, and the general
-    /// path reads it or rejects it with the precise reason.
+    /// The form nearly every issuer writes — a definite map of exactly the
+    /// four fields with text keys, none twice, nothing after — read in place
+    /// (building the map, its entries, keys and duplicate check were a third
+    /// of reading an item): digestID, random and elementIdentifier by the
+    /// cursor, only elementValue by the decoder, the items counted as one
+    /// structure. Anything else is nil, and the general path reads it or
+    /// rejects it with the precise reason.
     private static func commonForm(_ content: ArraySlice<UInt8>) -> Fields? {
-        guard content.first == 0xA4 else { return nil }
-        let decoder = CBORDecoder()
-        var position = content.startIndex + 1
+        guard var cursor = CBORCursor(content), cursor.mapCount() == 4 else { return nil }
         var digestID: UInt64?, random: ArraySlice<UInt8>?, identifier: String?, value: CBORItem?
         for _ in 0..<4 {
-            guard position < content.endIndex else { return nil }
-            let head = content[position]
-            // A text string shorter than 24 bytes, its length in the head: the only preferred form.
-            guard head >= 0x60, head < 0x78 else { return nil }
-            let keyStart = position + 1
-            let keyEnd = keyStart + Int(head - 0x60)
-            guard keyEnd <= content.endIndex, let (item, end) = try? decoder.decodeItem(in: content, at: keyEnd, depth: 1) else { return nil }
-            let key = content[keyStart..<keyEnd]
-            position = end
-            if same(key, "digestID") {
-                guard digestID == nil, case .unsigned(let id) = item.content else { return nil }
+            guard let key = cursor.textBytes() else { return nil }
+            if key.isUTF8("digestID") {
+                guard digestID == nil, let id = cursor.unsigned() else { return nil }
                 digestID = id
-            } else if same(key, "random") {
-                guard random == nil, case .bytes(let bytes) = item.content else { return nil }
+            } else if key.isUTF8("random") {
+                guard random == nil, let bytes = cursor.bytes() else { return nil }
                 random = bytes
-            } else if same(key, "elementIdentifier") {
-                guard identifier == nil, case .text(let text) = item.content else { return nil }
+            } else if key.isUTF8("elementIdentifier") {
+                guard identifier == nil, let text = cursor.text() else { return nil }
                 identifier = text
-            } else if same(key, "elementValue") {
-                guard value == nil else { return nil }
+            } else if key.isUTF8("elementValue") {
+                guard value == nil, let item = cursor.item(depth: 1) else { return nil }
                 value = item
             } else {
                 return nil
             }
         }
-        guard position == content.endIndex, let digestID, let random, let identifier, let value else { return nil }
+        guard cursor.isAtEnd, let digestID, let random, let identifier, let value else { return nil }
         return Fields(digestID: digestID, random: random, elementIdentifier: identifier, elementValue: value)
-    }
-
-    private static func same(_ bytes: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        return bytes.withUnsafeBufferPointer { bytes in
-            name.withUTF8Buffer { name in
-                for index in 0..<name.count where bytes[index] != name[index] { return false }
-                return true
-            }
-        }
     }
 }
 

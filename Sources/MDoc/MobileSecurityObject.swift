@@ -131,8 +131,7 @@ public struct MobileSecurityObject: Sendable {
                 else { return nil }
                 validity = (signed, validFrom, validUntil)
             } else {
-                guard !otherKeys.contains(key), cursor.item(depth: 1) != nil else { return nil }
-                otherKeys.append(key)
+                guard cursor.skipEntry(key, among: &otherKeys, depth: 1) else { return nil }
             }
         }
         guard cursor.isAtEnd, let version, let algorithm, let docType, let digests, let deviceKey, let validity else { return nil }
