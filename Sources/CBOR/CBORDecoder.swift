@@ -47,13 +47,23 @@ public struct CBORDecoder: Sendable {
     /// it with the index just past it. For readers that walk a known shape by
     /// hand and hand only its values to the decoder.
     public func decodeItem(in input: ArraySlice<UInt8>, at start: Int, depth: Int = 0) throws(CBORError) -> (item: CBORItem, end: Int) {
+        var itemCount = 0
+        return try decodeItem(in: input, at: start, depth: depth, itemCount: &itemCount)
+    }
+
+    /// As above, counting items on from `itemCount`, the items the caller has
+    /// already read of the same enclosing structure: the item limit then
+    /// holds for the whole structure, as it does when `decode` reads it all.
+    public func decodeItem(in input: ArraySlice<UInt8>, at start: Int, depth: Int, itemCount: inout Int) throws(CBORError) -> (item: CBORItem, end: Int) {
         guard input.count <= limits.maxInputSize else {
             throw .inputTooLarge(size: input.count, limit: limits.maxInputSize)
         }
         precondition(start >= input.startIndex && start <= input.endIndex, "start lies within the input")
         var reader = Reader(input: input, limits: limits)
         reader.position = start
+        reader.itemCount = itemCount
         let item = try reader.readItem(depth: depth)
+        itemCount = reader.itemCount
         return (item, reader.position)
     }
 }
@@ -252,7 +262,8 @@ private struct Reader {
 /// The text of UTF-8 bytes, nil when they are not valid UTF-8. ASCII, nearly
 /// every key and most values, skips the generic validator, which looks up
 /// type metadata on every call.
-private func validatedText(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+@usableFromInline
+func validatedText(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
     var combined: UInt8 = 0
     for byte in bytes { combined |= byte }
     if combined < 0x80 { return String(decoding: bytes, as: UTF8.self) }

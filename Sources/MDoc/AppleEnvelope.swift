@@ -35,6 +35,19 @@ public struct AppleEnvelope: Sendable {
         return try structure { () throws(CBORError) in try item.require("identity", in: "Apple plaintext") }
     }
 
+    /// The DeviceResponse of the decrypted `{"identity": DeviceResponse}`: read
+    /// in place when both have the common form (see `DeviceResponse.read`),
+    /// otherwise through `identity(inPlaintext:limits:)` and the general reader,
+    /// which decide what is refused and why.
+    public static func deviceResponse(inPlaintext plaintext: [UInt8], limits: CBORDecoder.Limits = .default) throws(MDocError) -> DeviceResponse {
+        if var cursor = CBORCursor(plaintext[...], limits: limits), cursor.mapCount() == 1,
+           cursor.textBytes()?.isUTF8("identity") == true,
+           let response = DeviceResponse.read(&cursor, depth: 1), cursor.isAtEnd {
+            return response
+        }
+        return try DeviceResponse(identity(inPlaintext: plaintext, limits: limits))
+    }
+
     /// Seals `{"identity": deviceResponse}` to `recipient` (fixtures, load generation).
     public static func seal(deviceResponse: [UInt8], transcript: SessionTranscript, recipient: PublicKey) throws(CryptoError) -> [UInt8] {
         let plaintext = CBOR.map([.init("identity", .preEncoded(deviceResponse))]).encoded()

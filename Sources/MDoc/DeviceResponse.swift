@@ -23,8 +23,63 @@ public struct DeviceResponse: Sendable {
     }
 
     public init(bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) throws(MDocError) {
+        if let response = Self.commonForm(bytes, limits: limits) {
+            self = response
+            return
+        }
         let item = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(bytes) }
         try self.init(item)
+    }
+
+    private init(version: String, documents: [Document], status: Int64) {
+        self.version = version
+        self.documents = documents
+        self.status = status
+    }
+
+    /// The DeviceResponse that spans all of `bytes`, read in place when it has
+    /// the form wallets send; nil for anything else, which the general reader
+    /// (`CBORDecoder`, then `init(_:)`) reads or refuses with the precise reason.
+    public static func commonForm(_ bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) -> DeviceResponse? {
+        guard var cursor = CBORCursor(bytes, limits: limits), let response = read(&cursor, depth: 0), cursor.isAtEnd else { return nil }
+        return response
+    }
+
+    /// The structure down to each IssuerSignedItem's `#6.24(bstr)` is read in
+    /// place (building it as a tree, then walking the tree, cost more than
+    /// reading the items themselves); issuerAuth and deviceSigned, small and
+    /// read by code that takes items, are decoded as items. Every part is read
+    /// by the code the general reader uses, so what this accepts that reader
+    /// accepts alike; the cursor answers nil for any form it does not take.
+    /// `depth` is the response's nesting in the input, for the decoder's limit.
+    static func read(_ cursor: inout CBORCursor, depth: Int) -> DeviceResponse? {
+        // The hand-read levels go nine below the response; a tighter depth limit is the general reader's to apply.
+        guard cursor.limits.maxDepth > depth + 10, let count = cursor.mapCount() else { return nil }
+        var version: String?, status: Int64?, documents: [Document]?
+        var otherKeys: [ArraySlice<UInt8>] = []
+        for _ in 0..<count {
+            guard let key = cursor.textBytes() else { return nil }
+            if key.isUTF8("version") {
+                guard version == nil, let text = cursor.text() else { return nil }
+                version = text
+            } else if key.isUTF8("status") {
+                guard status == nil, let value = cursor.unsigned(), value <= UInt64(Int64.max) else { return nil }
+                status = Int64(value)
+            } else if key.isUTF8("documents") {
+                guard documents == nil, let documentCount = cursor.arrayCount() else { return nil }
+                var read: [Document] = []
+                read.reserveCapacity(documentCount)
+                for _ in 0..<documentCount {
+                    guard let document = Document.read(&cursor, depth: depth + 2) else { return nil }
+                    read.append(document)
+                }
+                documents = read
+            } else {
+                guard cursor.skipEntry(key, among: &otherKeys, depth: depth + 1) else { return nil }
+            }
+        }
+        guard let version, let status, version.hasPrefix("1.") else { return nil }
+        return DeviceResponse(version: version, documents: documents ?? [], status: status)
     }
 }
 
@@ -43,6 +98,41 @@ public struct Document: Sendable {
         } else {
             deviceSigned = nil
         }
+    }
+}
+
+extension Document {
+    private init(docType: String, issuerSigned: IssuerSigned, deviceSigned: DeviceSigned?) {
+        self.docType = docType
+        self.issuerSigned = issuerSigned
+        self.deviceSigned = deviceSigned
+    }
+
+    /// The document map in place (see `DeviceResponse.read`).
+    static func read(_ cursor: inout CBORCursor, depth: Int) -> Document? {
+        guard let count = cursor.mapCount() else { return nil }
+        var docType: String?, issuerSigned: IssuerSigned?, deviceSigned: DeviceSigned?
+        var otherKeys: [ArraySlice<UInt8>] = []
+        for _ in 0..<count {
+            guard let key = cursor.textBytes() else { return nil }
+            if key.isUTF8("docType") {
+                guard docType == nil, let text = cursor.text() else { return nil }
+                docType = text
+            } else if key.isUTF8("issuerSigned") {
+                guard issuerSigned == nil, let read = IssuerSigned.read(&cursor, depth: depth + 1) else { return nil }
+                issuerSigned = read
+            } else if key.isUTF8("deviceSigned") {
+                // Context names only errors, and an error here sends the whole response to the general reader.
+                guard deviceSigned == nil, let item = cursor.item(depth: depth + 1),
+                      let read = try? DeviceSigned(item, context: "deviceSigned")
+                else { return nil }
+                deviceSigned = read
+            } else {
+                guard cursor.skipEntry(key, among: &otherKeys, depth: depth + 1) else { return nil }
+            }
+        }
+        guard let docType, let issuerSigned else { return nil }
+        return Document(docType: docType, issuerSigned: issuerSigned, deviceSigned: deviceSigned)
     }
 }
 
@@ -78,6 +168,59 @@ public struct IssuerSigned: Sendable {
         let item = try structure { () throws(CBORError) in try CBORDecoder().decode(bytes) }
         try self.init(item, context: "IssuerSigned")
     }
+
+    private init(nameSpaces: [(name: String, items: [IssuerSignedItem])], issuerAuth: COSESign1) {
+        self.nameSpaces = nameSpaces
+        self.issuerAuth = issuerAuth
+    }
+
+    /// The IssuerSigned map in place (see `DeviceResponse.read`): namespaces
+    /// down to each item's `#6.24(bstr)`, whose content IssuerSignedItem reads.
+    static func read(_ cursor: inout CBORCursor, depth: Int) -> IssuerSigned? {
+        guard let count = cursor.mapCount() else { return nil }
+        var issuerAuth: COSESign1?, spaces: [(name: String, items: [IssuerSignedItem])]?
+        var otherKeys: [ArraySlice<UInt8>] = []
+        for _ in 0..<count {
+            guard let key = cursor.textBytes() else { return nil }
+            if key.isUTF8("issuerAuth") {
+                guard issuerAuth == nil, let item = cursor.item(depth: depth + 1),
+                      let auth = try? COSESign1(item, context: "issuerAuth")
+                else { return nil }
+                issuerAuth = auth
+            } else if key.isUTF8("nameSpaces") {
+                guard spaces == nil, let read = nameSpaces(&cursor) else { return nil }
+                spaces = read
+            } else {
+                guard cursor.skipEntry(key, among: &otherKeys, depth: depth + 1) else { return nil }
+            }
+        }
+        guard let issuerAuth else { return nil }
+        return IssuerSigned(nameSpaces: spaces ?? [], issuerAuth: issuerAuth)
+    }
+
+    /// `{+ tstr => [+ #6.24(bstr)]}`; a namespace written twice is a duplicate
+    /// key (by bytes, as the decoder compares keys).
+    private static func nameSpaces(_ cursor: inout CBORCursor) -> [(name: String, items: [IssuerSignedItem])]? {
+        guard let count = cursor.mapCount() else { return nil }
+        var spaces: [(name: String, items: [IssuerSignedItem])] = []
+        spaces.reserveCapacity(count)
+        var names: [ArraySlice<UInt8>] = []
+        for _ in 0..<count {
+            guard let name = cursor.textBytes(), !names.contains(name), let itemCount = cursor.arrayCount() else { return nil }
+            names.append(name)
+            var items: [IssuerSignedItem] = []
+            items.reserveCapacity(itemCount)
+            for _ in 0..<itemCount {
+                let start = cursor.position
+                guard cursor.tag() == 24, let content = cursor.bytes(),
+                      let item = try? IssuerSignedItem(taggedBytes: cursor.input[start..<cursor.position], content: content, lazyContext: "")
+                else { return nil }
+                items.append(item)
+            }
+            spaces.append((String(decoding: name, as: UTF8.self), items))
+        }
+        return spaces
+    }
 }
 
 /// `IssuerSignedItemBytes = #6.24(bstr .cbor IssuerSignedItem)`, with the
@@ -97,10 +240,15 @@ public struct IssuerSignedItem: Sendable {
     /// `context` names the item in errors and is built only for one: a
     /// document discloses dozens of items and almost never has an error.
     init(_ item: CBORItem, lazyContext context: @autoclosure () -> String) throws(MDocError) {
-        taggedBytes = item.encoded
         guard let (tag, wrapped) = item.tagged, tag == 24, let content = wrapped.bytes else {
             throw MDocError(CBORError.unexpectedType(expected: "#6.24(bstr)", context: context()))
         }
+        try self.init(taggedBytes: item.encoded, content: content, lazyContext: context())
+    }
+
+    /// From the received `#6.24(bstr)` and that bstr's content.
+    init(taggedBytes: ArraySlice<UInt8>, content: ArraySlice<UInt8>, lazyContext context: @autoclosure () -> String) throws(MDocError) {
+        self.taggedBytes = taggedBytes
         if let fields = Self.commonForm(content) {
             digestID = fields.digestID
             random = fields.random
@@ -152,54 +300,36 @@ public struct IssuerSignedItem: Sendable {
         let elementValue: CBORItem
     }
 
-    /// The form nearly every issuer writes — a map of exactly the four fields
-    /// with short text keys in preferred form, none twice, nothing after —
-    /// read without building the map (its entries, keys and duplicate check
-    /// were a third of reading an item). Anything else is nil, and the general
-    /// path reads it or rejects it with the precise reason.
+    /// The form nearly every issuer writes — a definite map of exactly the
+    /// four fields with text keys, none twice, nothing after — read in place
+    /// (building the map, its entries, keys and duplicate check were a third
+    /// of reading an item): digestID, random and elementIdentifier by the
+    /// cursor, only elementValue by the decoder, the items counted as one
+    /// structure. Anything else is nil, and the general path reads it or
+    /// rejects it with the precise reason.
     private static func commonForm(_ content: ArraySlice<UInt8>) -> Fields? {
-        guard content.first == 0xA4 else { return nil }
-        let decoder = CBORDecoder()
-        var position = content.startIndex + 1
+        guard var cursor = CBORCursor(content), cursor.mapCount() == 4 else { return nil }
         var digestID: UInt64?, random: ArraySlice<UInt8>?, identifier: String?, value: CBORItem?
         for _ in 0..<4 {
-            guard position < content.endIndex else { return nil }
-            let head = content[position]
-            // A text string shorter than 24 bytes, its length in the head: the only preferred form.
-            guard head >= 0x60, head < 0x78 else { return nil }
-            let keyStart = position + 1
-            let keyEnd = keyStart + Int(head - 0x60)
-            guard keyEnd <= content.endIndex, let (item, end) = try? decoder.decodeItem(in: content, at: keyEnd, depth: 1) else { return nil }
-            let key = content[keyStart..<keyEnd]
-            position = end
-            if same(key, "digestID") {
-                guard digestID == nil, case .unsigned(let id) = item.content else { return nil }
+            guard let key = cursor.textBytes() else { return nil }
+            if key.isUTF8("digestID") {
+                guard digestID == nil, let id = cursor.unsigned() else { return nil }
                 digestID = id
-            } else if same(key, "random") {
-                guard random == nil, case .bytes(let bytes) = item.content else { return nil }
+            } else if key.isUTF8("random") {
+                guard random == nil, let bytes = cursor.bytes() else { return nil }
                 random = bytes
-            } else if same(key, "elementIdentifier") {
-                guard identifier == nil, case .text(let text) = item.content else { return nil }
+            } else if key.isUTF8("elementIdentifier") {
+                guard identifier == nil, let text = cursor.text() else { return nil }
                 identifier = text
-            } else if same(key, "elementValue") {
-                guard value == nil else { return nil }
+            } else if key.isUTF8("elementValue") {
+                guard value == nil, let item = cursor.item(depth: 1) else { return nil }
                 value = item
             } else {
                 return nil
             }
         }
-        guard position == content.endIndex, let digestID, let random, let identifier, let value else { return nil }
+        guard cursor.isAtEnd, let digestID, let random, let identifier, let value else { return nil }
         return Fields(digestID: digestID, random: random, elementIdentifier: identifier, elementValue: value)
-    }
-
-    private static func same(_ bytes: ArraySlice<UInt8>, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        return bytes.withUnsafeBufferPointer { bytes in
-            name.withUTF8Buffer { name in
-                for index in 0..<name.count where bytes[index] != name[index] { return false }
-                return true
-            }
-        }
     }
 }
 

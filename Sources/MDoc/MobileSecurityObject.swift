@@ -17,6 +17,16 @@ public struct MobileSecurityObject: Sendable {
     /// Parses the issuerAuth payload, `#6.24(bstr .cbor MobileSecurityObject)`.
     /// Some issuers omit the tag-24 wrapper; the MSO map is accepted bare too.
     public init(payload: ArraySlice<UInt8>) throws(MDocError) {
+        if let mso = Self.commonForm(payload) {
+            self = mso
+            return
+        }
+        try self.init(general: payload)
+    }
+
+    /// The general reader: a full `CBORItem` tree, then the fields. It alone
+    /// decides what is refused, and why.
+    init(general payload: ArraySlice<UInt8>) throws(MDocError) {
         let outer = try structure { () throws(CBORError) in try CBORDecoder().decode(payload) }
         let mso = outer.tagged?.tag == 24 ? try structure { () throws(CBORError) in try outer.decodeEmbedded("MSO") } : outer
         guard mso.entries != nil else { throw .malformed("MSO is not a map") }
@@ -52,6 +62,105 @@ public struct MobileSecurityObject: Sendable {
         signed = try Self.date(validity, "signed")
         validFrom = try Self.date(validity, "validFrom")
         validUntil = try Self.date(validity, "validUntil")
+    }
+
+    private init(
+        version: String, digestAlgorithm: HashAlgorithm, valueDigests: [String: [UInt64: ArraySlice<UInt8>]], deviceKey: PublicKey,
+        docType: String, signed: Date, validFrom: Date, validUntil: Date
+    ) {
+        self.version = version
+        self.digestAlgorithm = digestAlgorithm
+        self.valueDigests = valueDigests
+        self.deviceKey = deviceKey
+        self.docType = docType
+        self.signed = signed
+        self.validFrom = validFrom
+        self.validUntil = validUntil
+    }
+
+    /// The MSO read in place, in the form issuers write: a definite map with
+    /// text keys, its valueDigests (most of the MSO) a definite map of
+    /// namespaces to definite maps of digestID to bstr. That part and the
+    /// plain fields are read without building a tree; deviceKeyInfo,
+    /// validityInfo and any other entry are decoded as items and read by the
+    /// general code. Anything unusual — an indefinite length, another type, a
+    /// duplicate key, a missing field, a bad value, bytes left over — is nil,
+    /// and `init(general:)` reads it or refuses it with the precise reason.
+    /// So what this accepts, the general reader accepts with the same fields.
+    static func commonForm(_ payload: ArraySlice<UInt8>) -> MobileSecurityObject? {
+        guard var outer = CBORCursor(payload) else { return nil }
+        var content = payload
+        if outer.nextMajor == 6 {
+            // `#6.24(bstr)` and nothing after; the map inside is a separate
+            // item, its limits counted afresh (as `decodeEmbedded` counts them).
+            guard outer.tag() == 24, let embedded = outer.bytes(), outer.isAtEnd else { return nil }
+            content = embedded
+        }
+        guard var cursor = CBORCursor(content), let count = cursor.mapCount() else { return nil }
+        var version: String?, algorithm: HashAlgorithm?, docType: String?
+        var digests: [String: [UInt64: ArraySlice<UInt8>]]?
+        var deviceKey: PublicKey?
+        var validity: (signed: Date, validFrom: Date, validUntil: Date)?
+        // Keys other than the six, to refuse a duplicate among them as the
+        // decoder does (text keys are the same key exactly when their bytes are).
+        var otherKeys: [ArraySlice<UInt8>] = []
+        for _ in 0..<count {
+            guard let key = cursor.textBytes() else { return nil }
+            if key.isUTF8("version") {
+                guard version == nil, let text = cursor.text() else { return nil }
+                version = text
+            } else if key.isUTF8("digestAlgorithm") {
+                guard algorithm == nil, let text = cursor.text(), let known = HashAlgorithm(rawValue: text) else { return nil }
+                algorithm = known
+            } else if key.isUTF8("docType") {
+                guard docType == nil, let text = cursor.text() else { return nil }
+                docType = text
+            } else if key.isUTF8("valueDigests") {
+                guard digests == nil, let read = valueDigests(&cursor) else { return nil }
+                digests = read
+            } else if key.isUTF8("deviceKeyInfo") {
+                guard deviceKey == nil, let info = cursor.item(depth: 1),
+                      let keyItem = try? info.require("deviceKey", in: "MSO.deviceKeyInfo"),
+                      let key = try? COSEKey.publicKey(from: keyItem, context: "MSO.deviceKeyInfo.deviceKey")
+                else { return nil }
+                deviceKey = key
+            } else if key.isUTF8("validityInfo") {
+                guard validity == nil, let info = cursor.item(depth: 1), info.entries != nil,
+                      let signed = try? date(info, "signed"), let validFrom = try? date(info, "validFrom"),
+                      let validUntil = try? date(info, "validUntil")
+                else { return nil }
+                validity = (signed, validFrom, validUntil)
+            } else {
+                guard cursor.skipEntry(key, among: &otherKeys, depth: 1) else { return nil }
+            }
+        }
+        guard cursor.isAtEnd, let version, let algorithm, let docType, let digests, let deviceKey, let validity else { return nil }
+        return MobileSecurityObject(
+            version: version, digestAlgorithm: algorithm, valueDigests: digests, deviceKey: deviceKey, docType: docType,
+            signed: validity.signed, validFrom: validity.validFrom, validUntil: validity.validUntil)
+    }
+
+    /// `{* tstr => {* uint => bstr}}` in place. A namespace written twice is
+    /// refused (by bytes, as the decoder compares keys); the dictionary is
+    /// filled as the general reader fills it, so even names that differ in
+    /// bytes but compare equal as Swift strings end up the same.
+    private static func valueDigests(_ cursor: inout CBORCursor) -> [String: [UInt64: ArraySlice<UInt8>]]? {
+        guard let spaceCount = cursor.mapCount() else { return nil }
+        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
+        digests.reserveCapacity(spaceCount)
+        var names: [ArraySlice<UInt8>] = []
+        for _ in 0..<spaceCount {
+            guard let nameBytes = cursor.textBytes(), !names.contains(nameBytes), let idCount = cursor.mapCount() else { return nil }
+            names.append(nameBytes)
+            var byID: [UInt64: ArraySlice<UInt8>] = [:]
+            byID.reserveCapacity(idCount)
+            for _ in 0..<idCount {
+                // An unsigned key is the same key exactly when its value is, whatever its head's width.
+                guard let id = cursor.unsigned(), let digest = cursor.bytes(), byID.updateValue(digest, forKey: id) == nil else { return nil }
+            }
+            digests[String(decoding: nameBytes, as: UTF8.self)] = byID
+        }
+        return digests
     }
 
     /// `tdate = #6.0(tstr)`; the untagged string is tolerated, as other verifiers do.

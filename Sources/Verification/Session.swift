@@ -69,8 +69,7 @@ struct Session {
             return nil
         }
         do {
-            let identity = try AppleEnvelope.identity(inPlaintext: plaintext, limits: limits)
-            return try parseResponse(identity, into: &report)
+            return try AppleEnvelope.deviceResponse(inPlaintext: plaintext, limits: limits)
         } catch {
             report.fail(.responseDocuments, payloadReason(error, "decrypted Apple plaintext"))
             return nil
@@ -102,6 +101,9 @@ struct Session {
         self.transcript = transcript
         guard let plaintext = open(encrypted.ciphertext, encapsulatedKey: encrypted.encapsulatedKey, transcript: transcript, key: key, into: &report) else {
             return nil
+        }
+        if let response = DeviceResponse.commonForm(plaintext[...], limits: limits) {
+            return response
         }
         do {
             let item = try CBORDecoder(limits: limits).decode(plaintext)
