@@ -45,7 +45,9 @@ struct RecordIntake: Sendable {
             attributes = object
             data = object["data"]
         }
-        guard let id = attributes["id"]?.stringValue, !id.isEmpty, id.utf8.count <= maxIDLength else {
+        // The id is the key of every row and the outcome's subject: one PostgreSQL
+        // text cannot store (U+0000) would fail every batch the event is in.
+        guard let id = attributes["id"]?.stringValue, !id.isEmpty, id.utf8.count <= maxIDLength, !id.utf8.contains(0) else {
             return deadLetter(Cause.noID)
         }
         switch parser.parse(attributes: attributes, data: data) {

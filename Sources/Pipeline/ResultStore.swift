@@ -257,9 +257,9 @@ struct ResultStore {
             let document = result.documents.first
             let ticket = item.completion.ticket
             rows.append([
-                .text(id), optional(result.tenant), optional(result.flow?.rawValue), .text(result.verdict),
-                .textArray(result.report.reasons.map(\.code.rawValue)), optional(document?.docType), optional(document?.issuerSubject),
-                optional(document?.issuerCountry), optionalDate(document?.signed), optionalDate(document?.validFrom),
+                .text(id), untrusted(result.tenant), optional(result.flow?.rawValue), .text(result.verdict),
+                .textArray(result.report.reasons.map(\.code.rawValue)), untrusted(document?.docType), untrusted(document?.issuerSubject),
+                untrusted(document?.issuerCountry), optionalDate(document?.signed), optionalDate(document?.validFrom),
                 optionalDate(document?.validUntil), optionalDate(result.eventTime), .timestamp(item.completion.receivedAt),
                 .timestamp(result.verifiedAt), .double(max(0, result.verifiedAt.timeIntervalSince(item.completion.receivedAt))),
                 .text(ticket.topicPartition.topic), .int(Int64(ticket.topicPartition.partition)), .int(ticket.offset),
@@ -355,6 +355,8 @@ struct ResultStore {
 }
 
 private func optional(_ text: String?) -> PostgresValue { text.map(PostgresValue.text) ?? .null }
+/// Text from the event or the credential (an unknown tenant, a document's names): stored even with a U+0000 in it.
+private func untrusted(_ text: String?) -> PostgresValue { text.map { .text(PostgresValue.storable($0)) } ?? .null }
 private func optionalDate(_ date: Date?) -> PostgresValue { date.map(PostgresValue.timestamp) ?? .null }
 
 func hex(_ bytes: [UInt8]) -> String {

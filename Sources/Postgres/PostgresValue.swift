@@ -27,3 +27,14 @@ public enum PostgresValue: Sendable, Equatable {
     /// text[]; elements follow the same rule as `.text`.
     case textArray([String])
 }
+
+extension PostgresValue {
+    /// `text` with each U+0000 replaced by U+FFFD, for text the caller does not
+    /// control (names read from a credential, an unknown tenant's id): PostgreSQL
+    /// cannot store U+0000, and refusing it would fail the whole statement —
+    /// every other row of a batch with it.
+    public static func storable(_ text: String) -> String {
+        guard text.utf8.contains(0) else { return text }
+        return String(decoding: text.utf8.flatMap { $0 == 0 ? [0xEF, 0xBF, 0xBD] : [$0] }, as: UTF8.self)
+    }
+}

@@ -63,7 +63,8 @@ public struct RetentionWriter: Sendable {
             case .willNotStore: ("willNotStore", .null)
             case .mayStore(let limit): ("mayStore", limit.map { .int(Int64($0)) } ?? .null)
             }
-            return [.text(id), .text(item.element.namespace), .text(item.element.identifier), .bool(item.requested), .text(intent), days,
+            return [.text(id), .text(PostgresValue.storable(item.element.namespace)), .text(PostgresValue.storable(item.element.identifier)),
+                    .bool(item.requested), .text(intent), days,
                     .text(item.decision.source.rawValue), .bool(item.decision.capped), Self.sql(item.decision.expiry)]
         }
     }
@@ -87,9 +88,10 @@ public struct RetentionWriter: Sendable {
         guard let keys, result.isVerified, let id = result.requestID, let tenant = result.tenant else { return out }
         for item in decided {
             guard let expiry = item.decision.expiry else { continue }
-            let sealed = try ValueCipher.seal(Array(item.element.value.encoded), eventID: id, namespace: item.element.namespace,
-                                              element: item.element.identifier, keys: keys)
-            out.rows.append([.text(id), .text(tenant), .text(item.element.namespace), .text(item.element.identifier), .text(sealed.keyID),
+            // Sealed under the names as stored, so that reading a value back binds to its row.
+            let namespace = PostgresValue.storable(item.element.namespace), element = PostgresValue.storable(item.element.identifier)
+            let sealed = try ValueCipher.seal(Array(item.element.value.encoded), eventID: id, namespace: namespace, element: element, keys: keys)
+            out.rows.append([.text(id), .text(tenant), .text(namespace), .text(element), .text(sealed.keyID),
                              .bytes(sealed.nonce), .bytes(sealed.ciphertext), Self.sql(expiry), .timestamp(storedAt)])
             if case .at(let date) = expiry { out.expiries.append(date) }
         }

@@ -145,4 +145,38 @@ struct ResultStoreTests {
         #expect(try store.write([try harness.completion(try harness.event())], positions: [harness.partition: 9]).path == .pipelined)
         #expect(try database.results().count == 7)
     }
+
+    /// PostgreSQL text cannot hold U+0000. An id with one cannot be stored
+    /// under that id, so it is dead-lettered; other text from the event is
+    /// stored with U+FFFD in its place. Either way the rest of the batch goes in.
+    @Test func textPostgreSQLCannotStoreNeverFailsABatch() throws {
+        let harness = try Harness()
+        var badID = try harness.event()
+        badID.attributes["id"] = "evil\u{0}id"
+        let ticket = try #require(harness.tracker.register(harness.partition, offset: harness.offset))
+        let message = KafkaMessage(topicPartition: harness.partition, offset: harness.offset, key: nil, value: try badID.json())
+        harness.offset += 1
+        guard case .deadLetter(let job) = harness.work.complete(Job(ticket: ticket, key: nil, receivedAt: Date(), content: .unread(message))),
+              case .deadLetter(let letter) = job.content else {
+            Issue.record("an id with U+0000 was not dead-lettered")
+            return
+        }
+        #expect(letter.cause == RecordIntake.Cause.noID)
+
+        var badTenant = try harness.event()
+        badTenant.data["tenant"] = "no\u{0}such tenant"
+        let good = try harness.event()
+        let database = try TestDatabase()
+        let connection = try database.connect()
+        defer { connection.close() }
+        _ = try Migrations.apply(on: connection)
+        let written = try harness.store(connection).write([try harness.completion(badTenant), try harness.completion(good)],
+                                                          positions: [harness.partition: 3])
+        #expect(written.stored.count == 2)
+        let results = try database.results()
+        #expect(results[badTenant.id!]?.reasons == ["event.unknown_tenant"])
+        #expect(results[good.id!]?.verdict == "verified")
+        let tenant = try connection.execute("SELECT tenant FROM results WHERE event_id = $1", [.text(badTenant.id!)])
+        #expect(tenant.string(0, "tenant") == "no\u{FFFD}such tenant")
+    }
 }

@@ -4,6 +4,17 @@ import Testing
 
 /// The pure-Swift encoders and decoders; no server needed.
 struct CodecTests {
+    @Test func storableTextReplacesOnlyNUL() throws {
+        #expect(PostgresValue.storable("plain ü 🙂") == "plain ü 🙂")
+        #expect(PostgresValue.storable("a\u{0}b\u{0}") == "a\u{FFFD}b\u{FFFD}")
+        #expect(PostgresValue.storable("\u{0}") == "\u{FFFD}")
+        #expect(!PostgresValue.storable("x\u{0}\u{0}é").utf8.contains(0))
+        // What storable returns, the array encoder accepts.
+        var out: [UInt8] = []
+        try ArrayLiteral.append(.text(PostgresValue.storable("a\u{0}b")), to: &out, number: 1)
+        #expect(String(decoding: out, as: UTF8.self) == "\"a\u{FFFD}b\"")
+    }
+
     @Test func timestampsFormatAsRFC3339UTCWithMicroseconds() {
         #expect(TimestampText.format(Date(timeIntervalSince1970: 1_795_956_704.123456)) == "2026-11-29T12:51:44.123456Z")
         #expect(TimestampText.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000Z")
