@@ -100,6 +100,22 @@ struct ResultStoreTests {
             #expect(written.contains { $0.hasPrefix(table + " ") }, "no \(table) rows")
         }
         #expect(try pipelinedConnection.execute("SELECT count(*) AS n FROM results").int(0, "n") == 5)
+        // Ids and names compare bytewise, and the tables still join on them.
+        let collations = try pipelinedConnection.execute("""
+            SELECT count(*) AS n FROM information_schema.columns
+            WHERE table_schema = current_schema() AND collation_name = 'C'
+              AND (table_name, column_name) IN (('results', 'event_id'), ('elements', 'event_id'), ('elements', 'namespace'),
+                  ('elements', 'element'), ('element_values', 'event_id'), ('element_values', 'namespace'), ('element_values', 'element'),
+                  ('nonces', 'event_id'), ('outbox', 'id'), ('outbox', 'event_id'))
+            """)
+        #expect(collations.int(0, "n") == 10)
+        let joined = try pipelinedConnection.execute("""
+            SELECT count(*) AS n FROM results r JOIN elements e USING (event_id) JOIN outbox o ON o.event_id = r.event_id
+            JOIN nonces n ON n.event_id = r.event_id
+            LEFT JOIN element_values v ON v.event_id = e.event_id AND v.namespace = e.namespace AND v.element = e.element
+            WHERE r.tenant = n.tenant AND (v.tenant IS NULL OR v.tenant = r.tenant)
+            """)
+        #expect(joined.int(0, "n") == (try pipelinedConnection.execute("SELECT count(*) AS n FROM elements").int(0, "n")))
     }
 
     @Test func redeliveriesReplaysAndRepeatsFallBackToStepByStep() throws {
