@@ -42,7 +42,8 @@ public struct RetentionWriter: Sendable {
         var decided: [Decided] = []
         decided.reserveCapacity(elements.count)
         for element in elements where seen.insert(ElementName(namespace: element.namespace, element: element.identifier)).inserted {
-            let asked = result.requestedElements.first { $0.namespace == element.namespace && $0.element == element.identifier }
+            // Element first: it tells candidates apart, the namespace rarely does.
+            let asked = result.requestedElements.first { $0.element == element.identifier && $0.namespace == element.namespace }
             let decision = RetentionPolicy.decide(
                 namespace: element.namespace, element: element.identifier, asked: asked, anyRequested: !result.requestedElements.isEmpty,
                 tenant: policy, base: result.verifiedAt)
