@@ -39,6 +39,10 @@ struct RecordIntake: Sendable {
             attributes = binary
             data = try? JSONParser().parse(record.value)
         } else {
+            // The common form in one pass; the general read below for anything else.
+            if let request = parser.commonForm(record.value), request.id.utf8.count <= maxIDLength {
+                return .event(.request(request))
+            }
             guard let object = (try? JSONParser().parse(record.value))?.objectValue else {
                 return deadLetter(Cause.noID)
             }

@@ -18,6 +18,15 @@ enum Base64 {
         decode(text, alphabet: urlTable, shifted: urlShifted, requirePadding: false)
     }
 
+    /// The same over bytes (a JSON string's content in the record, undecoded).
+    static func decodeStandard(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        decode(text, alphabet: standardTable, shifted: standardShifted, requirePadding: true)
+    }
+
+    static func decodeURL(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        decode(text, alphabet: urlTable, shifted: urlShifted, requirePadding: false)
+    }
+
     static func encodeStandard(_ bytes: some Collection<UInt8>) -> String {
         Data(bytes).base64EncodedString()
     }
@@ -56,10 +65,12 @@ enum Base64 {
 
     private static func decode(_ text: String, alphabet: [UInt8], shifted: [UInt32], requirePadding: Bool) -> [UInt8]? {
         var text = text
-        return text.withUTF8 { input in
-            alphabet.withUnsafeBufferPointer { table in
-                shifted.withUnsafeBufferPointer { shifted in decode(input, table: table, shifted: shifted, requirePadding: requirePadding) }
-            }
+        return text.withUTF8 { decode($0, alphabet: alphabet, shifted: shifted, requirePadding: requirePadding) }
+    }
+
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], shifted: [UInt32], requirePadding: Bool) -> [UInt8]? {
+        alphabet.withUnsafeBufferPointer { table in
+            shifted.withUnsafeBufferPointer { shifted in decode(input, table: table, shifted: shifted, requirePadding: requirePadding) }
         }
     }
 
