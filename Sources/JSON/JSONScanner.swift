@@ -96,6 +96,29 @@ public struct JSONScanner {
         }
     }
 
+    /// A whole number from 1 to 10^15 − 1 written as plain digits (no sign,
+    /// fraction, exponent or leading zero); nil for any other token, valid
+    /// numbers included.
+    public mutating func positiveInteger() -> Int? {
+        skipWhitespace()
+        var index = position
+        var value = 0
+        while index < bytes.count, index - position < 16, case let digit = bytes[index] &- UInt8(ascii: "0"), digit < 10 {
+            value = value * 10 + Int(digit)
+            index += 1
+        }
+        let digits = index - position
+        guard digits > 0, digits < 16, bytes[position] != UInt8(ascii: "0") else { return nil }
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        position = index
+        return value
+    }
+
     /// The bytes between a string's quotes, found with `memchr` and NOT
     /// checked: only for a caller that refuses the result unless every byte
     /// is in an alphabet without `\`, control characters and non-ASCII bytes

@@ -180,14 +180,79 @@ struct EventCommonForm {
                     default: fields.ephemeralReaderKey = bytes
                     }
                 case .requestedElements:
-                    guard let value = scanner.value(depth: 2), !value.isNull,
-                          let elements = try? Fields.requestedElements(in: value)
-                    else { return nil }
-                    fields.requestedElements = elements
+                    var list = scanner
+                    if let elements = requestedElements(&list) {
+                        scanner = list
+                        fields.requestedElements = elements
+                    } else {
+                        // Another form (or an error): as a value, by the general rules.
+                        guard let value = scanner.value(depth: 2), !value.isNull,
+                              let elements = try? Fields.requestedElements(in: value)
+                        else { return nil }
+                        fields.requestedElements = elements
+                    }
                 }
             } while scanner.consume(UInt8(ascii: ","))
             guard scanner.consume(UInt8(ascii: "}")) else { return nil }
             return fields
+        }
+
+        /// `requestedElements` in its common form, without a `JSONValue` per
+        /// entry: each entry an object of plain keys holding exactly
+        /// `namespace`, `element` (non-empty strings) and `retention` (an
+        /// object of `intent` and, for mayStore, an optional plain-digit
+        /// `days`). Anything else is nil, and the caller reads the list as a
+        /// value by the general rules, which decide whether and why it is wrong.
+        private static func requestedElements(_ scanner: inout JSONScanner) -> [RequestedElement]? {
+            guard scanner.consume(UInt8(ascii: "[")) else { return nil }
+            var elements: [RequestedElement] = []
+            if scanner.consume(UInt8(ascii: "]")) { return elements }
+            repeat {
+                guard scanner.consume(UInt8(ascii: "{")) else { return nil }
+                var namespace: String?, element: String?, retention: Retention?
+                repeat {
+                    guard let key = scanner.plainString(), scanner.consume(UInt8(ascii: ":")) else { return nil }
+                    if same(key, "namespace"), namespace == nil {
+                        guard let text = scanner.string(), !text.isEmpty else { return nil }
+                        namespace = text
+                    } else if same(key, "element"), element == nil {
+                        guard let text = scanner.string(), !text.isEmpty else { return nil }
+                        element = text
+                    } else if same(key, "retention"), retention == nil {
+                        guard let read = self.retention(&scanner) else { return nil }
+                        retention = read
+                    } else {
+                        return nil
+                    }
+                } while scanner.consume(UInt8(ascii: ","))
+                guard scanner.consume(UInt8(ascii: "}")), let namespace, let element, let retention else { return nil }
+                elements.append(RequestedElement(namespace: namespace, element: element, retention: retention))
+            } while scanner.consume(UInt8(ascii: ","))
+            guard scanner.consume(UInt8(ascii: "]")) else { return nil }
+            return elements
+        }
+
+        private static func retention(_ scanner: inout JSONScanner) -> Retention? {
+            guard scanner.consume(UInt8(ascii: "{")) else { return nil }
+            var intent: String?, days: Int?
+            repeat {
+                guard let key = scanner.plainString(), scanner.consume(UInt8(ascii: ":")) else { return nil }
+                if same(key, "intent"), intent == nil {
+                    guard let text = scanner.string() else { return nil }
+                    intent = text
+                } else if same(key, "days"), days == nil {
+                    guard let count = scanner.positiveInteger() else { return nil }
+                    days = count
+                } else {
+                    return nil
+                }
+            } while scanner.consume(UInt8(ascii: ","))
+            guard scanner.consume(UInt8(ascii: "}")), let intent else { return nil }
+            switch (intent, days) {
+            case ("willNotStore", nil): return .willNotStore
+            case ("mayStore", let days): return .mayStore(days: days)
+            default: return nil
+            }
         }
 
         /// A base64 field's bytes, decoded from the record without a `String`

@@ -75,6 +75,11 @@ import Testing
                   data: #""tenant":"ac\u006De","flow":"apple-wallet-app","payload":"AAECAwQF\/+8=","nonce":"AAE\u0043","merchantId":"m\u00fcnchen""#),
             event(data: #""tenant":"acme","flow":"iso-device-response","payload":"\u0041AEC","sessionTranscript":"AAEC","ephemeralReaderKey":"AA\/C""#),
             event(data: #""tenant":"Zoë","flow":"apple-wallet-web","response":"AAEC","encryptionInfo":"AAE","origin":"https://ö""#),
+            // requestedElements in other forms the general rules accept (read by them, within the fast reader).
+            event(data: app + #", "requestedElements" : [ { "retention" : { "days" : 999999999999999 , "intent" : "mayStore" } , "element" : "eé" , "namespace" : "n" } ]"#),
+            event(data: app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":2.0}},{"namespace":"n","element":"f","retention":{"intent":"mayStore","days":3e0}}]"#),
+            event(data: app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":1}}]"#),
+            event(data: app + #","requestedElements":[]"#),
         ]
     }
 
@@ -106,6 +111,21 @@ import Testing
             Self.event(data: Self.app + #","requestedElements":{}"#),
             Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":2.5}}]"#),
             Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","x":1}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":0}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":-1}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":1000000000000000}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":true}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":"2"}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"willNotStore","days":2}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"keep"}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","x":1}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","intent":"mayStore"}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"","retention":{"intent":"mayStore"}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","namespace":"n","element":"e","retention":{"intent":"mayStore"}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e"}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore"}},]"#),
             Self.event(data: Self.app + #","extra":"x""#),
             Self.event(data: Self.app + #","ephemeralReaderKey":"AAEC""#),
             Self.event(data: Self.web + #","payload":"AAEC""#),
@@ -164,7 +184,7 @@ import Testing
     /// a byte that matters to the grammar: the readers never disagree.
     @Test func truncationsAndByteChangesAgree() {
         let replacements: [UInt8] = [0x22, 0x5C, 0x2C, 0x7D, 0x20, 0x00, 0xFF, UInt8(ascii: "/")]
-        for text in Self.validEvents.prefix(4) {
+        for text in Self.validEvents.prefix(4) + [Self.validEvents[Self.validEvents.count - 4]] {
             let bytes = Array(text.utf8)
             for end in 0..<bytes.count { Self.agree(Array(bytes[..<end]), "prefix \(end) of \(text)") }
             for position in bytes.indices {
