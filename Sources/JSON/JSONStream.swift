@@ -79,8 +79,11 @@ public struct JSONStream: Sendable {
     }
 
     public mutating func string(_ text: String) {
-        var text = text
-        text.withUTF8 { write(quoting: $0) }
+        // Native and small strings lend their UTF-8 without a copy of the string.
+        if text.utf8.withContiguousStorageIfAvailable({ write(quoting: $0) }) == nil {
+            var text = text
+            text.withUTF8 { write(quoting: $0) }
+        }
     }
 
     /// `.string`, or `null` for nil.
@@ -171,6 +174,15 @@ public struct JSONStream: Sendable {
                 if mayEndPlainRun(word) { break }
                 target.storeBytes(of: word, toByteOffset: plain, as: UInt64.self)
                 plain += 8
+            }
+            // The last few bytes as the word that ends the text, overlapping
+            // what is already checked and copied.
+            if plain < length, length >= 8, plain + 8 > length {
+                let last = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+                if !mayEndPlainRun(last) {
+                    target.storeBytes(of: last, toByteOffset: length - 8, as: UInt64.self)
+                    plain = length
+                }
             }
             while plain < length {
                 let byte = text[plain]

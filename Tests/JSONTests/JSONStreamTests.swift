@@ -46,12 +46,13 @@ import Testing
     }
 
     /// Plain runs are copied eight bytes at a time until a byte needs an
-    /// escape; escapes at every offset of a word, past the initial capacity
-    /// (the buffer grows), must come out as the tree writer writes them.
+    /// escape, and the last bytes as one overlapping word; escapes at every
+    /// offset of strings shorter, as long as and longer than a word, past the
+    /// initial capacity (the buffer grows), come out as the tree writer writes them.
     @Test func escapesAtEveryOffsetAndGrowth() {
-        for offset in 0..<20 {
+        for (offset, total) in [1, 7, 8, 9, 12, 15, 16, 17, 20].flatMap({ total in (0..<total).map { ($0, total) } }) {
             for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "🙂", "/"] {
-                let text = String(repeating: "a", count: offset) + special + String(repeating: "b", count: 19 - offset)
+                let text = String(repeating: "a", count: offset) + special + String(repeating: "b", count: total - 1 - offset)
                 var stream = JSONStream(capacity: 1)
                 stream.beginArray()
                 stream.string(text)
