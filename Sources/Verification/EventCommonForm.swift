@@ -8,6 +8,10 @@ import MDoc
 /// bytes (no `String` of kilobytes made first and scanned again), and only
 /// `requestedElements` and extension attributes are read as values.
 ///
+/// Every byte of an event it reads is checked on the way — structure and
+/// whitespace as ASCII, text as UTF-8, payloads as base64 — so such a record
+/// is UTF-8 (the worker relies on it to skip its own check).
+///
 /// It returns the request only when the event is valid, and then exactly the
 /// request `EventParser.parse(attributes:data:)` makes of it; for anything
 /// else (an escape, a duplicate key, a null, a missing or unknown field, any
