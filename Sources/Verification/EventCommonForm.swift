@@ -121,11 +121,12 @@ struct EventCommonForm {
                 guard let value = scanner.string() else { return nil }
                 switch attribute {
                 case .id: id = value
-                case .specversion: specVersionOK = value.utf8.elementsEqual("1.0".utf8)
-                case .type: typeOK = value.utf8.elementsEqual(VerificationRequest.eventType.utf8)
+                // Compared as the general reader compares them (Swift string equality).
+                case .specversion: specVersionOK = value == "1.0"
+                case .type: typeOK = value == VerificationRequest.eventType
                 case .source: source = value
                 case .time: time = RFC3339.date(from: value)
-                case .datacontenttype: contentTypeOK = value.utf8.elementsEqual("application/json".utf8)
+                case .datacontenttype: contentTypeOK = value == "application/json"
                 case .data: return nil
                 }
             } while scanner.consume(UInt8(ascii: ","))
