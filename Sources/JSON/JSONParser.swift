@@ -55,7 +55,7 @@ private enum Byte {
     static let nine = UInt8(ascii: "9")
 }
 
-private struct JSONReader {
+struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var position = 0

@@ -22,11 +22,18 @@ struct RecordIntake: Sendable {
     func read(_ record: KafkaMessage) -> Job.Content {
         let deadLetter = { (cause: String) in Job.Content.deadLetter(DeadLetter(cause: cause, record: record)) }
         guard record.value.count <= parser.maxEventBytes else { return deadLetter(Cause.tooLarge) }
+        let specVersionHeader = header("ce_specversion", in: record)
+        // A structured event in the common form, read in one pass. Every byte
+        // of a record it reads was checked on the way (ASCII structure, text
+        // checked as UTF-8, base64), so the UTF-8 check below would pass.
+        if specVersionHeader == nil, let request = parser.commonForm(record.value), request.id.utf8.count <= maxIDLength {
+            return .event(.request(request))
+        }
         guard isValidUTF8(record.value) else { return deadLetter(Cause.notUTF8) }
 
         let attributes: JSONObject
         let data: JSONValue?
-        if let specVersion = header("ce_specversion", in: record) {
+        if let specVersion = specVersionHeader {
             var binary: JSONObject = ["specversion": .string(specVersion)]
             for header in record.headers where header.key.hasPrefix("ce_") {
                 if let value = header.value.flatMap({ String(validating: $0, as: UTF8.self) }) {

@@ -34,19 +34,72 @@ public struct RetentionWriter: Sendable {
         let element: String
     }
 
+    /// The (namespace, element) pairs met so far. A document discloses a few
+    /// dozen elements, whose fingerprints are compared in a list: a hashed
+    /// set hashed both strings with SipHash for every element, a third of
+    /// deciding. Past `listLimit` the set keeps hostile responses linear.
+    /// Names are equal as Swift strings are (canonically equivalent text is
+    /// the same name, as it was in the set): a fingerprint covers ASCII
+    /// names only, and a name with other text is compared with every name.
+    private struct SeenNames {
+        static let listLimit = 48
+        private var list: [(fingerprint: UInt64, name: ElementName)] = []
+        private var set: Set<ElementName>?
+
+        init(count: Int) {
+            if count > Self.listLimit { set = Set(minimumCapacity: count) } else { list.reserveCapacity(count) }
+        }
+
+        mutating func insert(_ name: ElementName) -> Bool {
+            if set != nil { return set!.insert(name).inserted }
+            let fingerprint = Self.fingerprint(name)
+            if list.contains(where: { ($0.fingerprint == fingerprint || $0.fingerprint == 0 || fingerprint == 0) && $0.name == name }) {
+                return false
+            }
+            list.append((fingerprint, name))
+            return true
+        }
+
+        /// FNV-1a over both names' bytes, never 0; 0 when either is not ASCII.
+        private static func fingerprint(_ name: ElementName) -> UInt64 {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            var high: UInt8 = 0
+            mix(name.namespace, into: &hash, high: &high)
+            mix(name.element, into: &hash, high: &high)
+            return high & 0x80 != 0 ? 0 : hash | 1
+        }
+
+        private static func mix(_ text: String, into hash: inout UInt64, high: inout UInt8) {
+            var text = text
+            var (h, bits) = (hash, high)
+            text.withUTF8 { bytes in
+                for byte in bytes {
+                    bits |= byte
+                    h = (h ^ UInt64(byte)) &* 0x100_0000_01b3
+                }
+            }
+            // 0xff is no UTF-8 byte: "ab" + "c" and "a" + "bc" differ.
+            hash = (h ^ 0xff) &* 0x100_0000_01b3
+            high = bits
+        }
+    }
+
     /// One decision per distinct disclosed (namespace, element), in disclosure order.
     public func decisions(for result: VerificationResult) -> [Decided] {
         let policy = result.tenant.flatMap { directory[$0]?.retention } ?? .none
-        let elements = result.documents.flatMap(\.elements)
-        var seen = Set<ElementName>(minimumCapacity: elements.count)
+        let count = result.documents.reduce(0) { $0 + $1.elements.count }
+        var seen = SeenNames(count: count)
         var decided: [Decided] = []
-        decided.reserveCapacity(elements.count)
-        for element in elements where seen.insert(ElementName(namespace: element.namespace, element: element.identifier)).inserted {
-            let asked = result.requestedElements.first { $0.namespace == element.namespace && $0.element == element.identifier }
-            let decision = RetentionPolicy.decide(
-                namespace: element.namespace, element: element.identifier, asked: asked, anyRequested: !result.requestedElements.isEmpty,
-                tenant: policy, base: result.verifiedAt)
-            decided.append(Decided(element: element, requested: asked != nil, decision: decision))
+        decided.reserveCapacity(count)
+        for summary in result.documents {
+            for element in summary.elements where seen.insert(ElementName(namespace: element.namespace, element: element.identifier)) {
+                // Element first: it tells candidates apart, the namespace rarely does.
+                let asked = result.requestedElements.first { $0.element == element.identifier && $0.namespace == element.namespace }
+                let decision = RetentionPolicy.decide(
+                    namespace: element.namespace, element: element.identifier, asked: asked, anyRequested: !result.requestedElements.isEmpty,
+                    tenant: policy, base: result.verifiedAt)
+                decided.append(Decided(element: element, requested: asked != nil, decision: decision))
+            }
         }
         return decided
     }

@@ -18,6 +18,15 @@ enum Base64 {
         decode(text, alphabet: urlTable, shifted: urlShifted, requirePadding: false)
     }
 
+    /// The same over bytes (a JSON string's content in the record, undecoded).
+    static func decodeStandard(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        decode(text, alphabet: standardTable, shifted: standardShifted, requirePadding: true)
+    }
+
+    static func decodeURL(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        decode(text, alphabet: urlTable, shifted: urlShifted, requirePadding: false)
+    }
+
     static func encodeStandard(_ bytes: some Collection<UInt8>) -> String {
         Data(bytes).base64EncodedString()
     }
@@ -56,10 +65,12 @@ enum Base64 {
 
     private static func decode(_ text: String, alphabet: [UInt8], shifted: [UInt32], requirePadding: Bool) -> [UInt8]? {
         var text = text
-        return text.withUTF8 { input in
-            alphabet.withUnsafeBufferPointer { table in
-                shifted.withUnsafeBufferPointer { shifted in decode(input, table: table, shifted: shifted, requirePadding: requirePadding) }
-            }
+        return text.withUTF8 { decode($0, alphabet: alphabet, shifted: shifted, requirePadding: requirePadding) }
+    }
+
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], shifted: [UInt32], requirePadding: Bool) -> [UInt8]? {
+        alphabet.withUnsafeBufferPointer { table in
+            shifted.withUnsafeBufferPointer { shifted in decode(input, table: table, shifted: shifted, requirePadding: requirePadding) }
         }
     }
 
@@ -94,7 +105,23 @@ enum Base64 {
             var seen: UInt32 = 0
             var read = 0
             var written = 0
-            for _ in 0..<groups {
+            // Two groups a round, each stored as one 4-byte word (its 3 bytes
+            // big-endian, then a byte the next group overwrites), while a
+            // later group is left to overwrite it: per byte, this loop is
+            // most of what reading an event costs.
+            let target = UnsafeMutableRawPointer(out)
+            var group = 0
+            while group + 2 < groups {
+                let first = d0[Int(base[read])] | d1[Int(base[read + 1])] | d2[Int(base[read + 2])] | d3[Int(base[read + 3])]
+                let second = d0[Int(base[read + 4])] | d1[Int(base[read + 5])] | d2[Int(base[read + 6])] | d3[Int(base[read + 7])]
+                seen |= first | second
+                target.storeBytes(of: (first << 8).bigEndian, toByteOffset: written, as: UInt32.self)
+                target.storeBytes(of: (second << 8).bigEndian, toByteOffset: written + 3, as: UInt32.self)
+                read += 8
+                written += 6
+                group += 2
+            }
+            while group < groups {
                 let word = d0[Int(base[read])] | d1[Int(base[read + 1])] | d2[Int(base[read + 2])] | d3[Int(base[read + 3])]
                 seen |= word
                 out[written] = UInt8(truncatingIfNeeded: word >> 16)
@@ -102,6 +129,7 @@ enum Base64 {
                 out[written + 2] = UInt8(truncatingIfNeeded: word)
                 read += 4
                 written += 3
+                group += 1
             }
             var tailSeen: UInt8 = 0
             if tail > 0 {

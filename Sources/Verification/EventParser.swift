@@ -27,10 +27,18 @@ public struct EventParser: Sendable {
         guard bytes.count <= maxEventBytes else {
             return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: "event of \(bytes.count) bytes exceeds \(maxEventBytes)"))
         }
+        if let request = commonForm(bytes) { return .success(request) }
         guard let object = (try? JSONParser().parse(bytes))?.objectValue else {
             return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: "event is not a JSON object"))
         }
         return parse(attributes: object, data: object["data"])
+    }
+
+    /// A valid event in the form nearly every producer writes, read in one
+    /// pass (`EventCommonForm`); nil for anything else, which the general
+    /// reader then reads (and, if it must, rejects). No size check here.
+    public func commonForm(_ bytes: [UInt8]) -> VerificationRequest? {
+        bytes.withUnsafeBufferPointer { EventCommonForm.read($0) }
     }
 
     /// `attributes` are the CloudEvents context attributes (a structured event's
@@ -87,7 +95,7 @@ public struct EventParser: Sendable {
     }
 }
 
-private struct FieldError: Error {
+struct FieldError: Error {
     let detail: String
     init(_ detail: String) { self.detail = detail }
 }
@@ -95,7 +103,7 @@ private struct FieldError: Error {
 /// Reads `data` fields and remembers which were read, so that leftovers can be
 /// refused. Names match by their bytes (as `JSONObject` keys do), so a
 /// lookalike such as a Kelvin sign for "K" is an unknown field, not the field.
-private struct Fields {
+struct Fields {
     let object: JSONObject
     private var read: [String] = []
 
@@ -142,6 +150,11 @@ private struct Fields {
     mutating func requestedElements() throws(FieldError) -> [RequestedElement] {
         markRead("requestedElements")
         guard let value = object["requestedElements"], !value.isNull else { return [] }
+        return try Self.requestedElements(in: value)
+    }
+
+    /// A non-null `requestedElements` value read by these rules (also for `EventCommonForm`).
+    static func requestedElements(in value: JSONValue) throws(FieldError) -> [RequestedElement] {
         guard let list = value.arrayValue else { throw FieldError("data.requestedElements is not an array") }
         var elements: [RequestedElement] = []
         for (index, entry) in list.enumerated() {

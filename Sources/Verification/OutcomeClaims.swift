@@ -47,18 +47,33 @@ public enum OutcomeClaims {
         return CBOR.map(spaces.map { CBOR.MapEntry(.text($0.0), .map($0.1)) }).encoded()
     }
 
+    /// `data.claims`: the HPKE output as standard base64.
+    struct Sealed {
+        let enc: String
+        let ciphertext: String
+
+        /// Members in sorted key order, as the outcome's bytes have them.
+        func write(to out: inout JSONStream) {
+            out.beginObject()
+            out.key("ciphertext"); out.string(ciphertext)
+            out.key("contentType"); out.string("application/cbor")
+            out.key("enc"); out.string(enc)
+            out.key("suite"); out.string(OutcomeClaims.suite)
+            out.endObject()
+        }
+
+        var jsonValue: JSONValue {
+            ["suite": .string(OutcomeClaims.suite), "contentType": "application/cbor", "enc": .string(enc), "ciphertext": .string(ciphertext)]
+        }
+    }
+
     /// The `data.claims` object, or nil when there is nothing to seal (or sealing failed,
     /// in which case the outcome carries names only rather than anything in clear).
-    static func sealed(_ result: VerificationResult, to recipient: PublicKey) -> JSONValue? {
+    static func sealed(_ result: VerificationResult, to recipient: PublicKey) -> Sealed? {
         guard result.isVerified, let requestID = result.requestID, let plaintext = plaintext(of: result),
               let sealed = try? HPKE.seal(plaintext, info: info(requestID: requestID), recipient: recipient)
         else { return nil }
-        return [
-            "suite": .string(suite),
-            "contentType": "application/cbor",
-            "enc": .string(Data(sealed.encapsulatedKey).base64EncodedString()),
-            "ciphertext": .string(Data(sealed.ciphertext).base64EncodedString()),
-        ]
+        return Sealed(enc: Data(sealed.encapsulatedKey).base64EncodedString(), ciphertext: Data(sealed.ciphertext).base64EncodedString())
     }
 
     /// For the integration (and tests): opens `data.claims` with the recipient's private key.

@@ -70,7 +70,7 @@ public struct OutcomeEvent: Sendable {
             "elements": .array(elements),
         ]
         if let claimsRecipient, let claims = OutcomeClaims.sealed(result, to: claimsRecipient) {
-            data["claims"] = claims
+            data["claims"] = claims.jsonValue
         }
         return [
             "specversion": "1.0",
@@ -99,7 +99,9 @@ public struct OutcomeEvent: Sendable {
     public func encoded() -> (json: String, hasClaims: Bool) {
         let claims = claimsRecipient.flatMap { OutcomeClaims.sealed(result, to: $0) }
         let requestID = result.requestID ?? ""
-        var out = JSONStream(capacity: 1536)
+        // Room for a document with a few dozen elements, so the buffer is not
+        // copied to grow (the bench's mDL outcomes are ~3 KB).
+        var out = JSONStream(capacity: 4096)
         out.beginObject()
         out.key("data")
         out.beginObject()
@@ -113,7 +115,7 @@ public struct OutcomeEvent: Sendable {
         }
         out.endArray()
         if let claims {
-            out.key("claims"); out.value(claims)
+            out.key("claims"); claims.write(to: &out)
         }
         out.key("document")
         if let summary = result.documents.first { Self.write(summary, to: &out) } else { out.null() }
@@ -125,7 +127,8 @@ public struct OutcomeEvent: Sendable {
                 out.key("element"); out.string(element.identifier)
                 out.key("namespace"); out.string(element.namespace)
                 out.key("retention")
-                let requested = result.requestedElements.first { $0.namespace == element.namespace && $0.element == element.identifier }
+                // Element first: it tells candidates apart, the namespace rarely does.
+                let requested = result.requestedElements.first { $0.element == element.identifier && $0.namespace == element.namespace }
                 if let requested { Self.write(requested.retention, to: &out) } else { out.null() }
                 out.endObject()
             }

@@ -45,6 +45,45 @@ import Testing
         #expect(array.string == "[1,null,\"y\"]")
     }
 
+    /// Plain runs are copied eight bytes at a time until a byte needs an
+    /// escape, and the last bytes as one overlapping word; escapes at every
+    /// offset of strings shorter, as long as and longer than a word, past the
+    /// initial capacity (the buffer grows), come out as the tree writer writes them.
+    @Test func escapesAtEveryOffsetAndGrowth() {
+        for (offset, total) in [1, 7, 8, 9, 12, 15, 16, 17, 20].flatMap({ total in (0..<total).map { ($0, total) } }) {
+            for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "🙂", "/"] {
+                let text = String(repeating: "a", count: offset) + special + String(repeating: "b", count: total - 1 - offset)
+                var stream = JSONStream(capacity: 1)
+                stream.beginArray()
+                stream.string(text)
+                stream.string(text)
+                stream.endArray()
+                #expect(stream.bytes == JSONValue.array([.string(text), .string(text)]).jsonBytes(), "\(offset) \(special)")
+            }
+        }
+    }
+
+    /// A copy of a stream is a separate stream (the storage is shared until one writes).
+    @Test func copiesDoNotShareWrites() {
+        var first = JSONStream(capacity: 64)
+        first.beginArray()
+        first.integer(1)
+        var second = first
+        second.integer(2)
+        second.endArray()
+        first.null()
+        first.endArray()
+        #expect(first.string == "[1,null]")
+        #expect(second.string == "[1,2]")
+        var third = JSONStream()
+        third.beginArray()
+        third.integer(Int.min)
+        third.integer(Int.max)
+        third.integer(0)
+        third.endArray()
+        #expect(third.string == "[\(Int.min),\(Int.max),0]")
+    }
+
     #if DEBUG
     /// Writing keys out of order would silently break the byte-for-byte
     /// agreement with `JSONWriter`'s sorted output; debug builds stop there.

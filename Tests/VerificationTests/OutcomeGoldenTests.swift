@@ -1,0 +1,105 @@
+import CBOR
+import Crypto
+import Foundation
+import JSON
+@testable import MDoc
+import Testing
+@testable import Verification
+
+/// The outcome's exact bytes, written out: consumers dedupe and diff outcomes
+/// by their bytes, so the streamed writer must not drift from the format, not
+/// even in escaping or member order. Each shape is also checked against the
+/// tree writer (`jsonValue.jsonString()`), which the Foundation comparison in
+/// OutcomeEncodingTests pins to `JSONSerialization`'s output.
+@Suite struct OutcomeGoldenTests {
+    static let at = Date(timeIntervalSince1970: 1_648_771_500)  // 2022-04-01T00:05:00Z
+    static let value = try! CBORDecoder().decode([0x63, 0x41, 0x42, 0x43])  // "ABC"
+    static let mDL = "org.iso.18013.5.1"
+
+    static func result(id: String?, tenant: String?, flow: Flow?, report: CheckReport, documents: [DocumentSummary] = [],
+                       requested: [RequestedElement] = []) -> VerificationResult {
+        VerificationResult(requestID: id, tenant: tenant, flow: flow, verifiedAt: at, eventTime: at, report: report, documents: documents,
+                           requestedElements: requested, replayToken: nil)
+    }
+
+    static var allPassed: CheckReport {
+        var report = CheckReport()
+        for check in CheckName.allCases { report.pass(check) }
+        return report
+    }
+
+    static func document(subject: String? = "CN=Test DS", elements: [String]) -> DocumentSummary {
+        DocumentSummary(docType: "org.iso.18013.5.1.mDL", issuerSubject: subject, issuerCountry: "US", signed: at.addingTimeInterval(-86_400),
+                        validFrom: at.addingTimeInterval(-86_400.125), validUntil: at.addingTimeInterval(86_400 * 365),
+                        elements: elements.map { DisclosedElement(namespace: mDL, identifier: $0, value: value) })
+    }
+
+    static func check(_ outcome: OutcomeEvent, _ golden: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let encoded = outcome.encoded()
+        #expect(encoded.json == golden, sourceLocation: sourceLocation)
+        #expect(outcome.jsonValue.jsonString() == golden, sourceLocation: sourceLocation)
+        #expect(try JSONParser().parse(golden) == outcome.jsonValue, sourceLocation: sourceLocation)
+        #expect(!encoded.hasClaims, sourceLocation: sourceLocation)
+    }
+
+    @Test func verifiedWithRetentionOfEveryKind() throws {
+        let requested = [
+            RequestedElement(namespace: Self.mDL, element: "family_name", retention: .mayStore(days: 30)),
+            RequestedElement(namespace: Self.mDL, element: "given_name", retention: .mayStore(days: nil)),
+            RequestedElement(namespace: Self.mDL, element: "birth_date", retention: .willNotStore),
+        ]
+        let result = Self.result(id: "req-1", tenant: "acme", flow: .appleWalletApp, report: Self.allPassed,
+                                 documents: [Self.document(elements: ["family_name", "given_name", "birth_date", "portrait"])],
+                                 requested: requested)
+        try Self.check(OutcomeEvent(result), #"{"data":{"checks":[{"name":"event.structure","status":"passed"},{"name":"event.tenant","status":"passed"},{"name":"payload.structure","status":"passed"},{"name":"decryption.key","status":"passed"},{"name":"decryption.transcript","status":"passed"},{"name":"decryption.open","status":"passed"},{"name":"response.documents","status":"passed"},{"name":"issuer.chain","status":"passed"},{"name":"issuer.certificate","status":"passed"},{"name":"issuer.signature","status":"passed"},{"name":"mso.structure","status":"passed"},{"name":"mso.doctype","status":"passed"},{"name":"mso.validity","status":"passed"},{"name":"mso.digests","status":"passed"},{"name":"device.authentication","status":"passed"},{"name":"request.age","status":"passed"},{"name":"request.nonce","status":"passed"}],"document":{"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=Test DS"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"}},"elements":[{"element":"family_name","namespace":"org.iso.18013.5.1","retention":{"days":30,"intent":"mayStore"}},{"element":"given_name","namespace":"org.iso.18013.5.1","retention":{"intent":"mayStore"}},{"element":"birth_date","namespace":"org.iso.18013.5.1","retention":{"intent":"willNotStore"}},{"element":"portrait","namespace":"org.iso.18013.5.1","retention":null}],"flow":"apple-wallet-app","reasons":[],"requestId":"req-1","tenant":"acme","verdict":"verified"},"datacontenttype":"application/json","id":"GOLDEN-ID","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-1","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#.replacingOccurrences(of: "GOLDEN-ID", with: OutcomeEvent.id(forRequest: "req-1")))
+    }
+
+    @Test func rejectedWithSeveralReasonsAndNulls() throws {
+        var report = CheckReport()
+        report.pass(.eventStructure)
+        report.fail(.msoValidity, .msoExpired, "MSO validUntil is before the verification time")
+        report.fail(.issuerChain, .issuerUntrusted, "no trusted root")
+        report.fail(.requestAge, .requestExpired, "request is 301 s old (limit 300 s)")
+        let result = Self.result(id: "req-2", tenant: nil, flow: nil, report: report,
+                                 documents: [DocumentSummary(docType: "x", issuerSubject: nil, issuerCountry: nil, signed: nil, validFrom: nil,
+                                                             validUntil: nil, elements: [])])
+        try Self.check(OutcomeEvent(result, source: "urn:test"), #"{"data":{"checks":[{"name":"event.structure","status":"passed"},{"name":"event.tenant","status":"skipped"},{"name":"payload.structure","status":"skipped"},{"name":"decryption.key","status":"skipped"},{"name":"decryption.transcript","status":"skipped"},{"name":"decryption.open","status":"skipped"},{"name":"response.documents","status":"skipped"},{"name":"issuer.chain","status":"failed"},{"name":"issuer.certificate","status":"skipped"},{"name":"issuer.signature","status":"skipped"},{"name":"mso.structure","status":"skipped"},{"name":"mso.doctype","status":"skipped"},{"name":"mso.validity","status":"failed"},{"name":"mso.digests","status":"skipped"},{"name":"device.authentication","status":"skipped"},{"name":"request.age","status":"failed"},{"name":"request.nonce","status":"skipped"}],"document":{"docType":"x","issuer":{"country":null,"subject":null},"mso":{"signed":null,"validFrom":null,"validUntil":null}},"elements":[],"flow":null,"reasons":[{"code":"issuer.untrusted","detail":"no trusted root"},{"code":"mso.expired","detail":"MSO validUntil is before the verification time"},{"code":"request.expired","detail":"request is 301 s old (limit 300 s)"}],"requestId":"req-2","tenant":null,"verdict":"rejected"},"datacontenttype":"application/json","id":"0fd9a1fc-4c10-86a7-b6ed-d9b51b1fa0ec","source":"urn:test","specversion":"1.0","subject":"req-2","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
+    }
+
+    @Test func noRequestAndNoDocument() throws {
+        var report = CheckReport()
+        report.fail(.eventStructure, .eventInvalid, "event is not a JSON object")
+        try Self.check(OutcomeEvent(Self.result(id: nil, tenant: nil, flow: nil, report: report)), #"{"data":{"checks":[{"name":"event.structure","status":"failed"},{"name":"event.tenant","status":"skipped"},{"name":"payload.structure","status":"skipped"},{"name":"decryption.key","status":"skipped"},{"name":"decryption.transcript","status":"skipped"},{"name":"decryption.open","status":"skipped"},{"name":"response.documents","status":"skipped"},{"name":"issuer.chain","status":"skipped"},{"name":"issuer.certificate","status":"skipped"},{"name":"issuer.signature","status":"skipped"},{"name":"mso.structure","status":"skipped"},{"name":"mso.doctype","status":"skipped"},{"name":"mso.validity","status":"skipped"},{"name":"mso.digests","status":"skipped"},{"name":"device.authentication","status":"skipped"},{"name":"request.age","status":"skipped"},{"name":"request.nonce","status":"skipped"}],"document":null,"elements":[],"flow":null,"reasons":[{"code":"event.invalid","detail":"event is not a JSON object"}],"requestId":"","tenant":null,"verdict":"rejected"},"datacontenttype":"application/json","id":"ad997981-d17b-881e-b6ed-1a68c191dec9","source":"urn:veridoc:verifier","specversion":"1.0","subject":"","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
+    }
+
+    /// Every escape JSON needs, text beyond ASCII (as UTF-8, never `\u`), and
+    /// `/` left alone, in long strings (the writer copies plain runs eight
+    /// bytes at a time) and short ones, at the start, middle and end.
+    @Test func textThatNeedsEscaping() throws {
+        var report = CheckReport()
+        report.pass(.eventStructure)
+        report.fail(.eventTenant, .eventUnknownTenant, "tenant \"Zoë\\Co\"\u{1}\u{1F}\u{7F} is not configured\t\r\n\u{8}\u{C}/é🙂")
+        let id = "\"id/with\\ëvery\u{0}thing\u{1F}🙂 and a long plain tail of ASCII\""
+        let result = Self.result(id: id, tenant: "tënant\n", flow: .isoDeviceResponse, report: report,
+                                 documents: [Self.document(subject: "CN=\"Ünïcode\" DS\\", elements: ["ä\"", "plain_but_longer_than_eight"])])
+        try Self.check(OutcomeEvent(result, source: "urn:x/\"y\""), #"{"data":{"checks":[{"name":"event.structure","status":"passed"},{"name":"event.tenant","status":"failed"},{"name":"payload.structure","status":"skipped"},{"name":"decryption.key","status":"skipped"},{"name":"decryption.transcript","status":"skipped"},{"name":"decryption.open","status":"skipped"},{"name":"response.documents","status":"skipped"},{"name":"issuer.chain","status":"skipped"},{"name":"issuer.certificate","status":"skipped"},{"name":"issuer.signature","status":"skipped"},{"name":"mso.structure","status":"skipped"},{"name":"mso.doctype","status":"skipped"},{"name":"mso.validity","status":"skipped"},{"name":"mso.digests","status":"skipped"},{"name":"device.authentication","status":"skipped"},{"name":"request.age","status":"skipped"},{"name":"request.nonce","status":"skipped"}],"document":{"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=\"Ünïcode\" DS\\"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"}},"elements":[{"element":"ä\"","namespace":"org.iso.18013.5.1","retention":null},{"element":"plain_but_longer_than_eight","namespace":"org.iso.18013.5.1","retention":null}],"flow":"iso-device-response","reasons":[{"code":"event.unknown_tenant","detail":"tenant \"Zoë\\Co\"\u0001\u001f\#u{7F} is not configured\t\r\n\b\f/é🙂"}],"requestId":"\"id/with\\ëvery\u0000thing\u001f🙂 and a long plain tail of ASCII\"","tenant":"tënant\n","verdict":"rejected"},"datacontenttype":"application/json","id":"19e2f129-f5ee-89a7-93a3-72da00b76266","source":"urn:x/\"y\"","specversion":"1.0","subject":"\"id/with\\ëvery\u0000thing\u001f🙂 and a long plain tail of ASCII\"","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
+    }
+
+    /// The sealed claims are fresh each time (a new HPKE ephemeral key), so
+    /// their two base64 values are pinned by shape and by opening them; every
+    /// other byte is pinned exactly.
+    @Test func withClaims() throws {
+        let requested = [RequestedElement(namespace: Self.mDL, element: "family_name", retention: .mayStore(days: 7))]
+        let result = Self.result(id: "req-3", tenant: "acme", flow: .appleWalletWeb, report: Self.allPassed,
+                                 documents: [Self.document(elements: ["family_name"])], requested: requested)
+        let recipient = try PrivateKey.generate(curve: .p256)
+        let encoded = OutcomeEvent(result, claimsRecipient: recipient.publicKey).encoded()
+        #expect(encoded.hasClaims)
+        let pattern = #/"claims":\{"ciphertext":"([A-Za-z0-9+/=]+)","contentType":"application/cbor","enc":"([A-Za-z0-9+/=]+)","suite":"DHKEM-P256-HKDF-SHA256/HKDF-SHA256/AES-128-GCM"\}/#
+        let match = try #require(encoded.json.firstMatch(of: pattern))
+        let plaintext = try OutcomeClaims.open(["ciphertext": String(match.1), "enc": String(match.2)], requestID: "req-3", recipient: recipient)
+        #expect(plaintext == OutcomeClaims.plaintext(of: result))
+        let pinned = encoded.json.replacingCharacters(in: match.range, with: #""claims":SEALED"#)
+        #expect(pinned == #"{"data":{"checks":[{"name":"event.structure","status":"passed"},{"name":"event.tenant","status":"passed"},{"name":"payload.structure","status":"passed"},{"name":"decryption.key","status":"passed"},{"name":"decryption.transcript","status":"passed"},{"name":"decryption.open","status":"passed"},{"name":"response.documents","status":"passed"},{"name":"issuer.chain","status":"passed"},{"name":"issuer.certificate","status":"passed"},{"name":"issuer.signature","status":"passed"},{"name":"mso.structure","status":"passed"},{"name":"mso.doctype","status":"passed"},{"name":"mso.validity","status":"passed"},{"name":"mso.digests","status":"passed"},{"name":"device.authentication","status":"passed"},{"name":"request.age","status":"passed"},{"name":"request.nonce","status":"passed"}],"claims":SEALED,"document":{"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=Test DS"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"}},"elements":[{"element":"family_name","namespace":"org.iso.18013.5.1","retention":{"days":7,"intent":"mayStore"}}],"flow":"apple-wallet-web","reasons":[],"requestId":"req-3","tenant":"acme","verdict":"verified"},"datacontenttype":"application/json","id":"327927e2-278b-8578-8cb0-fdd42c5a54c6","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-3","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
+    }
+}
