@@ -26,7 +26,7 @@ struct RecordIntake: Sendable {
         // A structured event in the common form, read in one pass. Every byte
         // of a record it reads was checked on the way (ASCII structure, text
         // checked as UTF-8, base64), so the UTF-8 check below would pass.
-        if specVersionHeader == nil, let request = parser.commonForm(record.value), request.id.utf8.count <= maxIDLength {
+        if specVersionHeader == nil, let request = parser.commonForm(record.value), isUsable(id: request.id) {
             return .event(.request(request))
         }
         guard isValidUTF8(record.value) else { return deadLetter(Cause.notUTF8) }
@@ -52,15 +52,20 @@ struct RecordIntake: Sendable {
             attributes = object
             data = object["data"]
         }
-        // The id is the key of every row and the outcome's subject: one PostgreSQL
-        // text cannot store (U+0000) would fail every batch the event is in.
-        guard let id = attributes["id"]?.stringValue, !id.isEmpty, id.utf8.count <= maxIDLength, !id.utf8.contains(0) else {
+        guard let id = attributes["id"]?.stringValue, isUsable(id: id) else {
             return deadLetter(Cause.noID)
         }
         switch parser.parse(attributes: attributes, data: data) {
         case .success(let request): return .event(.request(request))
         case .failure(let rejection): return .event(.invalid(rejection))
         }
+    }
+
+    /// Whether `id` can key the event's rows and be its outcome's subject. A
+    /// U+0000, which PostgreSQL text cannot store, would fail every batch the
+    /// event is in.
+    private func isUsable(id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= maxIDLength && !id.utf8.contains(0)
     }
 
     private func header(_ name: String, in record: KafkaMessage) -> String? {
