@@ -286,16 +286,11 @@ struct ResultStore {
     /// primary key for each of ~23 rows an event was an eighth of the batch's
     /// server time.
     private func elementStatement(_ items: [Decided]) throws -> PostgresStatement? {
-        var values = PostgresColumnValues(columns: Self.elementColumns.count)
-        for item in items {
-            if !item.nonceReused, let prepared = item.completion.prepared?.elements {
-                try values.append(contentsOf: prepared)
-            } else {
-                for row in retention.elementRows(for: item.result) { try values.append(row) }
-            }
+        let rows = items.flatMap { item in
+            (item.nonceReused ? nil : item.completion.prepared?.elements) ?? retention.elementRows(for: item.result)
         }
-        guard values.rowCount > 0 else { return nil }
-        return try .insertColumns(into: "elements", columns: Self.elementColumns, values: values)
+        guard !rows.isEmpty else { return nil }
+        return try .insertColumns(into: "elements", columns: Self.elementColumns, rows: rows)
     }
 
     /// The sealed values of the verified results among `items`.

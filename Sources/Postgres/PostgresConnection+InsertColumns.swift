@@ -38,16 +38,19 @@ extension PostgresConnection {
 
     /// The statement and its parameters (one array literal per column), for `insertColumns`.
     static func unnestInsert(into table: String, columns: [PostgresColumn], rows: [[PostgresValue]], suffix: String) throws(PostgresError) -> (String, [PostgresValue]) {
-        try unnestInsert(into: table, columns: columns, values: PostgresColumnValues(columns: columns.count, rows: rows), suffix: suffix)
-    }
-
-    static func unnestInsert(into table: String, columns: [PostgresColumn], values: PostgresColumnValues, suffix: String) throws(PostgresError) -> (String, [PostgresValue]) {
         guard !columns.isEmpty else { throw .client("insertColumns needs at least one column") }
         for column in columns where column.name.utf8.contains(0) || column.type.utf8.contains(0) {
             throw .client("a column name or type contains U+0000")
         }
-        guard values.columnCount == columns.count else {
-            throw .client("insertColumns rows of \(values.columnCount) values for \(columns.count) columns")
+        for (index, row) in rows.enumerated() where row.count != columns.count {
+            throw .client("insertColumns row \(index) has \(row.count) values for \(columns.count) columns")
+        }
+        var literals: [[UInt8]] = Array(repeating: [UInt8(ascii: "{")], count: columns.count)
+        for (rowIndex, row) in rows.enumerated() {
+            for (column, value) in row.enumerated() {
+                if rowIndex > 0 { literals[column].append(UInt8(ascii: ",")) }
+                try ArrayLiteral.append(value, to: &literals[column], number: column + 1)
+            }
         }
         // An array-typed column travels as text[] of its elements' literals and is cast per row;
         // any other as an array of its own type, read by that type's input function.
@@ -61,7 +64,12 @@ extension PostgresConnection {
         let sql = "INSERT INTO \(table) (" + columns.map { Self.quoteIdentifier($0.name) }.joined(separator: ", ") + ") SELECT "
             + selected.joined(separator: ", ") + " FROM unnest(" + arrays.joined(separator: ", ") + ") AS u("
             + (1...columns.count).map { "c\($0)" }.joined(separator: ", ") + ")" + (suffix.isEmpty ? "" : " " + suffix)
-        return (sql, values.parameters)
+        let parameters = literals.map { literal -> PostgresValue in
+            var literal = literal
+            literal.append(UInt8(ascii: "}"))
+            return .text(String(decoding: literal, as: UTF8.self))
+        }
+        return (sql, parameters)
     }
 }
 

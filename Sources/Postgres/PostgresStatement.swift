@@ -14,12 +14,6 @@ public struct PostgresStatement: Sendable {
         let (sql, parameters) = try PostgresConnection.unnestInsert(into: table, columns: columns, rows: rows, suffix: suffix)
         return PostgresStatement(sql, parameters)
     }
-
-    /// The same, from rows already encoded (`PostgresColumnValues`).
-    public static func insertColumns(into table: String, columns: [PostgresColumn], values: PostgresColumnValues, suffix: String = "") throws(PostgresError) -> PostgresStatement {
-        let (sql, parameters) = try PostgresConnection.unnestInsert(into: table, columns: columns, values: values, suffix: suffix)
-        return PostgresStatement(sql, parameters)
-    }
 }
 
 extension PostgresConnection {

@@ -9,42 +9,6 @@ struct InsertColumnsTests {
         .init("f", "boolean"), .init("ts", "timestamptz"), .init("a", "text[]"), .init("n", "text"),
     ]
 
-    /// Rows encoded ahead in parts and joined insert exactly what the same rows
-    /// insert in one call; a row that cannot be encoded leaves no trace.
-    @Test func rowsEncodedAheadAndJoinedInsertTheSameRows() throws {
-        try TestServer.withScratchSchema { connection, schema in
-            let create = "(k int PRIMARY KEY, t text, b bytea, i bigint, d double precision, f boolean, ts timestamptz, a text[], n text)"
-            try connection.executeScript("CREATE TABLE \(schema).joined \(create); CREATE TABLE \(schema).whole \(create)")
-            let rows: [[PostgresValue]] = (1...6).map { (k: Int) -> [PostgresValue] in
-                let last: PostgresValue = k == 3 ? .null : .text("NULL")
-                let time = Date(timeIntervalSince1970: Double(k) * 1e8)
-                return [.int(Int64(k)), .text("row \"\(k)\", {x}"), .bytes([UInt8(k), 0]), .int(Int64(k) << 40), .double(Double(k) / 3),
-                        .bool(k.isMultiple(of: 2)), .timestamp(time), .textArray(["a\(k)", ""]), last]
-            }
-            var first = try PostgresColumnValues(columns: Self.columns.count, rows: Array(rows[..<2]))
-            var second = PostgresColumnValues(columns: Self.columns.count)
-            // Refused whole: the NUL is in the last column, after eight were encoded.
-            var poisoned = rows[2]
-            poisoned[8] = .text("a\u{0}b")
-            #expect(throws: PostgresError.self) { try second.append(poisoned) }
-            #expect(throws: PostgresError.self) { try second.append(Array(rows[2].dropLast())) }
-            for row in rows[2...] { try second.append(row) }
-            #expect(throws: PostgresError.self) { try first.append(contentsOf: PostgresColumnValues(columns: 2)) }
-            try first.append(contentsOf: PostgresColumnValues(columns: Self.columns.count))
-            try first.append(contentsOf: second)
-            #expect(first.rowCount == rows.count)
-
-            let joined = try connection.pipeline([try .insertColumns(into: "\(schema).joined", columns: Self.columns, values: first)])
-            #expect(joined.first?.affectedRows == rows.count)
-            try connection.insertColumns(into: "\(schema).whole", columns: Self.columns, rows: rows)
-            let differences = try connection.execute("""
-                SELECT count(*) AS n FROM ((TABLE \(schema).joined EXCEPT TABLE \(schema).whole)
-                                           UNION ALL (TABLE \(schema).whole EXCEPT TABLE \(schema).joined)) AS d
-                """)
-            #expect(differences.int(0, "n") == 0)
-        }
-    }
-
     @Test func everyValueArrivesAsAParameterWouldHaveSentIt() throws {
         try TestServer.withScratchSchema { connection, schema in
             let create = "(k int PRIMARY KEY, t text, b bytea, i bigint, d double precision, f boolean, ts timestamptz, a text[], n text)"
