@@ -26,11 +26,8 @@ struct EventCommonForm {
         private static let table = allCases.map { ($0.name, $0) }
 
         init?(_ key: UnsafeBufferPointer<UInt8>) {
-            for (name, found) in Self.table where same(key, name) {
-                self = found
-                return
-            }
-            return nil
+            guard let found = entry(named: key, in: Self.table) else { return nil }
+            self = found
         }
 
         var name: StaticString {
@@ -54,11 +51,8 @@ struct EventCommonForm {
         private static let table = allCases.map { ($0.name, $0) }
 
         init?(_ key: UnsafeBufferPointer<UInt8>) {
-            for (name, found) in Self.table where same(key, name) {
-                self = found
-                return
-            }
-            return nil
+            guard let found = entry(named: key, in: Self.table) else { return nil }
+            self = found
         }
 
         var name: StaticString {
@@ -299,6 +293,12 @@ struct EventCommonForm {
 }
 
 /// Whether `bytes` are exactly the literal's bytes.
+/// The entry of `table` whose name is `key`'s bytes.
+private func entry<Entry>(named key: UnsafeBufferPointer<UInt8>, in table: [(StaticString, Entry)]) -> Entry? {
+    for (name, entry) in table where same(key, name) { return entry }
+    return nil
+}
+
 private func same(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
     bytes.count == literal.utf8CodeUnitCount && bytes.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
 }
