@@ -32,8 +32,7 @@ extension PostgresConnection {
     /// `.bytes` values travel hex-encoded; `.textArray` values only into array columns.
     @discardableResult
     public func insertColumns(into table: String, columns: [PostgresColumn], rows: [[PostgresValue]], suffix: String = "") throws(PostgresError) -> PostgresResult {
-        let (sql, parameters) = try Self.unnestInsert(into: table, columns: columns, rows: rows, suffix: suffix)
-        return try execute(sql, parameters)
+        try execute(try PostgresStatement.insertColumns(into: table, columns: columns, rows: rows, suffix: suffix))
     }
 
     /// The statement and its parameters (one array literal per column), for `insertColumns`.
