@@ -44,12 +44,13 @@ final class Persister: @unchecked Sendable {
         self.onCommitted = onCommitted
     }
 
-    func start() {
+    /// `index` tells the group's threads apart (`vd-persist-0`, …).
+    func start(index: Int = 0) {
         let thread = Thread { [unowned self] in
-            nameCurrentThreadForOS("vd-persist")
+            nameCurrentThreadForOS("vd-persist-\(index)")
             self.run()
         }
-        thread.name = "veridoc-persist"
+        thread.name = "veridoc-persist-\(index)"
         self.thread = thread
         thread.start()
     }
