@@ -29,6 +29,15 @@ public enum HashAlgorithm: String, Sendable, CaseIterable {
         return out
     }
 
+    /// The shim's name for the hash (its output length in bits).
+    var bits: Int32 {
+        switch self {
+        case .sha256: 256
+        case .sha384: 384
+        case .sha512: 512
+        }
+    }
+
     var evpMD: OpaquePointer {
         switch self {
         case .sha256: Algorithms.sha256.pointer
