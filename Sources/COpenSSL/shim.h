@@ -99,6 +99,26 @@ static inline int veridoc_ecdh(unsigned char *out, size_t out_length, const EC_K
     return ECDH_compute_key(out, out_length, point, own, NULL);
 }
 
+/* ECDH with a peer point used once (HPKE's encapsulated key): the SEC 1
+ * point is decoded straight onto `own`'s group, with no EC_KEY (which would
+ * copy the group) around it. Bytes written, -2 if the bytes are not a point
+ * of the group (EC_POINT_oct2point checks that it is on the curve), -1 on
+ * any other failure. */
+static inline int veridoc_ecdh_with_point(unsigned char *out, size_t out_length,
+                                          const unsigned char *point, size_t point_length, const EC_KEY *own) {
+    const EC_GROUP *group = EC_KEY_get0_group(own);
+    if (group == NULL) return -1;
+    EC_POINT *peer = EC_POINT_new(group);
+    if (peer == NULL) return -1;
+    if (EC_POINT_oct2point(group, peer, point, point_length, NULL) != 1) {
+        EC_POINT_free(peer);
+        return -2;
+    }
+    int written = ECDH_compute_key(out, out_length, peer, own, NULL);
+    EC_POINT_free(peer);
+    return written;
+}
+
 /*
  * SHA-2, HMAC (RFC 2104) and HKDF-Expand (RFC 5869) on OpenSSL's SHA-2 block
  * functions, deprecated since 3.0 but present throughout 3.x. Through EVP each
