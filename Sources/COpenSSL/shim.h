@@ -21,6 +21,8 @@
 #include <openssl/objects.h>
 #include <openssl/obj_mac.h>
 #include <openssl/bio.h>
+#include <openssl/sha.h>
+#include <string.h>
 
 /*
  * OSSL_PARAM keeps the `const char *` key it is given. String macros import
@@ -95,6 +97,148 @@ static inline int veridoc_ecdh(unsigned char *out, size_t out_length, const EC_K
     const EC_POINT *point = EC_KEY_get0_public_key(peer);
     if (point == NULL) return -1;
     return ECDH_compute_key(out, out_length, point, own, NULL);
+}
+
+/* ECDH with a peer point used once (HPKE's encapsulated key): the SEC 1
+ * point is decoded straight onto `own`'s group, with no EC_KEY (which would
+ * copy the group) around it. Bytes written, -2 if the bytes are not a point
+ * of the group (EC_POINT_oct2point checks that it is on the curve), -1 on
+ * any other failure. */
+static inline int veridoc_ecdh_with_point(unsigned char *out, size_t out_length,
+                                          const unsigned char *point, size_t point_length, const EC_KEY *own) {
+    const EC_GROUP *group = EC_KEY_get0_group(own);
+    if (group == NULL) return -1;
+    EC_POINT *peer = EC_POINT_new(group);
+    if (peer == NULL) return -1;
+    if (EC_POINT_oct2point(group, peer, point, point_length, NULL) != 1) {
+        EC_POINT_free(peer);
+        return -2;
+    }
+    int written = ECDH_compute_key(out, out_length, peer, own, NULL);
+    EC_POINT_free(peer);
+    return written;
+}
+
+/*
+ * SHA-2, HMAC (RFC 2104) and HKDF-Expand (RFC 5869) on OpenSSL's SHA-2 block
+ * functions, deprecated since 3.0 but present throughout 3.x. Through EVP each
+ * digest allocated and initialised a provider context, and each HMAC copied
+ * and re-keyed three digest contexts: for the 32–200-byte inputs of a value
+ * digest or an HPKE key schedule that cost several times the hashing itself.
+ * Everything here lives on the caller's stack; keyed states and intermediate
+ * blocks are cleansed before returning. `bits` is 256, 384 or 512.
+ */
+typedef union {
+    SHA256_CTX sha256;
+    SHA512_CTX sha512; /* also SHA-384 */
+} veridoc_sha2_ctx;
+
+/* An HMAC key: the hash states after absorbing key ⊕ ipad and key ⊕ opad. */
+typedef struct {
+    veridoc_sha2_ctx inner;
+    veridoc_sha2_ctx outer;
+    int bits;
+} veridoc_hmac_key;
+
+static inline int veridoc_sha2_init(veridoc_sha2_ctx *c, int bits) {
+    switch (bits) {
+    case 256: return SHA256_Init(&c->sha256);
+    case 384: return SHA384_Init(&c->sha512);
+    case 512: return SHA512_Init(&c->sha512);
+    default: return 0;
+    }
+}
+
+static inline int veridoc_sha2_update(veridoc_sha2_ctx *c, int bits, const void *data, size_t length) {
+    if (length == 0) return 1;
+    return bits == 256 ? SHA256_Update(&c->sha256, data, length) : SHA512_Update(&c->sha512, data, length);
+}
+
+static inline int veridoc_sha2_final(veridoc_sha2_ctx *c, int bits, unsigned char *out) {
+    switch (bits) {
+    case 256: return SHA256_Final(out, &c->sha256);
+    case 384: return SHA384_Final(out, &c->sha512);
+    case 512: return SHA512_Final(out, &c->sha512);
+    default: return 0;
+    }
+}
+
+/* The digest of public data into `out` (bits / 8 bytes): 1 on success. */
+static inline int veridoc_sha2(int bits, const void *data, size_t length, unsigned char *out) {
+    veridoc_sha2_ctx c;
+    return veridoc_sha2_init(&c, bits) && veridoc_sha2_update(&c, bits, data, length) && veridoc_sha2_final(&c, bits, out);
+}
+
+static inline int veridoc_hmac_key_init(veridoc_hmac_key *k, int bits, const unsigned char *key, size_t length) {
+    unsigned char block[128];
+    size_t block_length = bits == 256 ? 64 : 128;
+    int ok = 1;
+    memset(block, 0, sizeof block);
+    k->bits = bits;
+    if (length > block_length) {
+        veridoc_sha2_ctx c;
+        ok = veridoc_sha2_init(&c, bits) && veridoc_sha2_update(&c, bits, key, length) && veridoc_sha2_final(&c, bits, block);
+        OPENSSL_cleanse(&c, sizeof c);
+    } else if (length > 0) {
+        memcpy(block, key, length);
+    }
+    for (size_t i = 0; i < block_length; i++) block[i] ^= 0x36;
+    ok = ok && veridoc_sha2_init(&k->inner, bits) && veridoc_sha2_update(&k->inner, bits, block, block_length);
+    for (size_t i = 0; i < block_length; i++) block[i] ^= 0x36 ^ 0x5c;
+    ok = ok && veridoc_sha2_init(&k->outer, bits) && veridoc_sha2_update(&k->outer, bits, block, block_length);
+    OPENSSL_cleanse(block, sizeof block);
+    return ok;
+}
+
+/* Completes a MAC begun as a copy of k->inner: out = H(outer ‖ H(inner ‖ data)). */
+static inline int veridoc_hmac_finish(const veridoc_hmac_key *k, veridoc_sha2_ctx *work, unsigned char *out) {
+    unsigned char inner[64];
+    int ok = veridoc_sha2_final(work, k->bits, inner);
+    *work = k->outer;
+    ok = ok && veridoc_sha2_update(work, k->bits, inner, (size_t)k->bits / 8) && veridoc_sha2_final(work, k->bits, out);
+    OPENSSL_cleanse(inner, sizeof inner);
+    return ok;
+}
+
+/* HMAC into `out` (bits / 8 bytes): 1 on success. */
+static inline int veridoc_hmac(int bits, const unsigned char *key, size_t key_length,
+                               const void *data, size_t data_length, unsigned char *out) {
+    veridoc_hmac_key k;
+    veridoc_sha2_ctx work;
+    int ok = veridoc_hmac_key_init(&k, bits, key, key_length);
+    work = k.inner;
+    ok = ok && veridoc_sha2_update(&work, bits, data, data_length) && veridoc_hmac_finish(&k, &work, out);
+    OPENSSL_cleanse(&work, sizeof work);
+    OPENSSL_cleanse(&k, sizeof k);
+    return ok;
+}
+
+/* HKDF-Expand: T(1) ‖ T(2) ‖ … truncated to out_length (≤ 255 · bits / 8,
+ * checked by the caller), keying HMAC with the PRK once for every block. */
+static inline int veridoc_hkdf_expand(int bits, const unsigned char *prk, size_t prk_length,
+                                      const unsigned char *info, size_t info_length,
+                                      unsigned char *out, size_t out_length) {
+    veridoc_hmac_key k;
+    veridoc_sha2_ctx work;
+    unsigned char block[64];
+    size_t hash_length = (size_t)bits / 8, done = 0;
+    unsigned char counter = 1;
+    int ok = veridoc_hmac_key_init(&k, bits, prk, prk_length);
+    while (ok && done < out_length) {
+        size_t n = out_length - done < hash_length ? out_length - done : hash_length;
+        work = k.inner;
+        ok = (done == 0 || veridoc_sha2_update(&work, bits, block, hash_length))
+            && veridoc_sha2_update(&work, bits, info, info_length)
+            && veridoc_sha2_update(&work, bits, &counter, 1)
+            && veridoc_hmac_finish(&k, &work, block);
+        if (ok) memcpy(out + done, block, n);
+        done += n;
+        counter++;
+    }
+    OPENSSL_cleanse(block, sizeof block);
+    OPENSSL_cleanse(&work, sizeof work);
+    OPENSSL_cleanse(&k, sizeof k);
+    return ok;
 }
 
 #pragma GCC diagnostic pop

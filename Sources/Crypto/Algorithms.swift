@@ -21,8 +21,6 @@ enum Algorithms {
     static let sha384 = digest("SHA2-384", fallback: EVP_sha384())
     static let sha512 = digest("SHA2-512", fallback: EVP_sha512())
 
-    static let hmac: FetchedAlgorithm? = EVP_MAC_fetch(nil, "HMAC", nil).map(FetchedAlgorithm.init)
-
     static let aes128GCM = cipher("AES-128-GCM", fallback: EVP_aes_128_gcm())
     static let aes256GCM = cipher("AES-256-GCM", fallback: EVP_aes_256_gcm())
 

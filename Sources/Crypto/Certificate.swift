@@ -56,7 +56,7 @@ public struct Certificate: Sendable, Hashable {
         else { throw .malformedEncoding("certificate validity dates") }
         self.handle = handle
         self.der = bytes
-        self.sha256Fingerprint = try sha256(bytes)
+        self.sha256Fingerprint = sha256(bytes)
     }
 
     /// Every `CERTIFICATE` block of `pem`, in order. Blocks of other types (a
@@ -258,15 +258,6 @@ func asn1StringBytes(_ string: UnsafePointer<ASN1_STRING>) -> [UInt8] {
     let length = Int(ASN1_STRING_length(string))
     guard length > 0, let data = ASN1_STRING_get0_data(string) else { return [] }
     return Array(UnsafeBufferPointer(start: data, count: length))
-}
-
-func sha256(_ bytes: [UInt8]) throws(CryptoError) -> [UInt8] {
-    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    guard EVP_Digest(bytes, bytes.count, &digest, &length, EVP_sha256(), nil) == 1 else {
-        throw .openSSL(lastOpenSSLError())
-    }
-    return Array(digest.prefix(Int(length)))
 }
 
 /// Converts UTCTime / GeneralizedTime; computed by hand (days from the civil

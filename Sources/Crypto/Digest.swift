@@ -15,18 +15,40 @@ public enum HashAlgorithm: String, Sendable, CaseIterable {
         }
     }
 
+    /// The digest of `data`. Computed on OpenSSL's SHA-2 block functions on
+    /// the stack: `EVP_Digest` allocated, initialised and freed a provider
+    /// context for each of the many small IssuerSignedItems of an event.
     public func hash(_ data: some Collection<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: byteCount)
-        var written: UInt32 = 0
-        let ok = withContiguousBytes(data) { bytes, count in
-            EVP_Digest(bytes, count, &out, &written, evpMD, nil)
+        withContiguousBytes(data) { bytes, count in hash(bytes, count) }
+    }
+
+    /// The common argument types without the generic dispatch.
+    public func hash(_ data: [UInt8]) -> [UInt8] {
+        data.withUnsafeBufferPointer { hash($0.baseAddress, $0.count) }
+    }
+
+    public func hash(_ data: ArraySlice<UInt8>) -> [UInt8] {
+        data.withUnsafeBufferPointer { hash($0.baseAddress, $0.count) }
+    }
+
+    private func hash(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialized in
+            // SHA-2 on a memory buffer cannot fail; a wrong digest would
+            // silently break every check above us, so stop instead.
+            guard veridoc_sha2(bits, bytes, count, buffer.baseAddress) == 1 else {
+                fatalError("SHA-2 failed: \(lastOpenSSLError())")
+            }
+            initialized = byteCount
         }
-        // EVP_Digest only fails on allocation failure or a broken provider;
-        // returning a wrong digest would silently break every check above us.
-        guard ok == 1, Int(written) == byteCount else {
-            fatalError("EVP_Digest failed: \(lastOpenSSLError())")
+    }
+
+    /// The shim's name for the hash (its output length in bits).
+    var bits: Int32 {
+        switch self {
+        case .sha256: 256
+        case .sha384: 384
+        case .sha512: 512
         }
-        return out
     }
 
     var evpMD: OpaquePointer {
@@ -40,5 +62,13 @@ public enum HashAlgorithm: String, Sendable, CaseIterable {
 
 /// SHA-256, the hash behind most mdoc digests and transcript hashes.
 public func sha256(_ data: some Collection<UInt8>) -> [UInt8] {
+    HashAlgorithm.sha256.hash(data)
+}
+
+public func sha256(_ data: [UInt8]) -> [UInt8] {
+    HashAlgorithm.sha256.hash(data)
+}
+
+public func sha256(_ data: ArraySlice<UInt8>) -> [UInt8] {
     HashAlgorithm.sha256.hash(data)
 }

@@ -42,7 +42,7 @@ final class OwnedECKey: @unchecked Sendable {
         let result = signature.withUnsafeBufferPointer { raw in
             veridoc_ecdsa_verify(digest, Int32(digest.count), raw.baseAddress, raw.baseAddress! + width, Int32(width), pointer)
         }
-        ERR_clear_error()
+        clearOpenSSLErrors()
         return result == 1
     }
 

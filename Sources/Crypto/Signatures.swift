@@ -5,7 +5,7 @@ extension PublicKey {
     /// EC keys, the 64-byte signature for Ed25519 (where `hash` is ignored,
     /// because EdDSA fixes its own hash). Malformed signatures are simply invalid.
     public func isValidSignature(_ signature: [UInt8], for data: some Collection<UInt8>, hash: HashAlgorithm) -> Bool {
-        defer { ERR_clear_error() }
+        defer { clearOpenSSLErrors() }
         switch type {
         case .ec(let curve):
             guard let ec else { return false }

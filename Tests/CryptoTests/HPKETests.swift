@@ -1,4 +1,5 @@
 import Crypto
+import Dispatch
 import Testing
 
 /// Behaviour of the HPKE composition that needs no external vectors.
@@ -90,5 +91,53 @@ import Testing
         let first = try HPKE.deriveKeyPair(inputKeyMaterial: ikm)
         #expect(first.publicKey.uncompressedPoint == (try HPKE.deriveKeyPair(inputKeyMaterial: ikm)).publicKey.uncompressedPoint)
         #expect(first.type == .ec(.p256))
+    }
+
+    /// Failures (a wrong tag, a point off the curve, a coordinate ≥ p) leave
+    /// nothing behind for the next open on the same thread, and tampering is
+    /// still caught after many successful opens.
+    @Test func failuresDoNotPoisonLaterOpens() throws {
+        let recipient = try PrivateKey.generate(curve: .p256)
+        let (enc, ciphertext) = try HPKE.seal(Self.plaintext, info: Self.info, recipient: recipient.publicKey)
+        var tampered = ciphertext
+        tampered[tampered.count - 1] ^= 0x80
+        var offCurve = enc
+        offCurve[64] ^= 0x01
+        let beyondP = [0x04] + [UInt8](repeating: 0xff, count: 32) + enc[33...]
+        for _ in 0..<50 {
+            #expect(throws: CryptoError.authenticationFailed) {
+                try HPKE.open(tampered, encapsulatedKey: enc, info: Self.info, recipient: recipient)
+            }
+            #expect(try HPKE.open(ciphertext, encapsulatedKey: enc, info: Self.info, recipient: recipient) == Self.plaintext)
+            #expect(throws: CryptoError.pointNotOnCurve) {
+                try HPKE.open(ciphertext, encapsulatedKey: offCurve, info: Self.info, recipient: recipient)
+            }
+            #expect(throws: CryptoError.pointNotOnCurve) {
+                try HPKE.open(ciphertext, encapsulatedKey: beyondP, info: Self.info, recipient: recipient)
+            }
+            #expect(try HPKE.open(ciphertext, encapsulatedKey: enc, info: Self.info, recipient: recipient) == Self.plaintext)
+        }
+    }
+
+    /// Opens on many threads at once, with failures interleaved, get exactly
+    /// what a single thread gets.
+    @Test func concurrentOpensAgreeWithSequentialOnes() throws {
+        let recipient = try PrivateKey.generate(curve: .p256)
+        let messages = (0..<16).map { index in [UInt8](repeating: UInt8(index), count: 100 * index) }
+        let sealed = try messages.map { try HPKE.seal($0, info: Self.info + [UInt8($0.count & 0xff)], recipient: recipient.publicKey) }
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for round in 0..<40 {
+                let index = (round + thread) % messages.count
+                let info = Self.info + [UInt8(messages[index].count & 0xff)]
+                if (round + thread) % 3 == 0 {
+                    var bad = sealed[index].ciphertext
+                    bad[0] ^= 1
+                    #expect(throws: CryptoError.authenticationFailed) {
+                        try HPKE.open(bad, encapsulatedKey: sealed[index].encapsulatedKey, info: info, recipient: recipient)
+                    }
+                }
+                #expect((try? HPKE.open(sealed[index].ciphertext, encapsulatedKey: sealed[index].encapsulatedKey, info: info, recipient: recipient)) == messages[index])
+            }
+        }
     }
 }

@@ -63,6 +63,26 @@ import Testing
         }
     }
 
+    /// Rejections (which may leave OpenSSL errors queued) and acceptances
+    /// alternate on one thread without either changing the other's answer.
+    @Test func rejectionsDoNotAffectLaterVerifications() throws {
+        let key = try PrivateKey.generate(curve: .p256)
+        let signature = try key.signature(for: Self.message, hash: .sha256)
+        let ones = [UInt8](repeating: 0xff, count: 32)
+        var flipped = signature
+        flipped[5] ^= 1
+        let offCurve = try PrivateKey.generate(curve: .p256).publicKey.uncompressedPoint!
+        for _ in 0..<50 {
+            #expect(!key.publicKey.isValidSignature(ones + ones, for: Self.message, hash: .sha256))
+            #expect(key.publicKey.isValidSignature(signature, for: Self.message, hash: .sha256))
+            #expect(!key.publicKey.isValidSignature(flipped, for: Self.message, hash: .sha256))
+            #expect(throws: CryptoError.pointNotOnCurve) {
+                try PublicKey(curve: .p256, uncompressedPoint: Array(offCurve.dropLast()) + [offCurve.last! ^ 1])
+            }
+            #expect(key.publicKey.isValidSignature(signature, for: Self.message[...], hash: .sha256))
+        }
+    }
+
     private func expectRejectsCorruptions(of signature: [UInt8], by key: PublicKey, other: PublicKey, hash: HashAlgorithm) {
         #expect(!other.isValidSignature(signature, for: Self.message, hash: hash), "wrong key")
         var flipped = signature
