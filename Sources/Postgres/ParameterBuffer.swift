@@ -42,6 +42,41 @@ struct ParameterBuffer {
         }
     }
 
+    /// A buffer for parameters that `appendEncoded` lays out one by one
+    /// (`insertColumns`'s arrays), with room for `capacity` bytes of them.
+    init(parameters: Int, capacity: Int) {
+        types.reserveCapacity(parameters)
+        lengths.reserveCapacity(parameters)
+        formats.reserveCapacity(parameters)
+        starts.reserveCapacity(parameters)
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends parameter `number` (its position, for messages), which `write`
+    /// produces in place at the end of the buffer, so a large array parameter
+    /// is never built separately and copied. Binary: its length is what `write`
+    /// appended. Text: a C string, so `write` must not append a NUL.
+    mutating func appendEncoded(type: Oid, binary: Bool, number: Int,
+                                _ write: (inout [UInt8]) throws(PostgresError) -> Void) throws(PostgresError) {
+        guard count < Self.maximumCount else {
+            throw .client("\(count + 1) parameters; the protocol allows at most \(Self.maximumCount) per statement")
+        }
+        let start = bytes.count
+        do throws(PostgresError) {
+            try write(&bytes)
+        } catch {
+            bytes.removeSubrange(start...)
+            throw error
+        }
+        let length = bytes.count - start
+        guard length <= Int(Int32.max) else {
+            bytes.removeSubrange(start...)
+            throw .client("parameter $\(number) is larger than 2 GiB")
+        }
+        bytes.append(0)
+        types.append(type); lengths.append(binary ? Int32(length) : 0); formats.append(binary ? 1 : 0); starts.append(start)
+    }
+
     private mutating func append(_ value: PostgresValue, number: Int) throws(PostgresError) {
         switch value {
         case .null:

@@ -1,3 +1,4 @@
+import CLibPQ
 import Foundation
 
 /// One column of `insertColumns`: its name and its SQL type as the table
@@ -21,54 +22,292 @@ extension PostgresConnection {
     /// so the server parses and plans a few hundred bytes instead of a VALUES
     /// list with a parameter per value (for 7,000 rows × 9 columns that
     /// parsing, binding and setting up was more than a third of the insert),
-    /// and there is no 65,535-parameter limit to chunk around. The values are
-    /// read with the same input functions as separate parameters.
+    /// and there is no 65,535-parameter limit to chunk around.
+    ///
+    /// Columns of the types `ArrayElement` knows travel as binary arrays, read
+    /// by the element type's receive function; parsing text array literals
+    /// (`array_in` and an input function per element) was a fifth of the
+    /// server's CPU under load. Any other column, or one holding a value its
+    /// binary form cannot carry (`.int` into `text`), goes as a text array
+    /// literal read with the same input functions as a separate parameter.
     ///
     /// - `table` is SQL, not data (as for `insertRows`); column names are quoted here;
     ///   column types are SQL, spelled as in the table (they become casts).
     /// - `suffix` follows the statement, e.g. `ON CONFLICT DO NOTHING RETURNING id`.
     ///
     /// Returns the result (`affectedRows`, and rows of a RETURNING suffix).
-    /// `.bytes` values travel hex-encoded; `.textArray` values only into array columns.
+    /// `.textArray` values only into array columns.
     @discardableResult
     public func insertColumns(into table: String, columns: [PostgresColumn], rows: [[PostgresValue]], suffix: String = "") throws(PostgresError) -> PostgresResult {
         try execute(try PostgresStatement.insertColumns(into: table, columns: columns, rows: rows, suffix: suffix))
     }
 
-    /// The statement and its parameters (one array literal per column), for `insertColumns`.
-    static func unnestInsert(into table: String, columns: [PostgresColumn], rows: [[PostgresValue]], suffix: String) throws(PostgresError) -> (String, [PostgresValue]) {
+    /// The statement and its parameters (one array per column), for `insertColumns`.
+    static func unnestInsert(into table: String, columns: [PostgresColumn], rows: [[PostgresValue]], suffix: String) throws(PostgresError) -> (String, ParameterBuffer) {
         guard !columns.isEmpty else { throw .client("insertColumns needs at least one column") }
+        guard columns.count <= ParameterBuffer.maximumCount else {
+            throw .client("insertColumns with \(columns.count) columns exceeds the \(ParameterBuffer.maximumCount)-parameter limit")
+        }
         for column in columns where column.name.utf8.contains(0) || column.type.utf8.contains(0) {
             throw .client("a column name or type contains U+0000")
         }
         for (index, row) in rows.enumerated() where row.count != columns.count {
             throw .client("insertColumns row \(index) has \(row.count) values for \(columns.count) columns")
         }
-        var literals: [[UInt8]] = Array(repeating: [UInt8(ascii: "{")], count: columns.count)
-        for (rowIndex, row) in rows.enumerated() {
-            for (column, value) in row.enumerated() {
-                if rowIndex > 0 { literals[column].append(UInt8(ascii: ",")) }
-                try ArrayLiteral.append(value, to: &literals[column], number: column + 1)
+        // Which columns can go in binary, and about how many bytes all of them take,
+        // so the values land in one allocation.
+        var elements: [ArrayElement?] = []
+        var capacity = 0
+        for (column, declared) in columns.enumerated() {
+            var element = ArrayElement(sqlType: declared.type)
+            var size = 20
+            for row in rows {
+                let value = row[column]
+                if let known = element, !known.carries(value) { element = nil }
+                size += ArrayElement.sizeHint(value)
+            }
+            elements.append(element)
+            capacity += size + 1
+        }
+        var buffer = ParameterBuffer(parameters: columns.count, capacity: capacity)
+        for (column, element) in elements.enumerated() {
+            let number = column + 1
+            if let element {
+                try buffer.appendEncoded(type: element.arrayOID, binary: true, number: number) { out throws(PostgresError) in
+                    try element.appendArray(rows, column: column, to: &out, number: number)
+                }
+            } else {
+                // Type OID 0 ("unknown"), as a `.text` parameter: the cast in the statement decides the type.
+                try buffer.appendEncoded(type: 0, binary: false, number: number) { out throws(PostgresError) in
+                    out.append(UInt8(ascii: "{"))
+                    for (index, row) in rows.enumerated() {
+                        if index > 0 { out.append(UInt8(ascii: ",")) }
+                        try ArrayLiteral.append(row[column], to: &out, number: number)
+                    }
+                    out.append(UInt8(ascii: "}"))
+                }
             }
         }
         // An array-typed column travels as text[] of its elements' literals and is cast per row;
-        // any other as an array of its own type, read by that type's input function.
+        // any other as an array of its own type.
         var selected: [String] = []
         var arrays: [String] = []
         for (index, column) in columns.enumerated() {
-            let isArray = column.type.hasSuffix("]")
+            let isArray = ArrayElement.isArrayType(column.type)
             arrays.append("$\(index + 1)::" + (isArray ? "text[]" : column.type + "[]"))
             selected.append(isArray ? "CAST(u.c\(index + 1) AS \(column.type))" : "u.c\(index + 1)")
         }
         let sql = "INSERT INTO \(table) (" + columns.map { Self.quoteIdentifier($0.name) }.joined(separator: ", ") + ") SELECT "
             + selected.joined(separator: ", ") + " FROM unnest(" + arrays.joined(separator: ", ") + ") AS u("
             + (1...columns.count).map { "c\($0)" }.joined(separator: ", ") + ")" + (suffix.isEmpty ? "" : " " + suffix)
-        let parameters = literals.map { literal -> PostgresValue in
-            var literal = literal
-            literal.append(UInt8(ascii: "}"))
-            return .text(String(decoding: literal, as: UTF8.self))
+        return (sql, buffer)
+    }
+}
+
+/// An element type whose one-dimensional arrays `insertColumns` sends in
+/// binary format (`array_send`'s layout, read by `array_recv`), with its type
+/// OIDs from pg_type.dat (stable across PostgreSQL versions).
+enum ArrayElement: Equatable {
+    case text, bytea, bool, int2, int4, int8, float8, timestamptz
+    /// An array-typed column (`text[]`, `integer[]`, …): text[] whose elements
+    /// are each row's array literal, cast to the column's type per row.
+    case arrayLiteral
+
+    /// The element type `sqlType` names in one of PostgreSQL's usual spellings
+    /// (any case); nil for other types, which then travel as text literals.
+    init?(sqlType: String) {
+        if Self.isArrayType(sqlType) { self = .arrayLiteral; return }
+        let words = sqlType.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).joined(separator: " ")
+        switch words {
+        case "text": self = .text
+        case "bytea": self = .bytea
+        case "boolean", "bool": self = .bool
+        case "smallint", "int2": self = .int2
+        case "integer", "int", "int4": self = .int4
+        case "bigint", "int8": self = .int8
+        case "double precision", "float8": self = .float8
+        case "timestamptz", "timestamp with time zone": self = .timestamptz
+        default: return nil
         }
-        return (sql, parameters)
+    }
+
+    static func isArrayType(_ sqlType: String) -> Bool { sqlType.hasSuffix("]") }
+
+    var elementOID: Oid {
+        switch self {
+        case .bool: 16
+        case .bytea: 17
+        case .int8: 20
+        case .int2: 21
+        case .int4: 23
+        case .text, .arrayLiteral: 25
+        case .float8: 701
+        case .timestamptz: 1184
+        }
+    }
+
+    var arrayOID: Oid {
+        switch self {
+        case .bool: 1000
+        case .bytea: 1001
+        case .int2: 1005
+        case .int4: 1007
+        case .text, .arrayLiteral: 1009
+        case .int8: 1016
+        case .float8: 1022
+        case .timestamptz: 1185
+        }
+    }
+
+    /// Whether `value` has a binary form of this type that the server would
+    /// store as it stores the value's text form. Anything else (`.int` into a
+    /// text or float column, a `.text` date) makes the column go as text, so
+    /// the server converts it exactly as before.
+    func carries(_ value: PostgresValue) -> Bool {
+        switch (self, value) {
+        case (_, .null), (.text, .text), (.bytea, .bytes), (.bool, .bool), (.int2, .int), (.int4, .int), (.int8, .int),
+             (.float8, .double), (.timestamptz, .timestamp), (.arrayLiteral, .text), (.arrayLiteral, .textArray):
+            true
+        case (.timestamptz, .text(let text)):
+            // Retention's "never expires"; timestamptz's binary form has both infinities.
+            text == "infinity" || text == "-infinity"
+        default:
+            false
+        }
+    }
+
+    /// About the bytes `value` takes as an array element in either format, for reserving.
+    static func sizeHint(_ value: PostgresValue) -> Int {
+        switch value {
+        case .null: 4
+        case .text(let text): text.utf8.count + 6
+        case .bytes(let bytes): bytes.count * 2 + 6
+        case .int, .double: 24
+        case .bool: 5
+        case .timestamp: 31
+        case .textArray(let elements): elements.reduce(8) { $0 + $1.utf8.count + 4 }
+        }
+    }
+
+    // PostgreSQL's timestamps count microseconds from 2000-01-01T00:00:00Z.
+    private static let postgresEpochMicroseconds: Int64 = 946_684_800 * 1_000_000
+
+    /// Column `column` of `rows` as one binary array; every value is one this type `carries`.
+    func appendArray(_ rows: [[PostgresValue]], column: Int, to out: inout [UInt8], number: Int) throws(PostgresError) {
+        guard !rows.isEmpty else {
+            // No dimensions: PostgreSQL's one empty array, whatever the element type.
+            Self.int32(0, &out); Self.int32(0, &out); Self.uint32(elementOID, &out)
+            return
+        }
+        guard rows.count <= Int(Int32.max) else { throw .client("array parameter $\(number) has more than 2³¹ elements") }
+        let hasNull = rows.contains { row in
+            if case .null = row[column] { return true }
+            return false
+        }
+        Self.int32(1, &out); Self.int32(hasNull ? 1 : 0, &out); Self.uint32(elementOID, &out)
+        Self.int32(Int32(rows.count), &out); Self.int32(1, &out)
+        for row in rows {
+            let value = row[column]
+            if case .null = value {
+                Self.int32(-1, &out)
+                continue
+            }
+            let lengthAt = out.count
+            Self.int32(0, &out)
+            try appendElement(value, to: &out, number: number)
+            let length = out.count - lengthAt - 4
+            guard length <= Int(Int32.max) else { throw .client("an element of array parameter $\(number) is larger than 2 GiB") }
+            let bigEndian = UInt32(length).bigEndian
+            withUnsafeBytes(of: bigEndian) { bytes in
+                for index in 0..<4 { out[lengthAt + index] = bytes[index] }
+            }
+        }
+    }
+
+    /// `value`'s binary form (the element type's `*_send`), without its length.
+    private func appendElement(_ value: PostgresValue, to out: inout [UInt8], number: Int) throws(PostgresError) {
+        switch (self, value) {
+        case (.text, .text(let text)), (.arrayLiteral, .text(let text)):
+            try Self.appendText(text, to: &out, number: number)
+        case (.arrayLiteral, .textArray(let elements)):
+            try Self.appendLiteral(elements, to: &out, number: number)
+        case (.bytea, .bytes(let bytes)):
+            out.append(contentsOf: bytes)
+        case (.bool, .bool(let bool)):
+            out.append(bool ? 1 : 0)
+        case (.int2, .int(let integer)):
+            guard let narrow = Int16(exactly: integer) else { throw Self.outOfRange("smallint", number) }
+            Self.uint16(UInt16(bitPattern: narrow), &out)
+        case (.int4, .int(let integer)):
+            guard let narrow = Int32(exactly: integer) else { throw Self.outOfRange("integer", number) }
+            Self.int32(narrow, &out)
+        case (.int8, .int(let integer)):
+            Self.uint64(UInt64(bitPattern: integer), &out)
+        case (.float8, .double(let double)):
+            // One NaN, as float8in makes of "NaN", whatever payload this one has.
+            Self.uint64((double.isNaN ? Double.nan : double).bitPattern, &out)
+        case (.timestamptz, .timestamp(let date)):
+            guard let micros = TimestampText.microsecondsSince1970(date) else {
+                throw .client("timestamp in array parameter $\(number) is outside years 0001–9999 or not finite", sqlState: "22008")
+            }
+            Self.uint64(UInt64(bitPattern: micros - Self.postgresEpochMicroseconds), &out)
+        case (.timestamptz, .text(let text)):
+            // timestamptz's infinities are the extreme int64 values (DT_NOBEGIN, DT_NOEND).
+            Self.uint64(UInt64(bitPattern: text == "-infinity" ? .min : .max), &out)
+        default:
+            // `carries` let through a value this type has no binary form for: a bug here, not in the caller.
+            preconditionFailure("no binary form of this value in a \(self) array")
+        }
+    }
+
+    private static func outOfRange(_ type: String, _ number: Int) -> PostgresError {
+        .client("integer in array parameter $\(number) is out of range for type \(type)", sqlState: "22003")
+    }
+
+    /// textrecv takes UTF-8 as it is; U+0000 it cannot store, and is refused as in text format.
+    private static func appendText(_ text: String, to out: inout [UInt8], number: Int) throws(PostgresError) {
+        var text = text
+        let hasNUL = text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return false }
+            if memchr(base, 0, utf8.count) != nil { return true }
+            out.append(contentsOf: utf8)
+            return false
+        }
+        if hasNUL {
+            throw .client("text in array parameter $\(number) contains U+0000, which PostgreSQL text cannot store", sqlState: "22021")
+        }
+    }
+
+    /// `{"a","b\"c"}`, as `ParameterBuffer.arrayLiteral` spells it, written in place.
+    private static func appendLiteral(_ elements: [String], to out: inout [UInt8], number: Int) throws(PostgresError) {
+        out.append(UInt8(ascii: "{"))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                if byte == 0 {
+                    throw .client("text in array parameter $\(number) contains U+0000, which PostgreSQL text cannot store", sqlState: "22021")
+                }
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+                out.append(byte)
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private static func int32(_ value: Int32, _ out: inout [UInt8]) { uint32(UInt32(bitPattern: value), &out) }
+
+    private static func uint16(_ value: UInt16, _ out: inout [UInt8]) {
+        out.append(UInt8(truncatingIfNeeded: value >> 8)); out.append(UInt8(truncatingIfNeeded: value))
+    }
+
+    private static func uint32(_ value: UInt32, _ out: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
+    }
+
+    private static func uint64(_ value: UInt64, _ out: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
     }
 }
 

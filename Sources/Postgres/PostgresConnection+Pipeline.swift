@@ -22,7 +22,7 @@ extension PostgresConnection {
         for statement in statements where statement.sql.utf8.contains(0) { throw .client("SQL text contains U+0000") }
         var buffers: [ParameterBuffer] = []
         buffers.reserveCapacity(statements.count)
-        for statement in statements { buffers.append(try ParameterBuffer(statement.parameters)) }
+        for statement in statements { buffers.append(try statement.parameterBuffer()) }
 
         return try exclusive { () throws(PostgresError) -> [PostgresResult] in
             guard let handle else { throw PostgresError.closed }

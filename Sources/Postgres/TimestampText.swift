@@ -19,15 +19,10 @@ enum TimestampText {
     /// Appends `format(date)`'s 27 bytes (`2026-11-29T12:51:44.123456Z`) to `out`
     /// without building strings on the way; false (nothing appended) outside years 0001–9999.
     static func append(_ date: Date, to out: inout [UInt8]) -> Bool {
-        // Scaling the reference-date interval (not the 1970 one) keeps the
-        // sub-microsecond precision a Date actually has.
-        let scaled = (date.timeIntervalSinceReferenceDate * 1_000_000).rounded()
-        guard scaled.isFinite, abs(scaled) < 9.0e17 else { return false }
-        let micros = Int64(scaled) + referenceOffsetMicroseconds
+        guard let micros = microsecondsSince1970(date) else { return false }
         let days = floorDiv(micros, microsecondsPerDay)
         let ofDay = micros - days * microsecondsPerDay
         let (year, month, day) = civil(fromDays: days)
-        guard (1...9999).contains(year) else { return false }
         let seconds = ofDay / 1_000_000
         digits(year, 4, &out); out.append(UInt8(ascii: "-"))
         digits(month, 2, &out); out.append(UInt8(ascii: "-"))
@@ -38,6 +33,22 @@ enum TimestampText {
         digits(ofDay % 1_000_000, 6, &out); out.append(UInt8(ascii: "Z"))
         return true
     }
+
+    /// Microseconds from 1970-01-01T00:00:00Z, rounded to the nearest, as every
+    /// form a timestamp is sent in stores it; nil outside years 0001–9999.
+    static func microsecondsSince1970(_ date: Date) -> Int64? {
+        // Scaling the reference-date interval (not the 1970 one) keeps the
+        // sub-microsecond precision a Date actually has.
+        let scaled = (date.timeIntervalSinceReferenceDate * 1_000_000).rounded()
+        guard scaled.isFinite, abs(scaled) < 9.0e17 else { return nil }
+        let micros = Int64(scaled) + referenceOffsetMicroseconds
+        guard (firstMicrosecond...lastMicrosecond).contains(micros) else { return nil }
+        return micros
+    }
+
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z.
+    private static let firstMicrosecond = days(fromCivil: 1, 1, 1) * microsecondsPerDay
+    private static let lastMicrosecond = days(fromCivil: 10_000, 1, 1) * microsecondsPerDay - 1
 
     /// `value` (0 ≤ value < 10^width) in exactly `width` decimal digits.
     private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {

@@ -84,4 +84,19 @@ struct CodecTests {
     @Test func valuesListNumbersPlaceholdersRowByRow() {
         #expect(PostgresConnection.valuesList(rows: 2, columns: 3) == "($1,$2,$3),($4,$5,$6)")
     }
+
+    /// `insertColumns`'s binary arrays, byte for byte (the server reads them in InsertColumnsBinaryTests).
+    @Test func arraysHaveTheLayoutArrayRecvReads() throws {
+        let (_, buffer) = try PostgresConnection.unnestInsert(
+            into: "x", columns: [.init("i", "integer"), .init("t", "TEXT"), .init("ts", "timestamp  with time zone")],
+            rows: [[.int(1), .text("é"), .timestamp(Date(timeIntervalSince1970: 946_684_800.000_001))], [.null, .text(""), .text("infinity")]],
+            suffix: "")
+        let bytes = InsertColumnsBinaryTests.parameterBytes(buffer)
+        let header: (UInt8, UInt8) -> [UInt8] = { flags, oid in [0, 0, 0, 1, 0, 0, 0, flags, 0, 0, 0, oid, 0, 0, 0, 2, 0, 0, 0, 1] }
+        #expect(bytes[0] == header(1, 23) + [0, 0, 0, 4, 0, 0, 0, 1] + [0xff, 0xff, 0xff, 0xff])
+        #expect(bytes[1] == header(0, 25) + [0, 0, 0, 2, 0xc3, 0xa9] + [0, 0, 0, 0])
+        #expect(bytes[2] == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x04, 0xa0, 0, 0, 0, 2, 0, 0, 0, 1]
+                + [0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 8, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])
+        #expect(buffer.types == [1007, 1009, 1185])
+    }
 }
