@@ -44,13 +44,12 @@ final class Persister: @unchecked Sendable {
         self.onCommitted = onCommitted
     }
 
-    /// `index` tells the group's threads apart (`vd-persist-0`, …).
-    func start(index: Int = 0) {
+    func start() {
         let thread = Thread { [unowned self] in
-            nameCurrentThreadForOS("vd-persist-\(index)")
+            nameCurrentThreadForOS("vd-persist")
             self.run()
         }
-        thread.name = "veridoc-persist-\(index)"
+        thread.name = "veridoc-persist"
         self.thread = thread
         thread.start()
     }

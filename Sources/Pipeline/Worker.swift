@@ -20,7 +20,7 @@ public final class Worker: @unchecked Sendable {
     private let tracker = PartitionTracker()
     private let intake: RecordIntake
     private var pool: VerificationPool!
-    private var persister: PersisterGroup!
+    private var persister: Persister!
     private var publisher: Publisher!
     private var consumer: KafkaConsumer!
     /// The consumer thread's own connection, for stored positions on assignment.
@@ -100,23 +100,21 @@ public final class Worker: @unchecked Sendable {
             ResultStore(connection: connection, groupID: configuration.groupID, workerID: workerID, nonceKey: configuration.nonceKey,
                         outboxClaim: configuration.outboxClaim, retention: retention)
         }
-        // One batch queued while the previous one is written is all a persister
+        // One batch queued while the previous one is written is all the persister
         // can use: when it is the bottleneck a deeper queue only held more
         // finished results (~25 KB each with their prepared writes; 2,000 of them
         // were 50 MB of a 100k-backlog drain), and when it is not the queue is short.
-        persister = PersisterGroup((0..<configuration.persisters).map { _ in
-            Persister(
-                capacity: configuration.batchSize, tracker: tracker, batchSize: configuration.batchSize, linger: configuration.batchLinger,
-                log: log, connect: connect, makeStore: store,
-                onCommitted: { [unowned self] outbox, positions, stored in
-                    self.publisher.publish(outbox)
-                    self.lock.lock()
-                    self.pendingKafkaCommit.merge(positions) { max($0, $1) }
-                    self.counters.stored += stored
-                    self.lock.unlock()
-                },
-                metrics: metrics)
-        })
+        persister = Persister(
+            capacity: configuration.batchSize, tracker: tracker, batchSize: configuration.batchSize, linger: configuration.batchLinger,
+            log: log, connect: connect, makeStore: store,
+            onCommitted: { [unowned self] outbox, positions, stored in
+                self.publisher.publish(outbox)
+                self.lock.lock()
+                self.pendingKafkaCommit.merge(positions) { max($0, $1) }
+                self.counters.stored += stored
+                self.lock.unlock()
+            },
+            metrics: metrics)
         publisher = try Publisher(
             configuration: configuration, workerID: workerID, log: log, connect: connect,
             onDeadLetterDelivered: { [unowned self] job in

@@ -23,10 +23,6 @@ public struct WorkerConfiguration: Sendable {
     /// added itself to every event's latency (bench at half of peak: 5 ms of
     /// linger made the median 59 ms, without it 19–24 ms).
     public var batchLinger: TimeInterval
-    /// `worker.persisters` (VERIDOC_PERSISTERS): PostgreSQL connections writing
-    /// batches, each with a transaction in flight; a partition always goes to
-    /// the same one (`PersisterGroup`). Default 2.
-    public var persisters = 2
     public var drainTimeout: TimeInterval
     public var maxEventBytes: Int
     /// HMAC key for storing nonces as keyed hashes; shared by all workers of a deployment.
@@ -117,7 +113,6 @@ public struct WorkerConfiguration: Sendable {
             nonceKey: [],
             outboxClaim: Double(try reader.integer("worker.outboxClaimSeconds", env: "VERIDOC_OUTBOX_CLAIM_SECONDS", default: 15, range: 1...3600)))
 
-        configuration.persisters = try reader.integer("worker.persisters", env: "VERIDOC_PERSISTERS", default: 2, range: 1...16)
         configuration.httpPort = try reader.integer("observability.port", env: "VERIDOC_HTTP_PORT", default: 9464, range: 0...65535)
         let level = try reader.string("observability.logLevel", env: "VERIDOC_LOG_LEVEL", default: "info")
         guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }

@@ -1,6 +1,5 @@
 import Foundation
 import Pipeline
-import Verification
 import Testing
 
 /// The worker's librdkafka properties and batching defaults (no services
@@ -55,28 +54,5 @@ import Testing
         #expect(try configuration().batchLinger == 0)
         #expect(try configuration(worker: ["batchLingerMilliseconds": 20]).batchLinger == 0.02)
         #expect(try configuration(environment: ["VERIDOC_BATCH_LINGER_MS": "5"]).batchLinger == 0.005)
-    }
-}
-
-/// How many connections write batches, and which one writes a partition.
-@Suite struct PersisterSettingsTests {
-    private func configuration(worker: [String: Any] = [:], environment: [String: String] = [:]) throws -> WorkerConfiguration {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-persisters-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("nonce.key").path,
-                                           contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(), attributes: [.posixPermissions: 0o600])
-        let root: [String: Any] = ["kafka": ["bootstrapServers": "broker-a:9092"], "worker": worker, "replay": ["nonceKeyFile": "nonce.key"]]
-        let file = directory.appendingPathComponent("config.json")
-        try JSONSerialization.data(withJSONObject: root).write(to: file)
-        return try WorkerConfiguration.load(from: file, environment: environment)
-    }
-
-    @Test func twoPersistersUnlessConfigured() throws {
-        #expect(try configuration().persisters == 2)
-        #expect(try configuration(worker: ["persisters": 1]).persisters == 1)
-        #expect(try configuration(worker: ["persisters": 1], environment: ["VERIDOC_PERSISTERS": "4"]).persisters == 4)
-        #expect(throws: ConfigError.self) { try configuration(worker: ["persisters": 0]) }
-        #expect(throws: ConfigError.self) { try configuration(worker: ["persisters": 17]) }
     }
 }
