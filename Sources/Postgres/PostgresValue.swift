@@ -34,7 +34,12 @@ extension PostgresValue {
     /// cannot store U+0000, and refusing it would fail the whole statement —
     /// every other row of a batch with it.
     public static func storable(_ text: String) -> String {
-        guard text.utf8.contains(0) else { return text }
+        // memchr over the contiguous UTF-8: this runs for every element name
+        // of every event, and `utf8.contains` walked it a byte at a time.
+        let hasNUL = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+        } ?? text.utf8.contains(0)
+        guard hasNUL else { return text }
         return String(decoding: text.utf8.flatMap { $0 == 0 ? [0xEF, 0xBF, 0xBD] : [$0] }, as: UTF8.self)
     }
 }
