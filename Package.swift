@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Crypto", "CBOR"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Crypto", "CBOR"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Verification", "Crypto", "MDoc"]),
         // Runs the built `veridoc` binary as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc"]),

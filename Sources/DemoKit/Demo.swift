@@ -51,6 +51,8 @@ public final class Demo: @unchecked Sendable {
 
     public func run() throws -> Summary {
         let directory = URL(fileURLWithPath: "/tmp/veridoc-demo-\(UUID().uuidString.prefix(8).lowercased())")
+        let removeDirectory = Interruption.register { try? FileManager.default.removeItem(at: directory) }
+        defer { Interruption.unregister(removeDirectory) }
         print("Starting PostgreSQL (initdb into \(directory.path)/pg) …")
         let postgres = try EmbeddedPostgres(directory: directory.appendingPathComponent("pg"))
         var keepDatabase = false

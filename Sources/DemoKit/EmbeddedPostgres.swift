@@ -10,6 +10,7 @@ public final class EmbeddedPostgres: @unchecked Sendable {
     public var connectionString: String { "host=127.0.0.1 port=\(port) user=postgres dbname=postgres" }
     private let binaries: URL
     private var running = false
+    private var interruption: Interruption.Token?
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -26,18 +27,25 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         if getuid() == 0 { try Self.run("/bin/chown", ["postgres:postgres", directory.path]) }
         let data = directory.appendingPathComponent("data").path
-        try runAsServerUser(binaries.appendingPathComponent("initdb").path, ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"])
-        try runAsServerUser(binaries.appendingPathComponent("pg_ctl").path, [
+        try Self.runAsServerUser(binaries.appendingPathComponent("initdb").path, ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"])
+        try Self.runAsServerUser(binaries.appendingPathComponent("pg_ctl").path, [
             "-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
             "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1", "start",
         ])
         running = true
+        let pgCtl = binaries.appendingPathComponent("pg_ctl").path
+        interruption = Interruption.register {
+            try? Self.runAsServerUser(pgCtl, ["-D", data, "-m", "immediate", "-w", "stop"])
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 
     /// Stops the server (fast shutdown) and, unless `keepFiles`, deletes its folder.
     public func stop(keepFiles: Bool = false) {
+        if let interruption { Interruption.unregister(interruption) }
+        interruption = nil
         if running && !keepFiles {
-            try? runAsServerUser(binaries.appendingPathComponent("pg_ctl").path, ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
+            try? Self.runAsServerUser(binaries.appendingPathComponent("pg_ctl").path, ["-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "stop"])
             running = false
         }
         if !keepFiles { try? FileManager.default.removeItem(at: directory) }
@@ -45,6 +53,8 @@ public final class EmbeddedPostgres: @unchecked Sendable {
 
     /// Leaves the server running and its files in place (`veridoc demo --keep`).
     public func detach() {
+        if let interruption { Interruption.unregister(interruption) }
+        interruption = nil
         running = false
     }
 
@@ -56,7 +66,7 @@ public final class EmbeddedPostgres: @unchecked Sendable {
 
     deinit { if running { stop(keepFiles: false) } }
 
-    private func runAsServerUser(_ tool: String, _ arguments: [String]) throws {
+    private static func runAsServerUser(_ tool: String, _ arguments: [String]) throws {
         if getuid() == 0 {
             try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments)
         } else {

@@ -346,7 +346,10 @@ public final class EndToEndBench: @unchecked Sendable {
 final class WorkerProcess: @unchecked Sendable {
     let pid: pid_t
     private let logPath: String
-    private var exited = false
+    private var exited = false {
+        didSet { if exited, let interruption { Interruption.unregister(interruption) } }
+    }
+    private var interruption: Interruption.Token?
 
     init(binary: String, config: String, log: String) throws {
         logPath = log
@@ -364,6 +367,12 @@ final class WorkerProcess: @unchecked Sendable {
             throw EndToEndBench.Failure(description: "cannot start \(binary) run")
         }
         self.pid = pid
+        // Interrupted, the bench exits at once: a worker left running would keep writing to a database about to go.
+        interruption = Interruption.register { [pid] in
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
     }
 
     var isRunning: Bool {

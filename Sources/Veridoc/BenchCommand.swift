@@ -17,6 +17,7 @@ enum BenchCommand {
         do {
             let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants"],
                                              flags: ["--quick", "--skip-e2e", "--skip-scaling"])
+            Interruption.installHandlers()
             if let profile = parsed.options["--profile-verify"] {
                 guard let count = Int(profile), count > 0 else { throw UsageError("--profile-verify needs a number of events") }
                 let issuers = Int(parsed.options["--issuers"] ?? "1") ?? 0
@@ -110,6 +111,8 @@ enum BenchCommand {
                 notes.append(String(format: "End-to-end corpus: %d valid Apple in-app events (%.1f KB on average), generated in %.1f s; each run uses a fresh broker and database.",
                                     corpus.count, Double(corpus.reduce(0) { $0 + $1.value.count }) / Double(corpus.count) / 1024, Date().timeIntervalSince(generated)))
                 let directory = URL(fileURLWithPath: "/tmp/veridoc-bench-\(UUID().uuidString.prefix(8).lowercased())")
+                let removeDirectory = Interruption.register { try? FileManager.default.removeItem(at: directory) }
+                defer { Interruption.unregister(removeDirectory) }
                 log("starting PostgreSQL …")
                 let postgres = try EmbeddedPostgres(directory: directory.appendingPathComponent("pg"))
                 defer { postgres.stop() }

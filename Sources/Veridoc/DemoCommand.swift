@@ -30,6 +30,7 @@ enum DemoCommand {
             }
             options.familyName = parsed.options["--family-name"]
             options.keep = parsed.flags.contains("--keep")
+            Interruption.installHandlers()
 
             let terminal = isatty(STDOUT_FILENO) == 1
             let output = LineOutput(terminal: terminal)

@@ -1,5 +1,7 @@
+@testable import DemoKit
 import Foundation
 import Postgres
+import Synchronization
 import Testing
 
 /// `veridoc demo` as `make demo` runs it: its own PostgreSQL and broker, a
@@ -39,6 +41,47 @@ struct DemoTests {
         #expect(!folderRemains, "the demo removed its folder (keys included)")
     }
 
+    /// Ctrl-C while the demo runs: it stops its PostgreSQL and removes its
+    /// folder (the demo tenant's private keys) before exiting 130, instead of
+    /// leaving a postmaster running and keys on disk.
+    @Test func anInterruptedDemoLeavesNothingBehind() throws {
+        let before = Set(postmasterPIDs())
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-demo-test-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let pid = try spawnDemo(["demo", "--events", "100000", "--rate", "200"], log: log)
+        var output = ""
+        let deadline = Date().addingTimeInterval(120)
+        // Once the broker starts, PostgreSQL is up and the folder holds the tenant's keys.
+        while !output.contains("Kafka-protocol broker") && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        }
+        let folder = output.split(separator: "\n").first { $0.contains("initdb into") }.flatMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("/tmp/veridoc-demo-") }
+        }.map { "/tmp/" + $0.dropFirst(5).prefix(while: { $0 != "/" }) }
+        let started = Set(postmasterPIDs()).subtracting(before)
+        #expect(folder != nil && !started.isEmpty, "the demo got as far as its PostgreSQL: \(output.suffix(2000))")
+        Thread.sleep(forTimeInterval: 1)
+
+        kill(pid, SIGINT)
+        var status: Int32 = 0
+        let exitDeadline = Date().addingTimeInterval(60)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard Date() < exitDeadline else {
+                Issue.record("the demo did not exit within 60 s of SIGINT")
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 130, "exit 130 after SIGINT, status \(status)")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(Set(postmasterPIDs()).intersection(started).isEmpty, "the demo's PostgreSQL was stopped")
+        let folderRemains = folder.map { FileManager.default.fileExists(atPath: $0) } ?? true
+        #expect(!folderRemains, "the demo removed its folder (keys included)")
+    }
+
     private func number(after label: String, in output: String) -> Int? {
         guard let line = output.split(separator: "\n").first(where: { $0.contains(label) }) else { return nil }
         return line.replacingOccurrences(of: label, with: "").split(whereSeparator: { $0 == " " || $0 == "/" }).compactMap { Int($0) }.first
@@ -58,6 +101,14 @@ struct DemoTests {
     private func runDemo(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-demo-test-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: log) }
+        let pid = try spawnDemo(arguments, log: log)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return (status & 0x7f == 0 ? (status >> 8) & 0xff : -1, output)
+    }
+
+    private func spawnDemo(_ arguments: [String], log: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -72,10 +123,36 @@ struct DemoTests {
             + ["VERIDOC_LOG_LEVEL=debug"]
         let environment = variables.map { strdup($0) }
         defer { environment.forEach { free($0) } }
-        guard posix_spawn(&pid, Services.binary.path, &actions, nil, argv + [nil], environment + [nil]) == 0 else { throw TestFailure("cannot start the demo") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return (status & 0x7f == 0 ? (status >> 8) & 0xff : -1, output)
+        // Default dispositions, as from a shell: a test runner may ignore SIGINT, and children inherit that.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        guard posix_spawn(&pid, Services.binary.path, &actions, &attributes, argv + [nil], environment + [nil]) == 0 else { throw TestFailure("cannot start the demo") }
+        return pid
+    }
+}
+
+/// What a signal runs before the bench or demo exits.
+@Suite struct CleanupListTests {
+    @Test func runsWhatIsStillRegisteredNewestFirstOnce() {
+        let list = CleanupList()
+        let order = Mutex<[String]>([])
+        _ = list.add { order.withLock { $0.append("folder") } }
+        let worker = list.add { order.withLock { $0.append("stopped worker") } }
+        _ = list.add { order.withLock { $0.append("database") } }
+        _ = list.add { order.withLock { $0.append("worker") } }
+        list.remove(worker)
+        #expect(list.count == 3)
+        list.runAll()
+        #expect(order.withLock { $0 } == ["worker", "database", "folder"])
+        #expect(list.count == 0)
+        list.runAll()
+        #expect(order.withLock { $0 }.count == 3, "a second signal runs nothing twice")
     }
 }
