@@ -277,7 +277,16 @@ public final class Worker: @unchecked Sendable {
         commitToKafka()
         waitForFirstAssignment(until: deadline)
         if receivedAssignment {
-            consumer.close()
+            // rd_kafka_consumer_close waits for the group coordinator without a
+            // bound: with the broker gone for good (seen when a bench was killed
+            // under a worker at peak) it waited for many minutes. Positions live
+            // in PostgreSQL, so a consumer that cannot leave the group loses
+            // nothing: the coordinator drops it after session.timeout.ms.
+            let consumer = self.consumer!
+            if !BoundedClose.run(within: max(2, deadline.timeIntervalSinceNow), { consumer.close() }) {
+                log.warning("the consumer did not leave the group within the drain; leaving it to the process exit", [:])
+                AbandonedConsumers.keep(consumer)
+            }
         } else {
             // Possibly still between JoinGroup and SyncGroup, where destroying the
             // handle aborts (see waitForFirstAssignment). Never assigned, it has
@@ -341,6 +350,22 @@ extension Worker: RebalanceListener {
         metrics.rebalanced(revoked: partitions, owned: tracker.assigned.count)
         paused.subtract(revoked)
         log.info("partitions revoked", ["partitions": partitions.map(\.description).sorted().joined(separator: ","), "abandoned": "\(abandoned)"])
+    }
+}
+
+/// A blocking close given a deadline: it runs on a thread of its own, and if
+/// it has not returned in time the caller goes on without it (the thread stays
+/// blocked until the process exits). True if it returned in time.
+enum BoundedClose {
+    static func run(within seconds: TimeInterval, _ close: @escaping @Sendable () -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            close()
+            done.signal()
+        }
+        thread.name = "veridoc-close"
+        thread.start()
+        return done.wait(timeout: .now() + seconds) == .success
     }
 }
 

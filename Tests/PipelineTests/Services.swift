@@ -208,11 +208,11 @@ final class PipelineFixture {
     let config: URL
     let verifier: Verifier
 
-    init(groupID: String = "veridoc", batchSize: Int = 200, workerThreads: Int = 2, postgres: String? = nil) throws {
+    init(groupID: String = "veridoc", batchSize: Int = 200, workerThreads: Int = 2, postgres: String? = nil, brokers: Int = 3) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-pipeline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = try TestDatabase(server: postgres)
-        broker = try DevBroker()
+        broker = try DevBroker(brokers: brokers)
         factory = try TestIssuer.EventFactory(now: Date(), seed: UInt64.random(in: 0...UInt64.max))
         verifier = try factory.verifier()
         let file = try factory.merchant.writeConfiguration(to: directory, trustAnchors: [factory.authority.iaca])
