@@ -108,15 +108,7 @@ struct ParameterBuffer {
 
     private mutating func appendText(_ string: String, type: Oid, number: Int) throws(PostgresError) {
         let start = bytes.count
-        var string = string
-        // libpq reads text parameters as C strings: a NUL would silently cut the value short.
-        let hasNUL = string.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else { return false }
-            if memchr(base, 0, utf8.count) != nil { return true }
-            bytes.append(contentsOf: utf8)
-            return false
-        }
-        if hasNUL {
+        guard NULFreeText.append(string, to: &bytes) else {
             throw .client("text parameter $\(number) contains U+0000, which PostgreSQL text cannot store", sqlState: "22021")
         }
         bytes.append(0)

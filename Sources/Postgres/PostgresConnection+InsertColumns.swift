@@ -266,14 +266,7 @@ enum ArrayElement: Equatable {
 
     /// textrecv takes UTF-8 as it is; U+0000 it cannot store, and is refused as in text format.
     private static func appendText(_ text: String, to out: inout [UInt8], number: Int) throws(PostgresError) {
-        var text = text
-        let hasNUL = text.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else { return false }
-            if memchr(base, 0, utf8.count) != nil { return true }
-            out.append(contentsOf: utf8)
-            return false
-        }
-        if hasNUL {
+        guard NULFreeText.append(text, to: &out) else {
             throw .client("text in array parameter $\(number) contains U+0000, which PostgreSQL text cannot store", sqlState: "22021")
         }
     }
