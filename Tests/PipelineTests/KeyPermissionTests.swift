@@ -20,7 +20,7 @@ import Verification
         root["kafka"] = ["bootstrapServers": "127.0.0.1:1"]
         root["replay"] = ["nonceKeyFile": "nonce.key"]
         try JSONSerialization.data(withJSONObject: root).write(to: config)
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("nonce.key").path,
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("nonce.key").path,
                                        contents: Data(repeating: 0x41, count: 32).base64EncodedData(), attributes: [.posixPermissions: 0o600])
     }
 

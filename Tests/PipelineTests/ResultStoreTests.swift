@@ -41,7 +41,7 @@ struct ResultStoreTests {
         /// The event as the pool hands it to the persister.
         func completion(_ event: TestIssuer.GeneratedEvent) throws -> Completion {
             let ticket = try #require(tracker.register(partition, offset: offset))
-            let message = KafkaMessage(topicPartition: partition, offset: offset, key: Array("k".utf8), value: try event.json())
+            let message = KafkaMessage(topicPartition: partition, offset: offset, key: Array("k".utf8), value: event.json())
             offset += 1
             guard case .completion(let completion) = work.complete(Job(ticket: ticket, key: message.key, receivedAt: Date(), content: .unread(message))) else {
                 throw TestFailure("not a completion")
@@ -170,7 +170,7 @@ struct ResultStoreTests {
         var badID = try harness.event()
         badID.attributes["id"] = "evil\u{0}id"
         let ticket = try #require(harness.tracker.register(harness.partition, offset: harness.offset))
-        let message = KafkaMessage(topicPartition: harness.partition, offset: harness.offset, key: nil, value: try badID.json())
+        let message = KafkaMessage(topicPartition: harness.partition, offset: harness.offset, key: nil, value: badID.json())
         harness.offset += 1
         guard case .deadLetter(let job) = harness.work.complete(Job(ticket: ticket, key: nil, receivedAt: Date(), content: .unread(message))),
               case .deadLetter(let letter) = job.content else {
