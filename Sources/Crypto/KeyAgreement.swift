@@ -21,10 +21,8 @@ extension PrivateKey {
     /// without building a key object (and a copy of the curve's group) for it.
     func sharedSecret(withUncompressedPoint point: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard case .ec(let curve) = type else { throw .unsupported("key agreement needs an EC key") }
+        try PublicKey.checkUncompressedForm(point, curve: curve)
         let width = curve.coordinateByteCount
-        guard point.count == 1 + 2 * width, point.first == 0x04 else {
-            throw .invalidKey("an uncompressed \(curve.rawValue) point has \(1 + 2 * width) bytes and starts with 04")
-        }
         guard let pair = publicKey.ec else { throw .openSSL("ECDH failed") }
         var secret = [UInt8](repeating: 0, count: width)
         let written = point.withUnsafeBufferPointer { peer in

@@ -136,9 +136,7 @@ public struct PublicKey: Sendable {
     /// An EC public key from its uncompressed SEC 1 encoding `04 || X || Y`.
     /// Points off the curve and the point at infinity are rejected.
     public init(curve: Curve, uncompressedPoint point: [UInt8]) throws(CryptoError) {
-        guard point.count == 1 + 2 * curve.coordinateByteCount, point.first == 0x04 else {
-            throw .invalidKey("an uncompressed \(curve.rawValue) point has \(1 + 2 * curve.coordinateByteCount) bytes and starts with 04")
-        }
+        try Self.checkUncompressedForm(point, curve: curve)
         // Decoding the point (EC_POINT_oct2point) rejects coordinates ≥ p and
         // points off the curve, and 04‖X‖Y cannot encode infinity. The cofactor
         // of P-256/384/521 is 1, so a point on the curve is in the group.
@@ -146,6 +144,13 @@ public struct PublicKey: Sendable {
         self.forms = KeyForms(evp: nil, ec: ec)
         self.type = .ec(curve)
         self.knownPoint = point
+    }
+
+    /// `04 ‖ X ‖ Y` at the curve's width: the form every point we decode must have.
+    static func checkUncompressedForm(_ point: [UInt8], curve: Curve) throws(CryptoError) {
+        guard point.count == 1 + 2 * curve.coordinateByteCount, point.first == 0x04 else {
+            throw .invalidKey("an uncompressed \(curve.rawValue) point has \(1 + 2 * curve.coordinateByteCount) bytes and starts with 04")
+        }
     }
 
     /// Every EC key's `EC_KEY` form: what verification and ECDH use.
