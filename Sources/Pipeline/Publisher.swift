@@ -5,11 +5,16 @@ import Postgres
 /// Publishes outcome events from the outbox and dead letters, both through one
 /// idempotent producer (`acks=all`).
 ///
-/// Outcomes: rows the persister just wrote are sent at once; a delivery report
-/// marks the row published. A sweep claims rows nobody marked (a crash, a
-/// failed delivery) once their claim lapses, so several workers share the
-/// outbox safely (`FOR UPDATE SKIP LOCKED`) and nothing stays unpublished.
-/// Delivery is at least once; consumers drop duplicates by CloudEvent id.
+/// Outcomes: rows the persister just wrote are sent at once; a delivered
+/// row is deleted. A sweep claims rows still there (a crash, a failed
+/// delivery) once their claim lapses, so several workers share the outbox
+/// safely (`FOR UPDATE SKIP LOCKED`) and nothing stays unpublished. Delivery
+/// is at least once; consumers drop duplicates by CloudEvent id.
+///
+/// Delivered rows are deleted rather than marked: a published outcome is on
+/// the topic and its facts are in `results`, so the row (with its payload and
+/// sealed claims) has no reader left. Marking kept every payload for ever,
+/// and each mark wrote a new version of the whole row, payload included.
 ///
 /// Dead letters: the original record, verbatim, with headers naming its origin
 /// and a reason code — never decrypted data or error text. Its offset counts as
@@ -131,9 +136,9 @@ final class Publisher: @unchecked Sendable {
     private func handle(token: UInt64, failed: Bool, tooLarge: Bool = false) {
         lock.lock()
         var deliveredLetter: Job?
-        // Delivered outcomes are marked in batches (the publisher thread wakes at
+        // Delivered outcomes are removed in batches (the publisher thread wakes at
         // least every markInterval anyway): waking it per delivery report made one
-        // UPDATE, one transaction and one WAL flush per handful of events.
+        // statement, one transaction and one WAL flush per handful of events.
         var wake = true
         if let entry = pendingOutcomes.removeValue(forKey: token) {
             if !failed {
@@ -166,11 +171,11 @@ final class Publisher: @unchecked Sendable {
         if let deliveredLetter { onDeadLetterDelivered(deliveredLetter) }
     }
 
-    /// How often delivered outcomes are marked published, at most (unless `markBatch` are waiting).
+    /// How often delivered outcomes are removed from the outbox, at most (unless `markBatch` are waiting).
     static let markInterval: TimeInterval = 0.2
     static let markBatch = 2000
 
-    /// Marks delivered rows, resends failed sends, and sweeps the outbox.
+    /// Removes delivered rows, resends failed sends, and sweeps the outbox.
     private func run() {
         // Without this the first outcomes after a start wait about a second for the topic's metadata.
         producer.prepare(topics: [configuration.outcomeTopic, configuration.deadLetterTopic])
@@ -193,7 +198,7 @@ final class Publisher: @unchecked Sendable {
             for job in lettersToRetry { deadLetter(job) }
             do {
                 if !ids.isEmpty {
-                    _ = try connection.get().execute("UPDATE outbox SET published_at = now() WHERE id = ANY($1::text[])", [.textArray(ids)])
+                    _ = try connection.get().execute("DELETE FROM outbox WHERE id = ANY($1::text[])", [.textArray(ids)])
                 }
                 if Date().timeIntervalSince(lastSweep) > max(1, configuration.outboxClaim / 3), !isStopped {
                     lastSweep = Date()
@@ -205,7 +210,7 @@ final class Publisher: @unchecked Sendable {
                     metrics.outboxBacklog.set(Double(backlog.int(0, "count") ?? 0))
                 }
             } catch {
-                // The marks are retried with the next delivery; unmarked rows are republished later, never lost.
+                // The removals are retried with the next delivery; rows left behind are republished later, never lost.
                 lock.lock()
                 delivered.append(contentsOf: ids)
                 lock.unlock()
@@ -243,7 +248,7 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// Waits for outstanding deliveries (bounded), marks them, and closes the producer.
+    /// Waits for outstanding deliveries (bounded), removes their rows, and closes the producer.
     func stop(timeout: TimeInterval) {
         try? producer.flush(timeoutMilliseconds: Int32(min(timeout, 600) * 1000))
         lock.lock()

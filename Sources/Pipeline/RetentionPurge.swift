@@ -23,10 +23,10 @@ enum RetentionPurge {
                     metrics.valuesPurged.increment(by: Double(report.purged))
                     let fields = ["purged": "\(report.purged)", "droppedPartitions": "\(report.droppedPartitions)",
                                   "oldestOverdueSeconds": String(format: "%.1f", report.oldestOverdueSeconds),
-                                  "claimsStripped": "\(report.claimsStripped)"]
+                                  "publishedOutcomesRemoved": "\(report.publishedOutcomesRemoved)"]
                     if report.oldestOverdueSeconds > interval {
                         log.warning("purge pass found values overdue by more than one interval", fields)
-                    } else if report.purged > 0 || report.claimsStripped > 0 {
+                    } else if report.purged > 0 || report.publishedOutcomesRemoved > 0 {
                         log.info("purge pass", fields)
                     } else {
                         log.debug("purge pass", fields)

@@ -11,8 +11,9 @@ public struct PurgeReport: Sendable, Equatable {
     public var oldestOverdueSeconds: Double = 0
     /// The same after the pass (0 unless the pass was cut short).
     public var oldestOverdueAfterSeconds: Double = 0
-    /// Published outbox rows whose sealed claims were removed.
-    public var claimsStripped = 0
+    /// Outbox rows left from versions that kept published outcomes (with
+    /// their sealed claims), now removed.
+    public var publishedOutcomesRemoved = 0
 
     public init() {}
 }
@@ -25,8 +26,9 @@ public struct PurgeReport: Sendable, Equatable {
 ///    in batches of `batchSize`, each its own short statement;
 /// 3. partitions for the next days are created ahead, so the write path
 ///    rarely has to;
-/// 4. sealed claims are removed from outbox rows already published (they
-///    were only there to be delivered).
+/// 4. outbox rows already published are removed, with their sealed claims
+///    (they were only there to be delivered). Workers delete rows as they
+///    are delivered; this removes what earlier versions marked and kept.
 public struct Purger: Sendable {
     public let batchSize: Int
     public let partitions: ValuePartitions
@@ -66,12 +68,11 @@ public struct Purger: Sendable {
         try partitions.ensure(covering: [now, now + day, now + 2 * day], now: now, on: connection)
 
         while true {
-            let stripped = try connection.execute("""
-                UPDATE outbox SET payload = (payload::jsonb #- '{data,claims}')::text, has_claims = false
-                WHERE id IN (SELECT id FROM outbox WHERE has_claims AND published_at IS NOT NULL LIMIT $1)
+            let removed = try connection.execute("""
+                DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE published_at IS NOT NULL LIMIT $1)
                 """, [.int(Int64(batchSize))]).affectedRows
-            report.claimsStripped += stripped
-            if stripped < batchSize { break }
+            report.publishedOutcomesRemoved += removed
+            if removed < batchSize { break }
         }
         report.oldestOverdueAfterSeconds = try Self.oldestOverdue(now: now, on: connection)
         return report

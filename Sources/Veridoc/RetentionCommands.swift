@@ -24,7 +24,7 @@ enum RetentionCommands {
             defer { connection.close() }
             let report = try Purger(batchSize: retention.purgeBatchSize).pass(now: now, on: connection)
             print("purged \(report.purged) values (\(report.droppedPartitions) partitions dropped); "
-                  + "oldest overdue was \(String(format: "%.0f", report.oldestOverdueSeconds)) s; stripped claims from \(report.claimsStripped) outcomes")
+                  + "oldest overdue was \(String(format: "%.0f", report.oldestOverdueSeconds)) s; removed \(report.publishedOutcomesRemoved) published outcomes from the outbox")
         }
     }
 

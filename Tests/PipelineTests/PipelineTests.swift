@@ -43,7 +43,7 @@ struct PipelineTests {
             #expect(outcomes[OutcomeEvent.id(forRequest: id)] == id, "no outcome for \(id)")
         }
         #expect(worker.terminate() == 0, "SIGTERM drains and exits 0")
-        #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL") == 0)
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox") == 0, "delivered outcomes leave the outbox")
     }
 
     /// SIGKILL mid-stream, several times: still exactly one row per id, none

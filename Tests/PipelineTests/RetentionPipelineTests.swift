@@ -174,10 +174,19 @@ extension PipelineTests {
             #expect(try fixture.database.count("SELECT count(*) AS count FROM element_values") == 0)
             #expect(try fixture.database.count("SELECT count(*) AS count FROM results") == events.count)
 
+            // Delivered outcomes are gone from the outbox, sealed claims and all; a row an
+            // earlier version marked published and kept is removed by the purge.
+            #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox") == 0, "delivered outcomes leave the outbox")
+            _ = try database.execute("""
+                INSERT INTO outbox (id, event_id, payload, published_at, has_claims)
+                VALUES ('legacy-outcome', 'legacy-request', '{"data":{"claims":{"enc":"AA=="}}}', now() - interval '1 day', true)
+                """)
+
             // Far ahead: whole partitions are dropped, not deleted row by row.
             let far = try veridoc(["purge", "--config", fixture.config.path, "--now", RFC3339String(Date().addingTimeInterval(40 * 86_400))])
             #expect(far.status == 0 && !far.output.contains("(0 partitions dropped)"), "\(far.output)")
-            #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox WHERE has_claims") == 0, "published outcomes' claims were stripped")
+            #expect(far.output.contains("removed 1 published outcomes from the outbox"), "\(far.output)")
+            #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox") == 0, "the kept published row was removed")
             #expect(worker.terminate() == 0)
         }
 
