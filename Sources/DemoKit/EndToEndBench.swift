@@ -25,6 +25,11 @@ public final class EndToEndBench: @unchecked Sendable {
         public var peakRSSMegabytes: Double
         /// Worker processes' user + system CPU in the window ÷ events, ms.
         public var cpuMillisecondsPerEvent: Double
+        /// The same for the PostgreSQL server (postmaster and every backend).
+        public var postgresCPUMillisecondsPerEvent: Double?
+        /// The same for this process: the mock broker, the load generator and
+        /// the outcome reader, which share the machine with the worker.
+        public var harnessCPUMillisecondsPerEvent: Double?
         public var latencyP50Milliseconds: Double?
         public var latencyP99Milliseconds: Double?
         public var latencyP999Milliseconds: Double?
@@ -108,13 +113,13 @@ public final class EndToEndBench: @unchecked Sendable {
             producing.start()
             let target = records.count
             let low = max(1, target / 10), high = max(low + 1, target * 9 / 10)
-            var start: (Date, Int, Double)?
-            var end: (Date, Int, Double)?
+            var start: (Date, Int, CPUSample)?
+            var end: (Date, Int, CPUSample)?
             let deadline = Date().addingTimeInterval(120 + Double(target) / 50)
             while Date() < deadline {
                 let count = environment.reader.count
-                if start == nil && count >= low { start = (Date(), count, environment.cpuSeconds()) }
-                if end == nil && count >= high { end = (Date(), count, environment.cpuSeconds()) }
+                if start == nil && count >= low { start = (Date(), count, environment.cpu()) }
+                if end == nil && count >= high { end = (Date(), count, environment.cpu()) }
                 // The window ends at 90 %: the mock broker was seen losing a few
                 // hundred records of a long run, so the tail is not waited for.
                 if end != nil { break }
@@ -123,10 +128,12 @@ public final class EndToEndBench: @unchecked Sendable {
             guard let start, let end else { throw Failure(description: "only \(environment.reader.count) of \(target) outcomes arrived") }
             let seconds = end.0.timeIntervalSince(start.0)
             let counted = end.1 - start.1
+            let used = end.2 - start.2
+            let perEvent = 1000 / Double(max(counted, 1))
             return Run(workers: workers, threadsPerWorker: threadsPerWorker, events: counted, seconds: seconds,
                        eventsPerSecond: Double(counted) / max(seconds, 1e-6), peakRSSMegabytes: environment.peakRSS(),
-                       cpuMillisecondsPerEvent: 1000 * (end.2 - start.2) / Double(max(counted, 1)),
-                       verified: environment.verified(), produced: target)
+                       cpuMillisecondsPerEvent: used.worker * perEvent, postgresCPUMillisecondsPerEvent: used.postgres * perEvent,
+                       harnessCPUMillisecondsPerEvent: used.harness * perEvent, verified: environment.verified(), produced: target)
         }
     }
 
@@ -141,7 +148,7 @@ public final class EndToEndBench: @unchecked Sendable {
             // The load generator's own start-up (its first metadata lookup) is not the worker's latency.
             producer.prepare(topics: ["veridoc.requests"])
             let clock = environment.clock
-            let cpuStart = environment.cpuSeconds()
+            let cpuStart = environment.cpu()
             let started = Date()
             let producing = Thread {
                 for record in records {
@@ -153,16 +160,18 @@ public final class EndToEndBench: @unchecked Sendable {
             let deadline = Date().addingTimeInterval(60 + seconds * 2)
             while environment.reader.count < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
             let elapsed = Date().timeIntervalSince(started)
-            let cpu = environment.cpuSeconds() - cpuStart
+            let used = environment.cpu() - cpuStart
             let delivered = environment.reader.count
             guard delivered >= count else { throw Failure(description: "only \(delivered) of \(count) outcomes arrived") }
             let latencies = clock.latencies.sorted()
             func percentile(_ p: Double) -> Double? {
                 latencies.isEmpty ? nil : 1000 * latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
             }
+            let perEvent = 1000 / Double(max(delivered, 1))
             return Run(workers: workers, threadsPerWorker: threadsPerWorker, events: delivered, seconds: elapsed,
                        eventsPerSecond: Double(delivered) / elapsed, peakRSSMegabytes: environment.peakRSS(),
-                       cpuMillisecondsPerEvent: 1000 * cpu / Double(max(delivered, 1)),
+                       cpuMillisecondsPerEvent: used.worker * perEvent, postgresCPUMillisecondsPerEvent: used.postgres * perEvent,
+                       harnessCPUMillisecondsPerEvent: used.harness * perEvent,
                        latencyP50Milliseconds: percentile(0.5), latencyP99Milliseconds: percentile(0.99),
                        latencyP999Milliseconds: percentile(0.999), offeredRate: rate, verified: environment.verified(), produced: count)
         }
@@ -241,7 +250,14 @@ public final class EndToEndBench: @unchecked Sendable {
         /// When the worker processes were started.
         let spawnedAt: Date
 
+        /// The server's postmaster, whose process tree is PostgreSQL's CPU.
+        let postmaster: pid_t?
+
         func cpuSeconds() -> Double { processes.reduce(0) { $0 + $1.cpuSeconds() } }
+        func cpu() -> CPUSample {
+            CPUSample(worker: cpuSeconds(), postgres: postmaster.map { ProcessCPU.treeSeconds(root: $0) } ?? 0,
+                      harness: ProcessCPU.seconds(pid: getpid()))
+        }
         func peakRSS() -> Double { processes.map { $0.peakRSSMegabytes() }.max() ?? 0 }
         func verified() -> Int {
             guard let connection = try? PostgresConnection(connectionString: database, applicationName: "veridoc-bench") else { return -1 }
@@ -290,7 +306,8 @@ public final class EndToEndBench: @unchecked Sendable {
         let readerDeadline = Date().addingTimeInterval(30)
         while !reader.isAssigned && Date() < readerDeadline { Thread.sleep(forTimeInterval: 0.05) }
         progress("run \(runNumber): running")
-        return try body(Environment(bootstrap: cluster.bootstrapServers, reader: reader, clock: clock, processes: processes, database: database, spawnedAt: spawnedAt))
+        return try body(Environment(bootstrap: cluster.bootstrapServers, reader: reader, clock: clock, processes: processes, database: database,
+                                    spawnedAt: spawnedAt, postmaster: postgres.serverProcessID))
     }
 
     /// Every worker has had partitions assigned and no rebalance was logged for 2 s.
@@ -385,14 +402,7 @@ final class WorkerProcess: @unchecked Sendable {
     func logText() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// utime + stime of the process, seconds.
-    func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
-        // Fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    func cpuSeconds() -> Double { ProcessCPU.seconds(pid: pid) }
 
     func peakRSSMegabytes() -> Double { Self.statusField("VmHWM", pid: pid) / 1024 }
 

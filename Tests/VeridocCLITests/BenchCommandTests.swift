@@ -47,6 +47,11 @@ import Testing
         for key in ["latencyP50Milliseconds", "latencyP99Milliseconds", "latencyP999Milliseconds", "offeredRate"] {
             #expect(latency[key] is Double, "latency.\(key)")
         }
+        // The machine's other tenants are measured too: the database server's process tree and the harness.
+        for key in ["postgresCPUMillisecondsPerEvent", "harnessCPUMillisecondsPerEvent"] {
+            #expect((peak[key] as? Double ?? 0) > 0, "peak.\(key)")
+            #expect((latency[key] as? Double ?? 0) > 0, "latency.\(key)")
+        }
         #expect(endToEnd["peakRatioToCeilingTimesCores"] is Double)
 
         let scaling = try #require(report["scaling"] as? [[String: Any]])
