@@ -47,6 +47,13 @@ public struct COSESign1: Sendable {
         return try COSESignatureAlgorithm(coseValue: number)
     }
 
+    /// The most certificates an `x5chain` may hold. ISO 18013-5 chains are a
+    /// document signer issued by the IACA (one certificate, two with an
+    /// intermediate); distinct certificates each cost a parse and a place in
+    /// the certificate cache, so a header of thousands is refused before any
+    /// is read.
+    public static let maxChainCertificates = 8
+
     /// The certificates of the `x5chain` header (label 33), leaf first: one
     /// bstr or an array of them, protected or unprotected. Empty when absent.
     public func x5chain(context: String) throws(MDocError) -> [Certificate] {
@@ -60,6 +67,9 @@ public struct COSESign1: Sendable {
             encoded = array.map { $0.bytes! }
         } else {
             throw .malformed("\(context): x5chain is neither a bstr nor an array of bstr")
+        }
+        guard encoded.count <= Self.maxChainCertificates else {
+            throw .malformed("\(context): x5chain holds \(encoded.count) certificates, more than the \(Self.maxChainCertificates) accepted")
         }
         var certificates: [Certificate] = []
         for (index, der) in encoded.enumerated() {

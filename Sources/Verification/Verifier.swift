@@ -79,6 +79,12 @@ public struct Verifier: Sendable {
     }
 
     private func verifyDocuments(_ response: DeviceResponse, session: Session, into report: inout CheckReport) -> [DocumentSummary] {
+        // ISO 18013-5 status 10–12: the device reports an error and returns no data. Status is
+        // outside every signature, so documents beside it are not trusted to be what the holder sent.
+        guard response.status == 0 else {
+            report.fail(.responseDocuments, .responseNoDocuments, "DeviceResponse status \(response.status) reports an error; its documents are not read")
+            return []
+        }
         guard !response.documents.isEmpty else {
             report.fail(.responseDocuments, .responseNoDocuments, "DeviceResponse has no documents (status \(response.status))")
             return []

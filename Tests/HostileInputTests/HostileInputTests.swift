@@ -27,6 +27,8 @@ import Verification
         let expected: [ReasonCode]
         let event: [UInt8]
         var verifier: Verifier? = nil
+        /// Text one of the reasons' details must hold, where the code alone does not show which check refused.
+        var detail: String? = nil
     }
 
     @Test("hostile inputs yield their documented reason codes within the time bound")
@@ -43,6 +45,9 @@ import Verification
             let shown = codes.isEmpty ? "verified" : codes.map { $0.rawValue }.joined(separator: ",")
             report.append("\(item.name) → \(shown) (\(Int(elapsed * 1000)) ms)")
             #expect(codes == item.expected, "\(item.name): got \(codes.map { $0.rawValue }), documented \(item.expected.map { $0.rawValue })")
+            if let detail = item.detail {
+                #expect(result.report.reasons.contains { $0.detail.contains(detail) }, "\(item.name): \(result.report.reasons.map(\.detail))")
+            }
             #expect(elapsed < Self.timeBound, "\(item.name) took \(elapsed) s")
             // The peak resident size may not grow by more than a bounded amount for one event.
             let grown = Self.maxResidentBytes() - memoryBefore
@@ -181,6 +186,9 @@ struct Lab {
             return bytes
         }()
         cases.append(Case(name: "DeviceResponse with the key \"documents\" twice", expected: [.payloadMalformed], event: p.event.replacingPayload(dupResponse).json()))
+        // Status is not signed: a response reporting an error is refused, documents or not (ISO 18013-5: no data is returned).
+        cases.append(Case(name: "DeviceResponse status 10 (general error) carrying its documents", expected: [.responseNoDocuments],
+                          event: p.event.replacingPayload(p.response.replacing("status", with: .unsigned(10)).encoded()).json(), detail: "status 10"))
         let dupMSO = try resignedMSO { mso in
             guard case .map(let entries) = mso else { return mso }
             return .map(entries + [CBOR.MapEntry(.text("docType"), .text("org.iso.18013.5.1.mDL"))])
@@ -242,12 +250,19 @@ struct Lab {
 
         // Certificates.
         let ds = factory.authority.documentSigner
-        // Extra certificates are only offered as intermediates; the signer still chains (size bounded by maxEventBytes).
-        cases.append(Case(name: "x5chain with 1,000 certificates (signer + 999 copies)", expected: [], event: editingIssuerAuth(p) { parts in
+        // Extra certificates are only offered as intermediates; the signer still chains, up to the cap.
+        let longest = COSESign1.maxChainCertificates
+        cases.append(Case(name: "x5chain with \(longest) certificates (signer + copies)", expected: [], event: editingIssuerAuth(p) { parts in
             var parts = parts
-            parts[1] = .map([CBOR.MapEntry(.unsigned(33), .array([CBOR](repeating: .bytes(ds.der), count: 1_000)))])
+            parts[1] = .map([CBOR.MapEntry(.unsigned(33), .array([CBOR](repeating: .bytes(ds.der), count: longest)))])
             return parts
         }))
+        // Past the cap the header is refused before any certificate is read: here none is one.
+        cases.append(Case(name: "x5chain with 1,000 entries", expected: [.issuerCertificateInvalid], event: editingIssuerAuth(p) { parts in
+            var parts = parts
+            parts[1] = .map([CBOR.MapEntry(.unsigned(33), .array([.bytes(ds.der)] + [CBOR](repeating: .bytes([0x30, 0x00]), count: 999)))])
+            return parts
+        }, detail: "more than the \(longest) accepted"))
         cases.append(Case(name: "x5chain holding a non-certificate", expected: [.issuerCertificateInvalid], event: editingIssuerAuth(p) { parts in
             var parts = parts
             parts[1] = .map([CBOR.MapEntry(.unsigned(33), .bytes([0x30, 0x03, 0x02, 0x01, 0x01]))])
