@@ -65,7 +65,7 @@ public final class Worker: @unchecked Sendable {
     }
 
     private func connectPostgres() throws -> PostgresConnection {
-        try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-worker")
+        try configuration.connectPostgres(applicationName: "veridoc-worker")
     }
 
     public func requestStop() {
@@ -94,7 +94,7 @@ public final class Worker: @unchecked Sendable {
     public func run() throws {
         let configuration = self.configuration
         let connect: @Sendable () throws -> PostgresConnection = {
-            try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-worker")
+            try configuration.connectPostgres(applicationName: "veridoc-worker")
         }
         let store: @Sendable (PostgresConnection) -> ResultStore = { [workerID, retention] connection in
             ResultStore(connection: connection, groupID: configuration.groupID, workerID: workerID, nonceKey: configuration.nonceKey,

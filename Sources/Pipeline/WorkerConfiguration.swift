@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import Retention
 import Verification
 
@@ -15,6 +16,9 @@ public struct WorkerConfiguration: Sendable {
     public var kafkaProperties: [String: String]
     /// A libpq connection string; PG* environment variables also apply.
     public var postgres: String
+    /// `postgres.preparedStatements` (VERIDOC_PG_PREPARED): false sends every
+    /// statement unnamed, for PgBouncer in transaction mode. Default true.
+    public var postgresPreparedStatements = true
     public var workers: Int
     public var batchSize: Int
     /// How long the persister waits for a batch to fill. 0 (the default) writes
@@ -37,6 +41,11 @@ public struct WorkerConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// The `retention` section: data keys for stored values, purge pace.
     public var retention = RetentionConfiguration(keys: nil)
+
+    /// A connection to `postgres` with these settings.
+    public func connectPostgres(applicationName: String) throws(PostgresError) -> PostgresConnection {
+        try PostgresConnection(connectionString: postgres, applicationName: applicationName, preparedStatements: postgresPreparedStatements)
+    }
 
     /// The request consumer's librdkafka properties: `kafkaProperties` (which
     /// win) over the worker's defaults, with the bootstrap servers and group.
@@ -113,6 +122,7 @@ public struct WorkerConfiguration: Sendable {
             nonceKey: [],
             outboxClaim: Double(try reader.integer("worker.outboxClaimSeconds", env: "VERIDOC_OUTBOX_CLAIM_SECONDS", default: 15, range: 1...3600)))
 
+        configuration.postgresPreparedStatements = try RetentionConfiguration.postgresPreparedStatements(root: root, environment: environment)
         configuration.httpPort = try reader.integer("observability.port", env: "VERIDOC_HTTP_PORT", default: 9464, range: 0...65535)
         let level = try reader.string("observability.logLevel", env: "VERIDOC_LOG_LEVEL", default: "info")
         guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }

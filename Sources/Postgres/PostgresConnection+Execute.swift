@@ -1,9 +1,11 @@
 import CLibPQ
 
 extension PostgresConnection {
-    /// Runs one statement with `$1…$n` parameters (`PQexecParams`: the extended
-    /// protocol, so values never pass through SQL text and cannot inject).
-    /// Results come back in text format. At most 65,535 parameters.
+    /// Runs one statement with `$1…$n` parameters (the extended protocol, so
+    /// values never pass through SQL text and cannot inject). With parameters
+    /// it runs as a named statement, prepared on its first use in the session
+    /// (`PreparedStatementCache`). Results come back in text format. At most
+    /// 65,535 parameters.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
         try execute(sql, ParameterBuffer(parameters))
@@ -21,14 +23,17 @@ extension PostgresConnection {
         }
     }
 
-    func execute(_ sql: String, _ parameters: ParameterBuffer) throws(PostgresError) -> PostgresResult {
+    /// `reuse: false` for text that varies from call to call (see `executeCached`).
+    func execute(_ sql: String, _ parameters: ParameterBuffer, reuse: Bool = true) throws(PostgresError) -> PostgresResult {
         try Self.checkNoNUL(sql)
         return try exclusive { () throws(PostgresError) in
             guard let handle else { throw PostgresError.closed }
-            let result = parameters.withUnsafeArguments { types, values, lengths, formats in
-                PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+            do throws(PostgresError) {
+                return try consume(try executeCached(sql, parameters, reuse: reuse, on: handle), on: handle)
+            } catch {
+                statementCache.settle(after: error)
+                throw error
             }
-            return try consume(result, on: handle)
         }
     }
 
@@ -38,7 +43,7 @@ extension PostgresConnection {
     }
 
     /// Turns a `PGresult` into a value or an error, and frees it.
-    private func consume(_ result: OpaquePointer?, on handle: OpaquePointer) throws(PostgresError) -> PostgresResult {
+    func consume(_ result: OpaquePointer?, on handle: OpaquePointer) throws(PostgresError) -> PostgresResult {
         guard let result else {
             // NULL: out of memory, or the query could not even be sent.
             throw connectionError(on: handle)

@@ -40,7 +40,8 @@ extension PostgresConnection {
             for start in chunkStarts {
                 let chunk = rows[start..<min(start + rowsPerChunk, rows.count)]
                 let sql = head + Self.valuesList(rows: chunk.count, columns: columns.count) + tail
-                affected += try execute(sql, ParameterBuffer(chunk.joined())).affectedRows
+                // The VALUES list grows with the chunk, so the text rarely recurs: not worth a named statement.
+                affected += try execute(sql, ParameterBuffer(chunk.joined()), reuse: false).affectedRows
             }
             if ownTransaction { try commit() }
             return affected

@@ -13,6 +13,10 @@ extension PostgresConnection {
     /// `ROLLBACK`; outside one, the statements run as one implicit transaction,
     /// which a failure rolls back whole.
     ///
+    /// Statements with parameters go as named statements, each prepared in
+    /// the same round trip on its first use in the session
+    /// (`PreparedStatementCache`).
+    ///
     /// Every parameter list is checked before anything is sent, so a client
     /// error (too many parameters) leaves the session untouched. Blocking sends
     /// cannot deadlock on a full socket: libpq reads the server's answers while
@@ -27,24 +31,25 @@ extension PostgresConnection {
         return try exclusive { () throws(PostgresError) -> [PostgresResult] in
             guard let handle else { throw PostgresError.closed }
             guard PQenterPipelineMode(handle) == 1 else { throw connectionError(on: handle) }
+            var commands: [PipelinedCommand] = []
+            commands.reserveCapacity(statements.count)
             var sent = 0
             for (statement, buffer) in zip(statements, buffers) {
-                let accepted = buffer.withUnsafeArguments { types, values, lengths, formats in
-                    PQsendQueryParams(handle, statement.sql, Int32(buffer.count), types, values, lengths, formats, 0)
-                }
-                guard accepted == 1 else { break }
+                guard sendPipelined(statement.sql, buffer, on: handle, commands: &commands) else { break }
                 sent += 1
             }
             var failure: PostgresError? = sent < statements.count ? connectionError(on: handle) : nil
             guard PQpipelineSync(handle) == 1 else {
                 let error = failure ?? connectionError(on: handle)
                 _ = PQexitPipelineMode(handle)
+                statementCache.settle(after: error)
                 throw error
             }
             var results: [PostgresResult] = []
             results.reserveCapacity(sent)
-            // Each statement's results end with a NULL; the sync's own result ends
+            // Each command's results end with a NULL; the sync's own result ends
             // the pipeline. Two NULLs in a row mean the answers stopped coming.
+            var command = 0
             var previousWasEnd = false
             reading: while true {
                 guard let result = PQgetResult(handle) else {
@@ -53,6 +58,7 @@ extension PostgresConnection {
                         break reading
                     }
                     previousWasEnd = true
+                    command += 1
                     continue
                 }
                 previousWasEnd = false
@@ -61,7 +67,11 @@ extension PostgresConnection {
                 case PGRES_PIPELINE_SYNC:
                     break reading
                 case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-                    results.append(PostgresResult(result))
+                    if command < commands.count, case .prepare(let key) = commands[command] {
+                        statementCache.confirm(key)
+                    } else {
+                        results.append(PostgresResult(result))
+                    }
                 case PGRES_PIPELINE_ABORTED:
                     // Skipped because an earlier statement failed; that failure is the one reported.
                     failure = failure ?? .client("a pipelined statement was skipped after an earlier failure", sqlState: "25P02")
@@ -70,6 +80,7 @@ extension PostgresConnection {
                 }
             }
             _ = PQexitPipelineMode(handle)
+            statementCache.settle(after: failure)
             if let failure { throw failure }
             return results
         }

@@ -24,6 +24,8 @@ import Foundation
 public final class PostgresConnection: @unchecked Sendable {
     /// The `PGconn*`; nil once closed. Touched only by the thread currently inside `exclusive`.
     var handle: OpaquePointer?
+    /// The session's named statements (see `PreparedStatementCache`). Touched only inside `exclusive`.
+    var statementCache: PreparedStatementCache
     private let inUse = NSLock()
 
     /// Connects, blocking up to `connect_timeout` per host address.
@@ -34,7 +36,13 @@ public final class PostgresConnection: @unchecked Sendable {
     /// fallback for `application_name` (the string or `PGAPPNAME` win over it).
     /// Without `connect_timeout` in the string or `PGCONNECT_TIMEOUT`, 5 seconds
     /// apply, so a black-holed host cannot block a worker thread for minutes.
-    public init(connectionString: String, applicationName: String = "veridoc") throws(PostgresError) {
+    ///
+    /// `preparedStatements: false` sends every statement unnamed, for a pooler
+    /// that runs each transaction on whichever server session is free
+    /// (PgBouncer's transaction mode), where a named statement prepared on one
+    /// session is missing on the next.
+    public init(connectionString: String, applicationName: String = "veridoc", preparedStatements: Bool = true) throws(PostgresError) {
+        statementCache = PreparedStatementCache(enabled: preparedStatements)
         guard !connectionString.utf8.contains(0), !applicationName.utf8.contains(0) else {
             throw .client("connection string or application name contains U+0000")
         }
@@ -80,6 +88,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func reset() throws(PostgresError) {
         try exclusive { () throws(PostgresError) in
             guard let handle else { throw PostgresError.closed }
+            statementCache.clear()
             PQreset(handle)
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw PostgresError(kind: .connection, message: PostgresError.firstLine(of: String(cString: PQerrorMessage(handle))))
@@ -93,6 +102,7 @@ public final class PostgresConnection: @unchecked Sendable {
         exclusive {
             if let handle { PQfinish(handle) }
             handle = nil
+            statementCache.clear()
         }
     }
 

@@ -19,10 +19,7 @@ public struct RetentionConfiguration: Sendable {
     }
 
     public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> RetentionConfiguration {
-        guard let data = try? Data(contentsOf: file), let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw ConfigError("cannot read config file \(file.path) as a JSON object")
-        }
-        return try load(root: root, base: file.deletingLastPathComponent(), environment: environment)
+        try load(root: try root(of: file), base: file.deletingLastPathComponent(), environment: environment)
     }
 
     public static func load(root: [String: Any], base: URL, environment: [String: String]) throws(ConfigError) -> RetentionConfiguration {
@@ -80,11 +77,40 @@ public struct RetentionConfiguration: Sendable {
     /// need only the database (stats, report, purge, forget).
     public static func postgresConnectionString(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> String {
         if let value = environment["VERIDOC_POSTGRES"] { return value }
+        guard let value = (try root(of: file)["postgres"] as? [String: Any])?["connectionString"] else { return "" }
+        guard let text = value as? String else { throw ConfigError("postgres.connectionString: a string is required") }
+        return text
+    }
+
+    /// `postgres.preparedStatements` (or VERIDOC_PG_PREPARED), default true:
+    /// whether connections run recurring statements as named prepared
+    /// statements. False behind PgBouncer in transaction mode, which runs each
+    /// transaction on another server session, where the statement is missing.
+    public static func postgresPreparedStatements(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Bool {
+        let root = environment["VERIDOC_PG_PREPARED"] == nil ? try root(of: file) : [:]
+        return try postgresPreparedStatements(root: root, environment: environment)
+    }
+
+    public static func postgresPreparedStatements(root: [String: Any], environment: [String: String]) throws(ConfigError) -> Bool {
+        if let text = environment["VERIDOC_PG_PREPARED"] {
+            switch text.lowercased() {
+            case "true", "1": return true
+            case "false", "0": return false
+            default: throw ConfigError("VERIDOC_PG_PREPARED: true or false is required")
+            }
+        }
+        guard let value = (root["postgres"] as? [String: Any])?["preparedStatements"] else { return true }
+        // JSONSerialization gives booleans as NSNumbers of type "c"; a number is not a boolean here.
+        guard let flag = value as? NSNumber, String(cString: flag.objCType) == "c" else {
+            throw ConfigError("postgres.preparedStatements: true or false is required")
+        }
+        return flag.boolValue
+    }
+
+    private static func root(of file: URL) throws(ConfigError) -> [String: Any] {
         guard let data = try? Data(contentsOf: file), let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw ConfigError("cannot read config file \(file.path) as a JSON object")
         }
-        guard let value = (root["postgres"] as? [String: Any])?["connectionString"] else { return "" }
-        guard let text = value as? String else { throw ConfigError("postgres.connectionString: a string is required") }
-        return text
+        return root
     }
 }

@@ -77,6 +77,7 @@ enum RetentionCommands {
     }
 
     static func connect(_ file: URL) throws -> PostgresConnection {
-        try PostgresConnection(connectionString: try RetentionConfiguration.postgresConnectionString(from: file), applicationName: "veridoc-cli")
+        try PostgresConnection(connectionString: try RetentionConfiguration.postgresConnectionString(from: file), applicationName: "veridoc-cli",
+                               preparedStatements: try RetentionConfiguration.postgresPreparedStatements(from: file))
     }
 }

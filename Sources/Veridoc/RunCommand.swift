@@ -53,7 +53,7 @@ enum RunCommand {
         let deadline = Date().addingTimeInterval(60)
         while !stop.isSet {
             do {
-                let connection = try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-migrate")
+                let connection = try configuration.connectPostgres(applicationName: "veridoc-migrate")
                 defer { connection.close() }
                 let applied = try Migrations.apply(on: connection)
                 if !applied.isEmpty { log.info("migrations applied", ["versions": applied.map(String.init).joined(separator: ",")]) }

@@ -1,19 +1,22 @@
 import Foundation
 import Pipeline
 import Testing
+import Verification
 
-/// The worker's librdkafka properties and batching defaults (no services
-/// needed): the prefetch is bounded in bytes, outcomes are not lingered over,
-/// batches are written without waiting, and the operator's settings win.
+/// The worker's librdkafka properties, batching defaults and PostgreSQL
+/// settings (no services needed): the prefetch is bounded in bytes, outcomes
+/// are not lingered over, batches are written without waiting, statements are
+/// prepared unless turned off, and the operator's settings win.
 @Suite struct ConsumerPropertiesTests {
-    private func configuration(kafka: [String: Any] = [:], worker: [String: Any] = [:], environment: [String: String] = [:]) throws -> WorkerConfiguration {
+    private func configuration(kafka: [String: Any] = [:], worker: [String: Any] = [:], postgres: [String: Any] = [:],
+                               environment: [String: String] = [:]) throws -> WorkerConfiguration {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-consumer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("nonce.key").path,
                                            contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(), attributes: [.posixPermissions: 0o600])
         let root: [String: Any] = ["kafka": kafka.merging(["bootstrapServers": "broker-a:9092", "groupId": "verifiers"]) { $1 },
-                                   "worker": worker, "replay": ["nonceKeyFile": "nonce.key"]]
+                                   "worker": worker, "postgres": postgres, "replay": ["nonceKeyFile": "nonce.key"]]
         let file = directory.appendingPathComponent("config.json")
         try JSONSerialization.data(withJSONObject: root).write(to: file)
         return try WorkerConfiguration.load(from: file, environment: environment)
@@ -28,6 +31,16 @@ import Testing
         #expect(WorkerConfiguration.prefetchKilobytesPerThread * 8 <= 65536)
         #expect(two["bootstrap.servers"] == "broker-a:9092" && two["group.id"] == "verifiers")
         #expect(two["statistics.interval.ms"] == "5000")
+    }
+
+    @Test func preparedStatementsAreOnUnlessTurnedOff() throws {
+        #expect(try configuration().postgresPreparedStatements)
+        #expect(try !configuration(postgres: ["preparedStatements": false]).postgresPreparedStatements)
+        #expect(try configuration(postgres: ["preparedStatements": false], environment: ["VERIDOC_PG_PREPARED": "true"]).postgresPreparedStatements)
+        #expect(try !configuration(environment: ["VERIDOC_PG_PREPARED": "FALSE"]).postgresPreparedStatements)
+        #expect(throws: ConfigError.self) { try configuration(postgres: ["preparedStatements": 0]) }
+        #expect(throws: ConfigError.self) { try configuration(postgres: ["preparedStatements": "no"]) }
+        #expect(throws: ConfigError.self) { try configuration(environment: ["VERIDOC_PG_PREPARED": "off"]) }
     }
 
     @Test func operatorPropertiesWin() throws {
