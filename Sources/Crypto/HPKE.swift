@@ -58,7 +58,6 @@ public enum HPKE {
     public struct Context: Sendable {
         public let key: [UInt8]
         public let baseNonce: [UInt8]
-        public let exporterSecret: [UInt8]
         public private(set) var sequenceNumber: UInt64 = 0
 
         /// For tests: the values the key schedule produced.
@@ -79,8 +78,17 @@ public enum HPKE {
             return plaintext
         }
 
+        /// Derived on demand from `secret` and the context, which the context
+        /// keeps anyway: verification opens one message and never exports, and
+        /// deriving it for every event was a quarter of the key schedule.
+        public var exporterSecret: [UInt8] {
+            get throws(CryptoError) {
+                try labeledExpand(hpkeSuiteID, prk: secret, label: "exp", info: keyScheduleContext, length: hashByteCount)
+            }
+        }
+
         public func export(exporterContext: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
-            try labeledExpand(hpkeSuiteID, prk: exporterSecret, label: "sec", info: exporterContext, length: length)
+            try labeledExpand(hpkeSuiteID, prk: try exporterSecret, label: "sec", info: exporterContext, length: length)
         }
 
         /// base_nonce XOR I2OSP(seq, 12). A UInt64 counter stays below 2^96 − 1,
@@ -148,7 +156,6 @@ private func keySchedule(sharedSecret: [UInt8], info: [UInt8]) throws(CryptoErro
     return HPKE.Context(
         key: try labeledExpand(hpkeSuiteID, prk: secret, label: "key", info: context, length: keyByteCount),
         baseNonce: try labeledExpand(hpkeSuiteID, prk: secret, label: "base_nonce", info: context, length: nonceByteCount),
-        exporterSecret: try labeledExpand(hpkeSuiteID, prk: secret, label: "exp", info: context, length: hashByteCount),
         sharedSecret: sharedSecret,
         keyScheduleContext: context,
         secret: secret)

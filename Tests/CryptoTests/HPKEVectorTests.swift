@@ -32,7 +32,7 @@ struct HPKEVectorTests {
             #expect(context.secret == (try field("secret")))
             #expect(context.key == (try field("key")))
             #expect(context.baseNonce == (try field("base_nonce")))
-            #expect(context.exporterSecret == (try field("exporter_secret")))
+            #expect(try context.exporterSecret == (try field("exporter_secret")))
         }
 
         let encryptions = try #require(vector["encryptions"] as? [[String: Any]])
