@@ -31,14 +31,20 @@ public enum HashAlgorithm: String, Sendable, CaseIterable {
         data.withUnsafeBufferPointer { hash($0.baseAddress, $0.count) }
     }
 
+    /// Written on the stack, then copied into the array: creating the array
+    /// first (`unsafeUninitializedCapacity:` or `repeating:`) goes through the
+    /// standard library's unspecialized allocation, a runtime metadata lookup
+    /// that cost some 400 instructions more than the copy, for each of the
+    /// ~30 digests of an event. A digest is no secret, and the array it ends
+    /// up in is not cleansed either, so the stack copy exposes nothing more.
     private func hash(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialized in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest in
             // SHA-2 on a memory buffer cannot fail; a wrong digest would
             // silently break every check above us, so stop instead.
-            guard veridoc_sha2(bits, bytes, count, buffer.baseAddress) == 1 else {
+            guard veridoc_sha2(bits, bytes, count, digest.baseAddress) == 1 else {
                 fatalError("SHA-2 failed: \(lastOpenSSLError())")
             }
-            initialized = byteCount
+            return Array(UnsafeBufferPointer(rebasing: digest[..<byteCount]))
         }
     }
 
