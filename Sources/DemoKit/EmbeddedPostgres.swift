@@ -8,12 +8,6 @@ public final class EmbeddedPostgres: @unchecked Sendable {
     public let directory: URL
     public let port: Int
     public var connectionString: String { "host=127.0.0.1 port=\(port) user=postgres dbname=postgres" }
-    /// The postmaster's pid (the first line of postmaster.pid), while it runs.
-    public var serverProcessID: pid_t? {
-        let file = directory.appendingPathComponent("data/postmaster.pid").path
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
-        return text.split(separator: "\n").first.flatMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
-    }
     private let binaries: URL
     private var running = false
     private var interruption: Interruption.Token?

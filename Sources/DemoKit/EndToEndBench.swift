@@ -307,7 +307,7 @@ public final class EndToEndBench: @unchecked Sendable {
         while !reader.isAssigned && Date() < readerDeadline { Thread.sleep(forTimeInterval: 0.05) }
         progress("run \(runNumber): running")
         return try body(Environment(bootstrap: cluster.bootstrapServers, reader: reader, clock: clock, processes: processes, database: database,
-                                    spawnedAt: spawnedAt, postmaster: postgres.serverProcessID))
+                                    spawnedAt: spawnedAt, postmaster: postgres.serverPID))
     }
 
     /// Every worker has had partitions assigned and no rebalance was logged for 2 s.
