@@ -142,6 +142,11 @@ public struct IssuerSigned: Sendable {
     public let nameSpaces: [(name: String, items: [IssuerSignedItem])]
     public let issuerAuth: COSESign1
 
+    /// Bytes of UTF-8 a namespace or an element identifier may have. ISO
+    /// 18013-5's are a few dozen; the names are stored as indexed keys, and
+    /// PostgreSQL refuses an index entry past ~2.7 KB.
+    public static let maxNameLength = 256
+
     public init(_ item: CBORItem, context: String) throws(MDocError) {
         let auth = try structure { () throws(CBORError) in try item.require("issuerAuth", in: context) }
         issuerAuth = try COSESign1(auth, context: "\(context).issuerAuth")
@@ -150,6 +155,9 @@ public struct IssuerSigned: Sendable {
             let entries = try structure { () throws(CBORError) in try map.requireEntries("\(context).nameSpaces") }
             for entry in entries {
                 let name = try structure { () throws(CBORError) in try entry.key.requireText("\(context).nameSpaces key") }
+                guard name.utf8.count <= Self.maxNameLength else {
+                    throw .malformed("\(context).nameSpaces has a namespace longer than \(Self.maxNameLength) bytes")
+                }
                 let list = try structure { () throws(CBORError) in try entry.value.requireArray("\(context).nameSpaces[\(name)]") }
                 var items: [IssuerSignedItem] = []
                 items.reserveCapacity(list.count)
@@ -206,7 +214,7 @@ public struct IssuerSigned: Sendable {
         spaces.reserveCapacity(count)
         var names: [ArraySlice<UInt8>] = []
         for _ in 0..<count {
-            guard let name = cursor.textBytes(), !names.contains(name), let itemCount = cursor.arrayCount() else { return nil }
+            guard let name = cursor.textBytes(), name.count <= maxNameLength, !names.contains(name), let itemCount = cursor.arrayCount() else { return nil }
             names.append(name)
             var items: [IssuerSignedItem] = []
             items.reserveCapacity(itemCount)
@@ -249,7 +257,7 @@ public struct IssuerSignedItem: Sendable {
     /// From the received `#6.24(bstr)` and that bstr's content.
     init(taggedBytes: ArraySlice<UInt8>, content: ArraySlice<UInt8>, lazyContext context: @autoclosure () -> String) throws(MDocError) {
         self.taggedBytes = taggedBytes
-        if let fields = Self.commonForm(content) {
+        if let fields = Self.commonForm(content), fields.elementIdentifier.utf8.count <= IssuerSigned.maxNameLength {
             digestID = fields.digestID
             random = fields.random
             elementIdentifier = fields.elementIdentifier
@@ -287,6 +295,9 @@ public struct IssuerSignedItem: Sendable {
         guard let elementIdentifier else { throw MDocError(CBORError.missingKey("elementIdentifier", context: context())) }
         guard case .text(let identifier) = entries[elementIdentifier].value.content else {
             throw MDocError(CBORError.unexpectedType(expected: "text string", context: "\(context()).elementIdentifier"))
+        }
+        guard identifier.utf8.count <= IssuerSigned.maxNameLength else {
+            throw .malformed("\(context()): elementIdentifier is longer than \(IssuerSigned.maxNameLength) bytes")
         }
         self.elementIdentifier = identifier
         guard let elementValue else { throw MDocError(CBORError.missingKey("elementValue", context: context())) }

@@ -48,4 +48,7 @@ struct Completion: Sendable {
     let result: VerificationResult?
     /// Work for the write done ahead on the pool's thread (nil: the persister does it).
     var prepared: PreparedWrite? = nil
+    /// The result was refused by the database once and cut down to its id.
+    var isStripped = false
 }
+

@@ -115,26 +115,7 @@ final class Persister: @unchecked Sendable {
                 batch.append(next)
             }
 
-            // The batch is retried until it is durable: dropping it would lose results.
-            while true {
-                do {
-                    let positions = tracker.positions(completing: batch.map(\.ticket))
-                    let started = DispatchTime.now().uptimeNanoseconds
-                    let written = try makeStore(try connection.get()).write(batch, positions: positions)
-                    tracker.markDurable(batch.map(\.ticket))
-                    committed(written, records: batch.count, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
-                    onCommitted(written.outbox, positions, batch.count - written.duplicates)
-                    backoff.reset()
-                    break
-                } catch {
-                    let transient = (error as? PostgresError)?.isTransient ?? false
-                    if transient || !connection.isConnected { metrics?.health.postgresRoundTrip(succeeded: false) }
-                    log.warning("batch write failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection", "transient": "\(transient)", "batch": "\(batch.count)"])
-                    if !transient || !connection.isConnected { connection.drop() }
-                    if isGivingUp { break }
-                    Thread.sleep(forTimeInterval: backoff.next())
-                }
-            }
+            write(batch, connection: connection, backoff: &backoff)
 
             state.lock()
             busy = false
@@ -142,6 +123,49 @@ final class Persister: @unchecked Sendable {
             state.unlock()
         }
         connection.drop()
+    }
+
+    /// Writes `batch`, retrying until it is durable: dropping it would lose
+    /// results. A batch PostgreSQL refuses for what it holds rather than for
+    /// its own state is split in halves, so that one event with a field no
+    /// reader bounded holds back nothing else; an event refused on its own is
+    /// stored as an `event.invalid` rejection with only its id. If even that is
+    /// refused, the fault is the database's, and it is retried like an outage.
+    private func write(_ batch: [Completion], connection: ReconnectingConnection, backoff: inout Backoff) {
+        while true {
+            do {
+                let positions = tracker.positions(completing: batch.map(\.ticket))
+                let started = DispatchTime.now().uptimeNanoseconds
+                let written = try makeStore(try connection.get()).write(batch, positions: positions)
+                tracker.markDurable(batch.map(\.ticket))
+                committed(written, records: batch.count, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+                onCommitted(written.outbox, positions, batch.count - written.duplicates)
+                backoff.reset()
+                return
+            } catch {
+                let failure = error as? PostgresError
+                let transient = failure?.isTransient ?? false
+                if transient || !connection.isConnected { metrics?.health.postgresRoundTrip(succeeded: false) }
+                if !transient || !connection.isConnected { connection.drop() }
+                if let failure, failure.isCausedByContent {
+                    if batch.count > 1 {
+                        log.warning("batch refused for its content; writing its halves apart", ["code": failure.sqlState ?? "client", "batch": "\(batch.count)"])
+                        write(Array(batch[..<(batch.count / 2)]), connection: connection, backoff: &backoff)
+                        write(Array(batch[(batch.count / 2)...]), connection: connection, backoff: &backoff)
+                        return
+                    }
+                    if let stripped = batch[0].withoutContent(refusedWith: failure) {
+                        log.warning("result refused for its content; storing it as event.invalid with only its id", ["code": failure.sqlState ?? "client"])
+                        metrics?.unstorableResults.increment(by: 1, failure.sqlState ?? "client")
+                        write([stripped], connection: connection, backoff: &backoff)
+                        return
+                    }
+                }
+                log.warning("batch write failed; retrying", ["code": failure?.sqlState ?? "connection", "transient": "\(transient)", "batch": "\(batch.count)"])
+                if isGivingUp { return }
+                Thread.sleep(forTimeInterval: backoff.next())
+            }
+        }
     }
 
     /// Metrics, and a debug line per rejected event (event id, configured tenant, reason codes only).
@@ -161,5 +185,16 @@ final class Persister: @unchecked Sendable {
         state.lock()
         defer { state.unlock() }
         return givingUp
+    }
+}
+
+extension Completion {
+    /// The completion with its result cut down to an `event.invalid` rejection
+    /// with only its id (`VerificationResult.strippedForStorage`); nil when it
+    /// has no result to cut or was cut already.
+    func withoutContent(refusedWith failure: PostgresError) -> Completion? {
+        guard let result, result.requestID != nil, !isStripped else { return nil }
+        let detail = "the result could not be stored (PostgreSQL refused it with SQLSTATE \(failure.sqlState ?? "?")); only the event id is kept"
+        return Completion(ticket: ticket, key: key, receivedAt: receivedAt, result: result.strippedForStorage(detail: detail), prepared: nil, isStripped: true)
     }
 }

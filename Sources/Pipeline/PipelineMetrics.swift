@@ -52,6 +52,9 @@ public final class PipelineMetrics: Sendable {
     let outboxBacklog: Gauge
     let outcomesPublished: Counter
     let deadLetters: Counter
+    /// Results PostgreSQL refused for what they hold (none expected: the
+    /// event and payload readers bound every stored field).
+    let unstorableResults: Counter
     let consumerLag: Gauge
     let partitionsAssigned: Gauge
     let postgresUp: Gauge
@@ -83,6 +86,8 @@ public final class PipelineMetrics: Sendable {
         outboxBacklog = registry.gauge("veridoc_outbox_backlog", help: "Outcome rows not yet published (sampled every few seconds).")
         outcomesPublished = registry.counter("veridoc_outcomes_published_total", help: "Outcome events delivered to the outcome topic.")
         deadLetters = registry.counter("veridoc_dead_letters_total", help: "Records delivered to the dead-letter topic, by cause.", labels: ["cause"])
+        unstorableResults = registry.counter("veridoc_results_unstorable_total", help: "Results PostgreSQL refused for their content, stored instead as event.invalid with only their id, by SQLSTATE.",
+                                             labels: ["sqlstate"])
         consumerLag = registry.gauge("veridoc_consumer_lag", help: "Messages behind the high watermark per owned partition (librdkafka statistics).",
                                      labels: ["topic", "partition"])
         partitionsAssigned = registry.gauge("veridoc_partitions_assigned", help: "Partitions currently assigned to this worker.")

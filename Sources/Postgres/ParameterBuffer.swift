@@ -31,7 +31,7 @@ struct ParameterBuffer {
 
     init<Values: Collection>(_ values: Values) throws(PostgresError) where Values.Element == PostgresValue {
         guard values.count <= Self.maximumCount else {
-            throw .client("\(values.count) parameters; the protocol allows at most \(Self.maximumCount) per statement")
+            throw .client("\(values.count) parameters; the protocol allows at most \(Self.maximumCount) per statement", sqlState: "54023")
         }
         types.reserveCapacity(values.count)
         lengths.reserveCapacity(values.count)
@@ -59,7 +59,7 @@ struct ParameterBuffer {
     mutating func appendEncoded(type: Oid, binary: Bool, number: Int,
                                 _ write: (inout [UInt8]) throws(PostgresError) -> Void) throws(PostgresError) {
         guard count < Self.maximumCount else {
-            throw .client("\(count + 1) parameters; the protocol allows at most \(Self.maximumCount) per statement")
+            throw .client("\(count + 1) parameters; the protocol allows at most \(Self.maximumCount) per statement", sqlState: "54023")
         }
         let start = bytes.count
         do throws(PostgresError) {
@@ -71,7 +71,7 @@ struct ParameterBuffer {
         let length = bytes.count - start
         guard length <= Int(Int32.max) else {
             bytes.removeSubrange(start...)
-            throw .client("parameter $\(number) is larger than 2 GiB")
+            throw .client("parameter $\(number) is larger than 2 GiB", sqlState: "54000")
         }
         bytes.append(0)
         types.append(type); lengths.append(binary ? Int32(length) : 0); formats.append(binary ? 1 : 0); starts.append(start)
@@ -84,7 +84,7 @@ struct ParameterBuffer {
         case .text(let string):
             try appendText(string, type: Self.unknownOID, number: number)
         case .bytes(let data):
-            guard data.count <= Int(Int32.max) else { throw .client("bytea parameter $\(number) is larger than 2 GiB") }
+            guard data.count <= Int(Int32.max) else { throw .client("bytea parameter $\(number) is larger than 2 GiB", sqlState: "54000") }
             // Binary format: the server's bytearecv takes the bytes as they are.
             types.append(Self.byteaOID); lengths.append(Int32(data.count)); formats.append(1)
             starts.append(bytes.count)

@@ -46,7 +46,7 @@ extension PostgresConnection {
     static func unnestInsert(into table: String, columns: [PostgresColumn], rows: [[PostgresValue]], suffix: String) throws(PostgresError) -> (String, ParameterBuffer) {
         guard !columns.isEmpty else { throw .client("insertColumns needs at least one column") }
         guard columns.count <= ParameterBuffer.maximumCount else {
-            throw .client("insertColumns with \(columns.count) columns exceeds the \(ParameterBuffer.maximumCount)-parameter limit")
+            throw .client("insertColumns with \(columns.count) columns exceeds the \(ParameterBuffer.maximumCount)-parameter limit", sqlState: "54023")
         }
         for column in columns where column.name.utf8.contains(0) || column.type.utf8.contains(0) {
             throw .client("a column name or type contains U+0000")
@@ -199,7 +199,7 @@ enum ArrayElement: Equatable {
             Self.int32(0, &out); Self.int32(0, &out); Self.uint32(elementOID, &out)
             return
         }
-        guard rows.count <= Int(Int32.max) else { throw .client("array parameter $\(number) has more than 2³¹ elements") }
+        guard rows.count <= Int(Int32.max) else { throw .client("array parameter $\(number) has more than 2³¹ elements", sqlState: "54000") }
         let hasNull = rows.contains { row in
             if case .null = row[column] { return true }
             return false
@@ -216,7 +216,7 @@ enum ArrayElement: Equatable {
             Self.int32(0, &out)
             try appendElement(value, to: &out, number: number)
             let length = out.count - lengthAt - 4
-            guard length <= Int(Int32.max) else { throw .client("an element of array parameter $\(number) is larger than 2 GiB") }
+            guard length <= Int(Int32.max) else { throw .client("an element of array parameter $\(number) is larger than 2 GiB", sqlState: "54000") }
             let bigEndian = UInt32(length).bigEndian
             withUnsafeBytes(of: bigEndian) { bytes in
                 for index in 0..<4 { out[lengthAt + index] = bytes[index] }

@@ -55,6 +55,15 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         return Self.transientStates.contains(sqlState) || sqlState.hasPrefix("08")
     }
 
+    /// The server (or the client's own checks, which use the server's codes)
+    /// refused what a statement carried, not the state of the server or the
+    /// session: data exceptions (class 22), integrity violations (23) and
+    /// size limits (54). The same values fail again; other values need not.
+    public var isCausedByContent: Bool {
+        guard let sqlState, kind != .connection else { return false }
+        return sqlState.hasPrefix("22") || sqlState.hasPrefix("23") || sqlState.hasPrefix("54")
+    }
+
     public var description: String {
         var text = "PostgreSQL"
         switch kind {

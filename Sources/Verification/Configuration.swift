@@ -44,7 +44,9 @@ public struct Configuration: Sendable {
         if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
             throw ConfigError("\(path).\(unknown): unknown tenant setting")
         }
-        guard let id = object["id"] as? String, !id.isEmpty else { throw ConfigError("\(path).id: a non-empty string is required") }
+        guard let id = object["id"] as? String, !id.isEmpty, id.utf8.count <= VerificationRequest.maxTenantLength else {
+            throw ConfigError("\(path).id: a non-empty string of at most \(VerificationRequest.maxTenantLength) bytes is required")
+        }
         let merchantIDs = try strings(object["merchantIds"], "\(path).merchantIds")
         let teamID = object["teamId"].map { $0 as? String }
         if let teamID, teamID?.isEmpty ?? true { throw ConfigError("\(path).teamId: a non-empty string is required") }
@@ -81,7 +83,9 @@ public struct Configuration: Sendable {
         }
         var maxRetentionDays: Int?
         if let value = object["maxRetentionDays"] {
-            guard let days = jsonInteger(value), days >= 1 else { throw ConfigError("\(path).maxRetentionDays: a whole number of days ≥ 1 is required") }
+            guard let days = jsonInteger(value), (1...Retention.maximumDays).contains(days) else {
+                throw ConfigError("\(path).maxRetentionDays: a whole number of days from 1 to \(Retention.maximumDays) is required")
+            }
             maxRetentionDays = days
         }
         let defaults = try retentionDefaults(object["retentionDefaults"], "\(path).retentionDefaults")
@@ -116,7 +120,7 @@ public struct Configuration: Sendable {
             else { throw ConfigError("\(context): {\"namespace\", \"element\", \"retention\"} is required") }
             if namespace == "*" && element != "*" { throw ConfigError("\(context): namespace \"*\" needs element \"*\"") }
             guard let retention = retentionValue(object["retention"]) else {
-                throw ConfigError("\(context).retention: {\"intent\": \"willNotStore\"} or {\"intent\": \"mayStore\", \"days\"?: N ≥ 1} is required")
+                throw ConfigError("\(context).retention: {\"intent\": \"willNotStore\"} or {\"intent\": \"mayStore\", \"days\"?: N from 1 to \(Retention.maximumDays)} is required")
             }
             if defaults.contains(where: { $0.namespace == namespace && $0.element == element }) {
                 throw ConfigError("\(context): duplicate default for \(namespace)/\(element)")
@@ -132,7 +136,7 @@ public struct Configuration: Sendable {
         case ("willNotStore", 1): return .willNotStore
         case ("mayStore", 1): return .mayStore(days: nil)
         case ("mayStore", 2):
-            guard let days = object["days"].flatMap(jsonInteger), days >= 1 else { return nil }
+            guard let days = object["days"].flatMap(jsonInteger), (1...Retention.maximumDays).contains(days) else { return nil }
             return .mayStore(days: days)
         default: return nil
         }

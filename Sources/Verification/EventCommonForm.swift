@@ -240,7 +240,7 @@ struct EventCommonForm {
                     guard let text = scanner.string() else { return nil }
                     intent = text
                 } else if same(key, "days"), days == nil {
-                    guard let count = scanner.positiveInteger() else { return nil }
+                    guard let count = scanner.positiveInteger(), count <= Retention.maximumDays else { return nil }
                     days = count
                 } else {
                     return nil
@@ -272,7 +272,7 @@ struct EventCommonForm {
         }
 
         func request(id: String, source: String, time: Date) -> VerificationRequest? {
-            guard let flow, let tenant else { return nil }
+            guard let flow, let tenant, tenant.utf8.count <= VerificationRequest.maxTenantLength else { return nil }
             let required = EventCommonForm.required(flow)
             guard present & required == required, present & ~(required | EventCommonForm.optional(flow)) == 0 else { return nil }
             let input: VerificationRequest.Input

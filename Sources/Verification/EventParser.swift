@@ -46,7 +46,7 @@ public struct EventParser: Sendable {
     public func parse(attributes: JSONObject, data: JSONValue?) -> Result<VerificationRequest, EventRejection> {
         let id = attributes["id"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         let dataObject = data?.objectValue
-        let tenant = dataObject?["tenant"]?.stringValue
+        let tenant = dataObject?["tenant"]?.stringValue.flatMap { $0.utf8.count <= VerificationRequest.maxTenantLength ? $0 : nil }
         let flow = dataObject?["flow"]?.stringValue.flatMap(Flow.init(rawValue:))
         func reject(_ detail: String) -> Result<VerificationRequest, EventRejection> {
             .failure(EventRejection(id: id, tenant: tenant, flow: flow, detail: detail))
@@ -61,7 +61,9 @@ public struct EventParser: Sendable {
         }
         guard attributes["datacontenttype"]?.stringValue == "application/json" else { return reject("datacontenttype is not application/json") }
         guard let dataObject else { return reject("data is not a JSON object") }
-        guard let tenant, !tenant.isEmpty else { return reject("data.tenant is missing") }
+        guard let tenant, !tenant.isEmpty else {
+            return reject(dataObject["tenant"]?.stringValue == nil ? "data.tenant is missing" : "data.tenant is empty or longer than \(VerificationRequest.maxTenantLength) bytes")
+        }
         guard let flow else { return reject("data.flow is not one of \(Flow.allCases.map(\.rawValue).joined(separator: ", "))") }
 
         var fields = Fields(object: dataObject)
@@ -183,8 +185,8 @@ struct Fields {
                 return .mayStore(days: nil)
             }
             // 2.5 and true are not day counts (2.0 and 2e0 are).
-            guard let count = wholeNumber(days), count >= 1, object.count == 2
-            else { throw FieldError("\(context).retention.days must be a whole number of days ≥ 1") }
+            guard let count = wholeNumber(days), (1...Retention.maximumDays).contains(count), object.count == 2
+            else { throw FieldError("\(context).retention.days must be a whole number of days from 1 to \(Retention.maximumDays)") }
             return .mayStore(days: count)
         default:
             throw FieldError("\(context).retention.intent is not willNotStore or mayStore")

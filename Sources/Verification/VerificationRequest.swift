@@ -13,6 +13,12 @@ public enum Retention: Sendable, Equatable {
     case willNotStore
     /// nil days: no stated limit.
     case mayStore(days: Int?)
+
+    /// The most days a request or a tenant's configuration may state (about
+    /// 2,700 years). The store keeps the day count as a 32-bit integer and
+    /// the expiry as a timestamp before year 10000; longer is what
+    /// `mayStore` without days already says.
+    public static let maximumDays = 1_000_000
 }
 
 public struct RequestedElement: Sendable, Equatable {
@@ -30,6 +36,9 @@ public struct RequestedElement: Sendable, Equatable {
 /// A parsed `veridoc.verification.requested.v1` CloudEvent.
 public struct VerificationRequest: Sendable {
     public static let eventType = "veridoc.verification.requested.v1"
+    /// Bytes of UTF-8 a tenant name may have, as an event id may: both are
+    /// indexed keys, and PostgreSQL refuses index entries past ~2.7 KB.
+    public static let maxTenantLength = 256
 
     public let id: String
     public let source: String

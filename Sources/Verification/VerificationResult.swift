@@ -39,3 +39,17 @@ extension VerificationResult {
             requestedElements: requestedElements, replayToken: replayToken)
     }
 }
+
+extension VerificationResult {
+    /// The result as an `event.invalid` rejection that keeps only the request
+    /// id, flow and verification time: what is stored and published for an
+    /// event whose result the database refused to hold (`detail` says why,
+    /// without values).
+    public func strippedForStorage(detail: String) -> VerificationResult {
+        var report = CheckReport()
+        report.fail(.eventStructure, .eventInvalid, detail)
+        return VerificationResult(
+            requestID: requestID, tenant: nil, flow: flow, verifiedAt: verifiedAt, eventTime: nil, report: report,
+            documents: [], requestedElements: [], replayToken: nil)
+    }
+}

@@ -166,6 +166,20 @@ struct Lab {
         var big = try factory.event(.isoDeviceResponse)
         big.data["payload"] = String(repeating: "A", count: 5 << 20)
         cases.append(Case(name: "oversized event (5 MiB of base64, limit 4 MiB)", expected: [.eventInvalid], event: big.json()))
+        // Names are stored as indexed keys: a signed namespace or element identifier past 256 bytes is refused.
+        func named(_ namespace: String, _ identifier: String) throws -> [UInt8] {
+            var issuer = factory
+            issuer.credential[namespace, identifier] = .text("x")
+            return try issuer.event(.isoDeviceResponse).json()
+        }
+        let mDL = TestIssuer.Credential.mDLNameSpace
+        let longestName = String(repeating: "n", count: IssuerSigned.maxNameLength)
+        cases.append(Case(name: "element identifier of 257 bytes, signed", expected: [.payloadMalformed], event: try named(mDL, longestName + "n"),
+                          detail: "elementIdentifier is longer than 256 bytes"))
+        cases.append(Case(name: "element identifier of 256 bytes, signed", expected: [], event: try named(mDL, longestName)))
+        cases.append(Case(name: "namespace of 257 bytes, signed", expected: [.payloadMalformed], event: try named(longestName + "n", "e"),
+                          detail: "namespace longer than 256 bytes"))
+
         var p = try parts()
         cases.append(Case(name: "payload is a bstr head claiming 2^62 bytes", expected: [.payloadMalformed], event: p.event.replacingPayload(huge).json()))
         cases.append(Case(name: "payload array claiming 2^64-1 items", expected: [.payloadMalformed],

@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import Testing
 import TestIssuer
+import Verification
 
 /// A few hostile records through the real worker (the full table runs through
 /// the Verifier in HostileInputTests): each ends as a result with its documented
@@ -33,6 +34,22 @@ struct HostileWorkerTests {
         let valid = try fixture.factory.event(.appleWalletApp)
         records.append(("k5", valid.json()))
         expectedResults[valid.id!] = []
+        // Fields past what the store can index or hold: each was once a batch PostgreSQL refused,
+        // retried for ever, and every partition stalled behind it.
+        var longTenant = try fixture.factory.event(.appleWalletApp)
+        longTenant.data["tenant"] = String((0..<9000).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
+        records.append(("k6", longTenant.json()))
+        expectedResults[longTenant.id!] = ["event.invalid"]
+        var options = TestIssuer.EventOptions()
+        options.requestedElements = [RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "given_name", retention: .mayStore(days: 3_000_000_000))]
+        let longRetention = try fixture.factory.event(.appleWalletApp, options: options)
+        records.append(("k7", longRetention.json()))
+        expectedResults[longRetention.id!] = ["event.invalid"]
+        var issuer = fixture.factory
+        issuer.credential[TestIssuer.Credential.mDLNameSpace, String(repeating: "n", count: 4000)] = .text("x")
+        let longElement = try issuer.event(.appleWalletApp)
+        records.append(("k8", longElement.json()))
+        expectedResults[longElement.id!] = ["payload.malformed"]
 
         // Dead letters: larger than worker.maxEventBytes (1 MiB), a JSON nesting bomb, an id of 300 characters.
         var oversized = try fixture.factory.event(.isoDeviceResponse)

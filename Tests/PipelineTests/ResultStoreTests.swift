@@ -5,7 +5,7 @@ import Postgres
 import Retention
 import TestIssuer
 import Testing
-import Verification
+@testable import Verification
 
 /// `ResultStore` against a real PostgreSQL: the pipelined write of an all-new
 /// batch must store exactly what the step-by-step write stores, and every
@@ -194,5 +194,78 @@ struct ResultStoreTests {
         #expect(results[good.id!]?.verdict == "verified")
         let tenant = try connection.execute("SELECT tenant FROM results WHERE event_id = $1", [.text(badTenant.id!)])
         #expect(tenant.string(0, "tenant") == "no\u{FFFD}such tenant")
+    }
+}
+
+/// The persister's last line against poison: a result PostgreSQL refuses for
+/// what it holds (here fields no reader would let through, set on the result
+/// directly) must not hold back its batch, nor be retried for ever. The rest
+/// of the batch is stored as verified, the refused result as `event.invalid`
+/// with only its id, and every offset passes.
+extension ResultStoreTests {
+    @Test func aResultPostgreSQLRefusesIsStoredWithOnlyItsIdAndHoldsBackNothing() throws {
+        let harness = try Harness()
+        let database = try TestDatabase()
+        let setup = try database.connect()
+        defer { setup.close() }
+        _ = try Migrations.apply(on: setup)
+
+        func random(_ count: Int) -> String { String((0..<count).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! }) }
+        func altered(_ completion: Completion, _ change: (VerificationResult) -> VerificationResult) -> Completion {
+            Completion(ticket: completion.ticket, key: completion.key, receivedAt: completion.receivedAt, result: change(completion.result!))
+        }
+        let events = try (0..<7).map { _ in try harness.event() }
+        var completions = try events.map { try harness.completion($0) }
+        // An unindexable tenant (9 KB of random text: PostgreSQL 54000 on the tenant index) …
+        completions[1] = altered(completions[1]) { result in
+            VerificationResult(requestID: result.requestID, tenant: random(9000), flow: result.flow, verifiedAt: result.verifiedAt,
+                               eventTime: result.eventTime, report: result.report, documents: result.documents,
+                               requestedElements: result.requestedElements, replayToken: result.replayToken)
+        }
+        // … and a retention no timestamp holds (22008, caught by the client before sending).
+        completions[4] = altered(completions[4]) { result in
+            VerificationResult(requestID: result.requestID, tenant: result.tenant, flow: result.flow, verifiedAt: result.verifiedAt,
+                               eventTime: result.eventTime, report: result.report, documents: result.documents,
+                               requestedElements: [RequestedElement(namespace: ResultStoreTests.ns, element: "given_name", retention: .mayStore(days: 3_000_000_000))],
+                               replayToken: result.replayToken)
+        }
+        let poisoned = Set([events[1].id!, events[4].id!])
+
+        let metrics = PipelineMetrics()
+        let committed = NSLock()
+        let connectionString = database.connectionString
+        let retention = RetentionWriter(directory: harness.work.verifier.directory, keys: harness.keys)
+        nonisolated(unsafe) var batches: [Int] = []
+        let persister = Persister(
+            capacity: 16, tracker: harness.tracker, batchSize: 16, linger: 0.2, log: Logger(minimum: .error),
+            connect: { try PostgresConnection(connectionString: connectionString) }, makeStore: {
+                ResultStore(connection: $0, groupID: "g", workerID: "w", nonceKey: Array(repeating: 7, count: 32), outboxClaim: 60, retention: retention)
+            },
+            onCommitted: { _, _, stored in committed.withLock { batches.append(stored) } }, metrics: metrics)
+        persister.start()
+        for completion in completions { persister.enqueue(completion) }
+        #expect(persister.flush(timeout: 60), "the batch is written within a minute, not retried for ever")
+        persister.stop(timeout: 5)
+
+        let results = try database.results()
+        #expect(results.count == events.count)
+        for event in events {
+            let expected = poisoned.contains(event.id!) ? ["event.invalid"] : []
+            #expect(results[event.id!]?.reasons == expected, "\(event.id!): \(String(describing: results[event.id!]))")
+        }
+        for id in poisoned {
+            let row = try setup.execute("SELECT tenant, doc_type FROM results WHERE event_id = $1", [.text(id)])
+            #expect(row.string(0, "tenant") == nil && row.string(0, "doc_type") == nil, "only the id of a refused result is kept")
+            #expect(try database.count("SELECT count(*) AS count FROM elements WHERE event_id = '\(id)'") == 0)
+            #expect(try database.count("SELECT count(*) AS count FROM element_values WHERE event_id = '\(id)'") == 0)
+            let outcome = try setup.execute("SELECT payload FROM outbox WHERE event_id = $1", [.text(id)])
+            #expect(outcome.string(0, "payload")?.contains("event.invalid") == true, "the refused result still gets its outcome")
+        }
+        #expect(try database.count("SELECT count(*) AS count FROM element_values") == events.count - poisoned.count)
+        #expect(try database.count("SELECT next_offset AS count FROM consumer_positions") == events.count, "every offset passes")
+        #expect(committed.withLock { batches.reduce(0, +) } == events.count)
+        let exposition = metrics.registry.exposition()
+        #expect(exposition.contains("veridoc_results_unstorable_total{sqlstate=\"54000\"} 1"), "\(exposition)")
+        #expect(exposition.contains("veridoc_results_unstorable_total{sqlstate=\"22008\"} 1"), "\(exposition)")
     }
 }

@@ -78,7 +78,7 @@ import Testing
             event(data: #""tenant":"acme","flow":"iso-device-response","payload":"\u0041AEC","sessionTranscript":"AAEC","ephemeralReaderKey":"AA\/C""#),
             event(data: #""tenant":"Zoë","flow":"apple-wallet-web","response":"AAEC","encryptionInfo":"AAE","origin":"https://ö""#),
             // requestedElements in other forms the general rules accept (read by them, within the fast reader).
-            event(data: app + #", "requestedElements" : [ { "retention" : { "days" : 999999999999999 , "intent" : "mayStore" } , "element" : "eé" , "namespace" : "n" } ]"#),
+            event(data: app + #", "requestedElements" : [ { "retention" : { "days" : 1000000 , "intent" : "mayStore" } , "element" : "eé" , "namespace" : "n" } ]"#),
             event(data: app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":2.0}},{"namespace":"n","element":"f","retention":{"intent":"mayStore","days":3e0}}]"#),
             event(data: app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":1}}]"#),
             event(data: app + #","requestedElements":[]"#),
@@ -116,6 +116,8 @@ import Testing
             Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":0}}]"#),
             Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":-1}}]"#),
             Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":1000000000000000}}]"#),
+            Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":1000001}}]"#),
+            Self.event(data: Self.app.replacingOccurrences(of: #""tenant":"acme""#, with: "\"tenant\":\"\(String(repeating: "t", count: 257))\"")),
             Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":true}}]"#),
             Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"mayStore","days":"2"}}]"#),
             Self.event(data: Self.app + #","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"willNotStore","days":2}}]"#),

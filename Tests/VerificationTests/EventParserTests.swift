@@ -74,7 +74,13 @@ import Testing
         let noTenant = Self.rejection(Self.event(data: #"{"flow":"apple-wallet-app"}"#))
         #expect(noTenant == EventRejection(id: "e1", tenant: nil, flow: .appleWalletApp, detail: "data.tenant is missing"))
         #expect(Self.detail(Self.event(data: #"{"tenant":5,"flow":"apple-wallet-app"}"#)) == "data.tenant is missing")
-        #expect(Self.detail(Self.event(data: #"{"tenant":"","flow":"apple-wallet-app"}"#)) == "data.tenant is missing")
+        #expect(Self.detail(Self.event(data: #"{"tenant":"","flow":"apple-wallet-app"}"#)) == "data.tenant is empty or longer than 256 bytes")
+        // A tenant is an indexed key: past 256 bytes it is not read, and not reported either.
+        let longTenant = String(repeating: "é", count: 129)
+        #expect(Self.rejection(Self.event(data: "{\"tenant\":\"\(longTenant)\",\"flow\":\"apple-wallet-app\"}"))
+                == EventRejection(id: "e1", tenant: nil, flow: .appleWalletApp, detail: "data.tenant is empty or longer than 256 bytes"))
+        let longest = String(repeating: "é", count: 128)
+        #expect(Self.rejection(Self.event(data: "{\"tenant\":\"\(longest)\",\"flow\":\"fax\"}"))?.tenant == longest)
         let badFlow = Self.rejection(Self.event(data: #"{"tenant":"acme","flow":"fax"}"#))
         #expect(badFlow == EventRejection(id: "e1", tenant: "acme", flow: nil, detail: "data.flow is not one of apple-wallet-app, apple-wallet-web, iso-device-response"))
     }
@@ -119,7 +125,7 @@ import Testing
         #expect(try elements("null").get().isEmpty)
         #expect(try elements("[]").get().isEmpty)
         #expect(try elements("[{\(ns),\"retention\":{\"intent\":\"willNotStore\"}}]").get().map(\.retention) == [.willNotStore])
-        for (days, expected) in [("1", 1), ("30", 30), ("2.0", 2), ("1e1", 10), ("100e-2", 1)] {
+        for (days, expected) in [("1", 1), ("30", 30), ("2.0", 2), ("1e1", 10), ("100e-2", 1), ("1000000", 1_000_000), ("1e6", 1_000_000)] {
             #expect(try elements("[{\(ns),\"retention\":{\"intent\":\"mayStore\",\"days\":\(days)}}]").get().map(\.retention) == [.mayStore(days: expected)], "\(days)")
         }
         #expect(try elements("[{\(ns),\"retention\":{\"intent\":\"mayStore\"}}]").get().map(\.retention) == [.mayStore(days: nil)])
@@ -135,9 +141,10 @@ import Testing
         #expect(detail("[{\(ns),\"retention\":{\"intent\":\"willNotStore\",\"days\":1}}]") == "data.requestedElements[0].retention willNotStore takes no other fields")
         #expect(detail("[{\(ns),\"retention\":{\"intent\":\"mayStore\",\"x\":1}}]") == "data.requestedElements[0].retention has unknown fields")
         #expect(detail("[{\(ns),\"retention\":{\"intent\":\"keep\"}}]") == "data.requestedElements[0].retention.intent is not willNotStore or mayStore")
-        let daysDetail = "data.requestedElements[1].retention.days must be a whole number of days ≥ 1"
+        let daysDetail = "data.requestedElements[1].retention.days must be a whole number of days from 1 to 1000000"
         let first = "{\(ns),\"retention\":{\"intent\":\"willNotStore\"}}"
-        for days in ["true", "false", "2.5", "0", "-1", "\"3\"", "null", "[1]", "1e15", "1e300", "1.0000001"] {
+        // Past a million days the expiry would outrun what the store holds (3e9 days was a poison batch).
+        for days in ["true", "false", "2.5", "0", "-1", "\"3\"", "null", "[1]", "1000001", "3000000000", "1e15", "1e300", "1.0000001"] {
             #expect(detail("[\(first),{\(ns),\"retention\":{\"intent\":\"mayStore\",\"days\":\(days)}}]") == daysDetail, "days \(days)")
         }
         #expect(detail("[\(first),{\(ns),\"retention\":{\"intent\":\"mayStore\",\"days\":3,\"x\":1}}]") == daysDetail)

@@ -229,6 +229,21 @@ struct ConfigurationVectorTests {
         #expect(message.hasPrefix("tenants[0].maxRequestAgeSeconds:"), "\(message)")
     }
 
+    /// Day counts past what the store holds, and tenant ids past what an event may carry, are refused at load.
+    @Test func retentionDaysAndTenantIdsAreBounded() throws {
+        let defaults: (Int) -> [String: Any] = { days in
+            ["retentionDefaults": [["namespace": "org.iso.18013.5.1", "element": "*", "retention": ["intent": "mayStore", "days": days]]]]
+        }
+        #expect(try Self.loadError(Self.appleTenant(["maxRetentionDays": 1_000_001])).hasPrefix("tenants[0].maxRetentionDays:"))
+        #expect(try Self.loadError(Self.appleTenant(defaults(1_000_001))).hasPrefix("tenants[0].retentionDefaults[0].retention:"))
+        #expect(try Self.loadError(Self.appleTenant(["id": String(repeating: "t", count: 257)])).hasPrefix("tenants[0].id:"))
+        let folder = try Self.preparedFolder()
+        var tenant = Self.appleTenant(["maxRetentionDays": 1_000_000, "id": String(repeating: "t", count: 256)])
+        tenant.merge(defaults(1_000_000)) { $1 }
+        let configuration = try Configuration.load(from: try folder.config(["tenants": [tenant]]), at: instant("2022-04-01T00:00:00Z"))
+        #expect(configuration.directory[String(repeating: "t", count: 256)]?.retention.maxDays == 1_000_000)
+    }
+
     @Test func unknownTenantSettingIsNamed() throws {
         let message = try Self.loadError(Self.appleTenant(["encryptionKey": "pki/merchant.pem"]))
         #expect(message == "tenants[0].encryptionKey: unknown tenant setting", "\(message)")
