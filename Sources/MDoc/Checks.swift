@@ -139,4 +139,11 @@ public struct CheckReport: Sendable {
     public var isVerified: Bool {
         collected.isEmpty && CheckName.order.allSatisfy { !$0.isRequiredForVerified || status(of: $0) == .passed }
     }
+
+    /// The same statuses and reason codes, every reason's detail replaced by `detail`.
+    public func replacingDetails(with detail: String) -> CheckReport {
+        var report = self
+        report.collected = collected.map { Reason($0.code, detail) }
+        return report
+    }
 }

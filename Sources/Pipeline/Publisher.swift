@@ -123,8 +123,10 @@ final class Publisher: @unchecked Sendable {
             } catch where error.isRetriable {
                 Thread.sleep(forTimeInterval: backoff.next())
             } catch {
-                log.error("produce failed", ["topic": topic, "code": error.name])
-                handle(token: token, failed: true, tooLarge: Self.isTooLarge(error))
+                let tooLarge = Self.isTooLarge(error)
+                // A record too large is reported once where it is handled.
+                if !tooLarge { log.error("produce failed", ["topic": topic, "code": error.name]) }
+                handle(token: token, failed: true, tooLarge: tooLarge)
                 return
             }
         }
@@ -146,6 +148,13 @@ final class Publisher: @unchecked Sendable {
                 publishedCount += 1
                 metrics?.outcomesPublished.increment()
                 wake = delivered.count >= Self.markBatch || (stopped && pendingOutcomes.isEmpty)
+            } else if tooLarge {
+                // Outcomes are reduced below OutcomeEvent.maxBytes, so only a topic
+                // configured below that refuses one. Resending every markInterval
+                // would fail the same way: the row waits for the sweep (once a
+                // claim period) and for the operator, who is told once per attempt.
+                log.warning("outcome larger than the outcome topic accepts; left in the outbox for the sweep",
+                            ["event": entry.eventID, "bytes": "\(entry.payload.utf8.count)"])
             } else {
                 retryOutcomes.append(entry)
             }

@@ -90,13 +90,37 @@ public struct OutcomeEvent: Sendable {
         encoded().json
     }
 
+    /// Bytes an encoded outcome may take: below Kafka's default message limit
+    /// (1,000,000 bytes in librdkafka's producer, 1 MiB in the broker), which
+    /// an outcome listing thousands of disclosed elements, or sealing large
+    /// values, could otherwise pass and never be delivered.
+    public static let maxBytes = 900_000
+
     /// The JSON and whether it carries sealed `data.claims` (the outbox marks
-    /// such rows so the purge can strip the claims once delivered).
+    /// such rows so the purge can strip the claims once delivered). Past
+    /// `maxBytes` the outcome is sent reduced (`data.reduced`): no claims, no
+    /// elements, reason details replaced, and the document only when verified.
+    public func encoded() -> (json: String, hasClaims: Bool) {
+        let full = encoded(reduced: false)
+        guard full.json.utf8.count > Self.maxBytes else { return full }
+        let detail = "left out: the outcome exceeded \(Self.maxBytes) bytes"
+        let reduced = VerificationResult(
+            requestID: result.requestID, tenant: result.tenant, flow: result.flow, verifiedAt: result.verifiedAt, eventTime: result.eventTime,
+            report: result.report.replacingDetails(with: detail),
+            documents: result.isVerified ? result.documents.map { summary in
+                var summary = summary
+                summary.elements = []
+                return summary
+            } : [],
+            requestedElements: [], replayToken: nil)
+        return (OutcomeEvent(reduced, source: source).encoded(reduced: true).json, false)
+    }
+
     ///
     /// Written member by member in sorted key order — the bytes
     /// `jsonValue.jsonString()` gives (pinned by tests) without building the
     /// tree, which cost more than a tenth of a whole verification.
-    public func encoded() -> (json: String, hasClaims: Bool) {
+    private func encoded(reduced: Bool) -> (json: String, hasClaims: Bool) {
         let claims = claimsRecipient.flatMap { OutcomeClaims.sealed(result, to: $0) }
         let requestID = result.requestID ?? ""
         // Room for a document with a few dozen elements, so the buffer is not
@@ -144,6 +168,7 @@ public struct OutcomeEvent: Sendable {
             out.endObject()
         }
         out.endArray()
+        if reduced { out.key("reduced"); out.value(.bool(true)) }
         out.key("requestId"); out.string(requestID)
         out.key("tenant"); out.string(orNull: result.tenant)
         out.key("verdict"); out.string(result.verdict)

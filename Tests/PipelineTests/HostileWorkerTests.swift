@@ -78,6 +78,41 @@ struct HostileWorkerTests {
         #expect(worker.terminate() == 0)
     }
 
+    /// An outcome the producer refuses as too large (a topic limit below the
+    /// outcome's 900 KB cap; 20 KB here) is neither resent on every 200 ms
+    /// turn nor allowed to hold back the others: it waits in the outbox for the
+    /// sweep (once per claim period, 3 s here), with one warning per attempt.
+    @Test func anOutcomeTooLargeForTheTopicWaitsForTheSweepAndHoldsBackNothing() throws {
+        let fixture = try PipelineFixture()
+        var root = try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.config)) as! [String: Any]
+        var kafka = root["kafka"] as! [String: Any]
+        var properties = kafka["properties"] as! [String: String]
+        properties["message.max.bytes"] = "20000"
+        kafka["properties"] = properties
+        root["kafka"] = kafka
+        try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: fixture.config)
+
+        var issuer = fixture.factory
+        for index in 0..<100 { issuer.credential[TestIssuer.Credential.mDLNameSpace, "long_element_\(index)_" + String(repeating: "x", count: 200)] = .text("x") }
+        let large = try issuer.event(.appleWalletApp)
+        let small = try (0..<5).map { _ in try fixture.factory.event(.appleWalletApp) }
+        let worker = try fixture.startWorker()
+        try produce([("big", large.json())] + small.enumerated().map { ("k\($0.offset)", $0.element.json()) }, to: fixture.broker.bootstrap)
+        #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM results") == 6 }, "\(worker.log.suffix(1500))")
+        // The five small outcomes are delivered (their rows deleted); the large one stays.
+        #expect(try eventually(30) { try fixture.database.count("SELECT count(*) AS count FROM outbox") == 1 }, "\(worker.log.suffix(1500))")
+        let marker = "outcome larger than the outcome topic accepts"
+        let first = try #require(try eventually(30) { worker.log.contains(marker) } ? worker.log.components(separatedBy: marker).count - 1 : nil)
+        Thread.sleep(forTimeInterval: 6)
+        let later = worker.log.components(separatedBy: marker).count - 1
+        // Once per sweep (a 3 s claim swept every second or so), not 5 a second.
+        #expect(later - first <= 4, "\(later - first) attempts in 6 s")
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox WHERE event_id = '\(large.id!)'") == 1)
+        #expect(!worker.log.contains("produce failed"), "no error per attempt")
+        #expect(worker.process.isRunning)
+        #expect(worker.terminate() == 0)
+    }
+
     func produce(_ records: [(key: String, value: [UInt8])], to bootstrap: String) throws {
         let delivered = Counter()
         let producer = try KafkaProducer(properties: ["bootstrap.servers": bootstrap, "message.max.bytes": "4000000"]) { report in

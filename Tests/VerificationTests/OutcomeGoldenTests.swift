@@ -102,4 +102,32 @@ import Testing
         let pinned = encoded.json.replacingCharacters(in: match.range, with: #""claims":SEALED"#)
         #expect(pinned == #"{"data":{"checks":[{"name":"event.structure","status":"passed"},{"name":"event.tenant","status":"passed"},{"name":"payload.structure","status":"passed"},{"name":"decryption.key","status":"passed"},{"name":"decryption.transcript","status":"passed"},{"name":"decryption.open","status":"passed"},{"name":"response.documents","status":"passed"},{"name":"issuer.chain","status":"passed"},{"name":"issuer.certificate","status":"passed"},{"name":"issuer.signature","status":"passed"},{"name":"mso.structure","status":"passed"},{"name":"mso.doctype","status":"passed"},{"name":"mso.validity","status":"passed"},{"name":"mso.digests","status":"passed"},{"name":"device.authentication","status":"passed"},{"name":"request.age","status":"passed"},{"name":"request.nonce","status":"passed"}],"claims":SEALED,"document":{"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=Test DS"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"}},"elements":[{"element":"family_name","namespace":"org.iso.18013.5.1","retention":{"days":7,"intent":"mayStore"}}],"flow":"apple-wallet-web","reasons":[],"requestId":"req-3","tenant":"acme","verdict":"verified"},"datacontenttype":"application/json","id":"327927e2-278b-8578-8cb0-fdd42c5a54c6","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-3","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
     }
+
+    /// Past `maxBytes` (thousands of elements here, with their names again in a
+    /// digest-mismatch detail) the outcome is sent reduced: codes and checks
+    /// exact, no elements or claims, details replaced; the document stays for a
+    /// verified outcome only. The full outcome would never have been delivered.
+    @Test func anOutcomePastTheSizeLimitIsReduced() throws {
+        let names = (0..<4000).map { "element_\($0)_" + String(repeating: "x", count: 200) }
+        var rejected = CheckReport()
+        rejected.pass(.eventStructure)
+        rejected.fail(.msoDigests, .msoDigestMismatch, "document 0: digest mismatch for " + names.joined(separator: ", "))
+        let big = Self.result(id: "req-4", tenant: "acme", flow: .isoDeviceResponse, report: rejected, documents: [Self.document(elements: names)])
+        #expect(OutcomeEvent(big).jsonValue.jsonString().utf8.count > OutcomeEvent.maxBytes)
+        let encoded = OutcomeEvent(big).encoded()
+        #expect(!encoded.hasClaims)
+        #expect(encoded.json == #"{"data":{"checks":[{"name":"event.structure","status":"passed"},{"name":"event.tenant","status":"skipped"},{"name":"payload.structure","status":"skipped"},{"name":"decryption.key","status":"skipped"},{"name":"decryption.transcript","status":"skipped"},{"name":"decryption.open","status":"skipped"},{"name":"response.documents","status":"skipped"},{"name":"issuer.chain","status":"skipped"},{"name":"issuer.certificate","status":"skipped"},{"name":"issuer.signature","status":"skipped"},{"name":"mso.structure","status":"skipped"},{"name":"mso.doctype","status":"skipped"},{"name":"mso.validity","status":"skipped"},{"name":"mso.digests","status":"failed"},{"name":"device.authentication","status":"skipped"},{"name":"request.age","status":"skipped"},{"name":"request.nonce","status":"skipped"}],"document":null,"elements":[],"flow":"iso-device-response","reasons":[{"code":"mso.digest_mismatch","detail":"left out: the outcome exceeded 900000 bytes"}],"reduced":true,"requestId":"req-4","tenant":"acme","verdict":"rejected"},"datacontenttype":"application/json","id":"OUTCOME-ID","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-4","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#
+            .replacingOccurrences(of: "OUTCOME-ID", with: OutcomeEvent.id(forRequest: "req-4")))
+
+        // Verified, with every element requested as mayStore and sealed: claims and elements go, the document stays.
+        let requested = names.map { RequestedElement(namespace: Self.mDL, element: $0, retention: .mayStore(days: 7)) }
+        let verified = Self.result(id: "req-5", tenant: "acme", flow: .appleWalletApp, report: Self.allPassed,
+                                   documents: [Self.document(elements: names)], requested: requested)
+        let recipient = try PrivateKey.generate(curve: .p256)
+        let sealed = OutcomeEvent(verified, claimsRecipient: recipient.publicKey).encoded()
+        #expect(!sealed.hasClaims && !sealed.json.contains("claims") && sealed.json.utf8.count < 4096)
+        let data = try #require(try JSONParser().parse(sealed.json).objectValue?["data"]?.objectValue)
+        #expect(data["reduced"] == .bool(true) && data["elements"] == .array([]) && data["verdict"] == .string("verified"))
+        #expect(data["document"]?.objectValue?["docType"] == .string("org.iso.18013.5.1.mDL"))
+    }
 }
