@@ -85,6 +85,29 @@ struct CodecTests {
         #expect(PostgresConnection.valuesList(rows: 2, columns: 3) == "($1,$2,$3),($4,$5,$6)")
     }
 
+    /// A statement's shape is built once and reused: the same text for the same
+    /// table, columns and suffix, whatever the rows; another suffix or column set
+    /// is another statement; past the cache's limit shapes are still right, only
+    /// built per call; and a shape the columns cannot make is refused every time.
+    @Test func insertShapesAreReusedAndStayExact() throws {
+        let columns: [PostgresColumn] = [.init("id", "text"), .init("n", "integer"), .init("tags", "text[]")]
+        let expected = #"INSERT INTO t ("id", "n", "tags") SELECT u.c1, u.c2, CAST(u.c3 AS text[]) FROM unnest($1::text[], $2::integer[], $3::text[]) AS u(c1, c2, c3) ON CONFLICT DO NOTHING"#
+        let (first, _) = try PostgresConnection.unnestInsert(into: "t", columns: columns, rows: [[.text("a"), .int(1), .textArray([])]], suffix: "ON CONFLICT DO NOTHING")
+        let (again, binary) = try PostgresConnection.unnestInsert(into: "t", columns: columns, rows: [[.text("b"), .text("2"), .null]], suffix: "ON CONFLICT DO NOTHING")
+        #expect(first == expected && again == expected)
+        #expect(binary.types == [1009, 0, 1009], "a value the cached binary type cannot carry still sends its column as text")
+        let (plain, _) = try PostgresConnection.unnestInsert(into: "t", columns: columns, rows: [], suffix: "")
+        #expect(plain == String(expected.dropLast(" ON CONFLICT DO NOTHING".count)))
+        for index in 0..<(InsertShape.cacheLimit + 5) {
+            let (sql, _) = try PostgresConnection.unnestInsert(into: "t\(index)", columns: [.init("x", "bigint")], rows: [[.int(1)]], suffix: "")
+            #expect(sql == #"INSERT INTO t\#(index) ("x") SELECT u.c1 FROM unnest($1::bigint[]) AS u(c1)"#)
+        }
+        for _ in 0..<2 {
+            #expect(throws: PostgresError.self) { try PostgresConnection.unnestInsert(into: "t", columns: [.init("x\u{0}", "text")], rows: [], suffix: "") }
+            #expect(throws: PostgresError.self) { try PostgresConnection.unnestInsert(into: "t", columns: [], rows: [], suffix: "") }
+        }
+    }
+
     /// `insertColumns`'s binary arrays, byte for byte (the server reads them in InsertColumnsBinaryTests).
     @Test func arraysHaveTheLayoutArrayRecvReads() throws {
         let (_, buffer) = try PostgresConnection.unnestInsert(
