@@ -357,7 +357,7 @@ struct ResultStore {
 private func optional(_ text: String?) -> PostgresValue { text.map(PostgresValue.text) ?? .null }
 /// Text from the event or the credential (an unknown tenant, a document's names): stored even with a U+0000 in it.
 private func untrusted(_ text: String?) -> PostgresValue { text.map { .text(PostgresValue.storable($0)) } ?? .null }
-private func optionalDate(_ date: Date?) -> PostgresValue { date.map(PostgresValue.timestamp) ?? .null }
+private func optionalDate(_ date: Date?) -> PostgresValue { PostgresValue.storableTimestamp(date) }
 
 func hex(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)

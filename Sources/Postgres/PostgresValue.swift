@@ -42,4 +42,13 @@ extension PostgresValue {
         guard hasNUL else { return text }
         return String(decoding: text.utf8.flatMap { $0 == 0 ? [0xEF, 0xBF, 0xBD] : [$0] }, as: UTF8.self)
     }
+
+    /// `date` as a timestamp, or NULL outside years 0001–9999, for dates the
+    /// caller does not control (an event's `time`, an MSO's validity): RFC 3339
+    /// writes years 0000 and, with an offset, 10000; sending one fails the
+    /// statement, and with it every other row of the batch.
+    public static func storableTimestamp(_ date: Date?) -> PostgresValue {
+        guard let date, TimestampText.microsecondsSince1970(date) != nil else { return .null }
+        return .timestamp(date)
+    }
 }

@@ -194,6 +194,18 @@ struct ResultStoreTests {
         #expect(results[good.id!]?.verdict == "verified")
         let tenant = try connection.execute("SELECT tenant FROM results WHERE event_id = $1", [.text(badTenant.id!)])
         #expect(tenant.string(0, "tenant") == "no\u{FFFD}such tenant")
+
+        // RFC 3339 writes years PostgreSQL's timestamps do not have: such a date is stored as NULL,
+        // and the result keeps its own reasons (not the persister's last-resort event.invalid).
+        var ancient = try harness.event()
+        ancient.attributes["time"] = "0000-06-01T00:00:00Z"
+        let future = try harness.event()
+        let more = try harness.store(connection).write([try harness.completion(ancient), try harness.completion(future)],
+                                                       positions: [harness.partition: 5])
+        #expect(more.stored.count == 2)
+        #expect(try database.results()[ancient.id!]?.reasons == ["request.expired"])
+        let time = try connection.execute("SELECT event_time IS NULL AS missing FROM results WHERE event_id = $1", [.text(ancient.id!)])
+        #expect(time.bool(0, "missing") == true)
     }
 }
 

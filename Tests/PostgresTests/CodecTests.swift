@@ -81,6 +81,18 @@ struct CodecTests {
         #expect(!PostgresError(kind: .client, message: "misuse").isTransient)
     }
 
+    @Test func storableTimestampsAreThoseOfYears1To9999() throws {
+        // Proleptic Gregorian, as PostgreSQL counts: 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+        let first = Date(timeIntervalSince1970: -62_135_596_800)
+        let last = Date(timeIntervalSince1970: 253_402_300_799)
+        #expect(PostgresValue.storableTimestamp(first) == .timestamp(first))
+        #expect(PostgresValue.storableTimestamp(last) == .timestamp(last))
+        #expect(PostgresValue.storableTimestamp(first.addingTimeInterval(-1)) == .null)
+        #expect(PostgresValue.storableTimestamp(last.addingTimeInterval(1)) == .null)
+        #expect(PostgresValue.storableTimestamp(nil) == .null)
+        #expect(PostgresValue.storableTimestamp(Date(timeIntervalSinceReferenceDate: .infinity)) == .null)
+    }
+
     @Test func valuesListNumbersPlaceholdersRowByRow() {
         #expect(PostgresConnection.valuesList(rows: 2, columns: 3) == "($1,$2,$3),($4,$5,$6)")
     }
