@@ -116,7 +116,7 @@ public struct WorkerConfiguration: Sendable {
             postgres: try reader.string("postgres.connectionString", env: "VERIDOC_POSTGRES", default: ""),
             workers: try reader.integer("worker.threads", env: "VERIDOC_WORKERS", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256),
             batchSize: try reader.integer("worker.batchSize", env: "VERIDOC_BATCH_SIZE", default: 500, range: 1...2_000),
-            batchLinger: Double(try reader.integer("worker.batchLingerMilliseconds", env: "VERIDOC_BATCH_LINGER_MS", default: 0, range: 0...10_000)) / 1000,
+            batchLinger: Double(try reader.integer("worker.batchLingerMilliseconds", env: "VERIDOC_BATCH_LINGER_MS", default: 3, range: 0...10_000)) / 1000,
             drainTimeout: Double(try reader.integer("worker.drainTimeoutSeconds", env: "VERIDOC_DRAIN_TIMEOUT_SECONDS", default: 20, range: 1...3600)),
             maxEventBytes: try reader.integer("worker.maxEventBytes", env: "VERIDOC_MAX_EVENT_BYTES", default: 1 << 20, range: 1024...(64 << 20)),
             nonceKey: [],

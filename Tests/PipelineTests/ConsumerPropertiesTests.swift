@@ -5,7 +5,7 @@ import Verification
 
 /// The worker's librdkafka properties, batching defaults and PostgreSQL
 /// settings (no services needed): the prefetch is bounded in bytes, outcomes
-/// are not lingered over, batches are written without waiting, statements are
+/// are not lingered over, batches wait 3 ms for company, statements are
 /// prepared unless turned off, and the operator's settings win.
 @Suite struct ConsumerPropertiesTests {
     private func configuration(kafka: [String: Any] = [:], worker: [String: Any] = [:], postgres: [String: Any] = [:],
@@ -63,8 +63,9 @@ import Verification
         #expect(lingering.producerProperties["linger.ms"] == "20")
     }
 
-    @Test func batchesAreWrittenWithoutLingerUnlessConfigured() throws {
-        #expect(try configuration().batchLinger == 0)
+    @Test func batchesLingerThreeMillisecondsUnlessConfigured() throws {
+        #expect(try configuration().batchLinger == 0.003)
+        #expect(try configuration(worker: ["batchLingerMilliseconds": 0]).batchLinger == 0)
         #expect(try configuration(worker: ["batchLingerMilliseconds": 20]).batchLinger == 0.02)
         #expect(try configuration(environment: ["VERIDOC_BATCH_LINGER_MS": "5"]).batchLinger == 0.005)
     }
