@@ -145,7 +145,7 @@ enum BenchCommand {
                 }
                 log("")
             }
-            notes.append("Latency run: librdkafka's mock broker answers a fetch with one message set per partition (its Fetch handler: \"FIXME: Multiple messageSets ?\"), and at half of peak, producers sending with linger.ms 0, a message set is mostly one record; so every consumer (the worker's, the outcome reader) makes about one fetch per record, and the mock broker finds each fetch offset by walking the partition's retained sets from the oldest. The worker's and the harness's CPU per event there are higher than Apache Kafka would make them.")
+            notes.append("Latency run: librdkafka's mock broker answers a fetch with one message set per partition (its Fetch handler writes a single set and leaves more to a to-do), and at half of peak, producers sending with linger.ms 0, a message set is mostly one record; so every consumer (the worker's, the outcome reader) makes about one fetch per record, and the mock broker finds each fetch offset by walking the partition's retained sets from the oldest. The worker's and the harness's CPU per event there are higher than Apache Kafka would make them.")
             notes.append("Peak: the corpus produced as fast as the worker takes it, with a backlog of 2,000 events kept ahead of the outcomes (librdkafka's mock broker trims each partition to a few MB, so a large backlog is staged only in the separate backlog run, spread over more partitions); the rate is measured between the 10th and the 90th percent of outcomes read back from the outcome topic. CPU per event is the worker processes' user + system time in that window.")
 
             let formatter = ISO8601DateFormatter()
