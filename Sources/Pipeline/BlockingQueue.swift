@@ -2,11 +2,12 @@ import Foundation
 
 /// A bounded FIFO handed between threads: `put` waits while full (backpressure,
 /// not buffering), `take` waits while empty. Closing wakes every waiter.
+/// A taken element leaves the queue at once (`RingBuffer`): the persister's
+/// queue holds verification results, personal data included.
 final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     // All state is guarded by `condition`'s lock.
     private let condition = NSCondition()
-    private var items: [Element] = []
-    private var head = 0
+    private var items = RingBuffer<Element>()
     private var closed = false
     let capacity: Int
 
@@ -17,7 +18,7 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     var count: Int {
         condition.lock()
         defer { condition.unlock() }
-        return items.count - head
+        return items.count
     }
 
     /// False when the queue was closed before the element could be added.
@@ -25,7 +26,7 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     func put(_ element: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while !closed && items.count - head >= capacity { condition.wait() }
+        while !closed && items.count >= capacity { condition.wait() }
         guard !closed else { return false }
         items.append(element)
         condition.broadcast()
@@ -46,17 +47,18 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(timeout)
-        while items.count == head && !closed {
+        while items.isEmpty && !closed {
             if !condition.wait(until: deadline) { break }
         }
         return popLocked()
     }
 
-    /// Everything queued now, without waiting.
+    /// Everything queued now (up to `max`), without waiting.
     func drain(max: Int = .max) -> [Element] {
         condition.lock()
         defer { condition.unlock() }
         var taken: [Element] = []
+        taken.reserveCapacity(Swift.min(max, items.count))
         while taken.count < max, let element = popLocked() { taken.append(element) }
         return taken
     }
@@ -69,13 +71,7 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     }
 
     private func popLocked() -> Element? {
-        guard head < items.count else { return nil }
-        let element = items[head]
-        head += 1
-        if head > 1024 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
+        guard let element = items.popFirst() else { return nil }
         condition.broadcast()
         return element
     }

@@ -18,8 +18,7 @@ import Verification
 final class VerificationPool: @unchecked Sendable {
     // All mutable state is guarded by `condition`'s lock.
     private let condition = NSCondition()
-    private var ready: [Job] = []
-    private var readyHead = 0
+    private var ready = RingBuffer<Job>()
     private var waitingByKey: [[UInt8]: [Job]] = [:]
     private var activeKeys: Set<[UInt8]> = []
     private var admitted = 0
@@ -112,7 +111,7 @@ final class VerificationPool: @unchecked Sendable {
         var keyless: [Job] = []
         var sequences: [[UInt8]: [Job]] = [:]
         var keyOrder: [[UInt8]] = []
-        for job in ready[readyHead...] {
+        for job in ready {
             if let key = job.key {
                 if sequences[key] == nil { keyOrder.append(key) }
                 sequences[key, default: []].append(job)
@@ -124,11 +123,10 @@ final class VerificationPool: @unchecked Sendable {
             if sequences[key] == nil { keyOrder.append(key) }
             sequences[key, default: []] += jobs
         }
-        ready = keyless.filter { job in
+        ready = RingBuffer(keyless.filter { job in
             if predicate(job) { dropped += 1; return false }
             return true
-        }
-        readyHead = 0
+        })
         waitingByKey = [:]
         activeKeys = runningKeys
         for key in keyOrder {
@@ -168,7 +166,7 @@ final class VerificationPool: @unchecked Sendable {
     private var runningJobs: [PartitionTracker.Ticket: Job] = [:]
 
     private func admittedMatching(_ predicate: (Job) -> Bool) -> Int {
-        ready[readyHead...].filter(predicate).count + waitingByKey.values.joined().filter(predicate).count
+        ready.filter(predicate).count + waitingByKey.values.joined().filter(predicate).count
             + runningJobs.values.filter(predicate).count
     }
 
@@ -183,20 +181,14 @@ final class VerificationPool: @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while readyHead == ready.count && !stopping {
+            while ready.isEmpty && !stopping {
                 waitingWorkers += 1
                 condition.wait()
                 waitingWorkers -= 1
             }
-            if readyHead == ready.count && stopping {
+            guard let job = ready.popFirst() else {
                 condition.unlock()
                 return
-            }
-            let job = ready[readyHead]
-            readyHead += 1
-            if readyHead > 256 && readyHead * 2 > ready.count {
-                ready.removeFirst(readyHead)
-                readyHead = 0
             }
             running += 1
             runningJobs[job.ticket] = job

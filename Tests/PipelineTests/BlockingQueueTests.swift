@@ -1,0 +1,117 @@
+import Dispatch
+import Foundation
+@testable import Pipeline
+import Synchronization
+import Testing
+
+/// The queue between the verification pool and the persister: order, bounds,
+/// and that an element it has handed out is no longer held by it.
+@Suite struct BlockingQueueTests {
+    final class Box: Sendable {
+        let value: Int
+        init(_ value: Int) { self.value = value }
+    }
+
+    @Test func keepsOrderAcrossWrapAroundAndGrowth() {
+        let queue = BlockingQueue<Int>(capacity: 5)
+        var expected = 0
+        var next = 0
+        // Interleaved puts and takes move the head around the ring many times.
+        for round in 0..<200 {
+            for _ in 0..<(round % 5 + 1) where queue.count < 5 {
+                #expect(queue.put(next))
+                next += 1
+            }
+            for _ in 0..<(round % 3 + 1) {
+                guard let taken = queue.take(timeout: 0) else { break }
+                #expect(taken == expected)
+                expected += 1
+            }
+        }
+        // Past the capacity without waiting: the ring grows, order is kept.
+        for _ in 0..<100 {
+            queue.putWithoutWaiting(next)
+            next += 1
+        }
+        #expect(queue.count == next - expected)
+        let rest = queue.drain(max: 7) + queue.drain()
+        #expect(rest == Array(expected..<next))
+        #expect(queue.count == 0)
+        #expect(queue.take(timeout: 0) == nil)
+    }
+
+    @Test func aTakenElementIsReleasedByTheQueue() {
+        let queue = BlockingQueue<Box>(capacity: 4096)
+        weak var first: Box?
+        weak var drained: Box?
+        do {
+            let box = Box(1)
+            first = box
+            queue.put(box)
+            let other = Box(2)
+            drained = other
+            queue.put(other)
+            queue.put(Box(3))
+        }
+        do {
+            let taken = queue.take(timeout: 0)
+            #expect(taken?.value == 1)
+            let batch = queue.drain(max: 1)
+            #expect(batch.map(\.value) == [2])
+        }
+        // Only the third is still queued: the first two went with their takers.
+        #expect(first == nil)
+        #expect(drained == nil)
+        #expect(queue.count == 1)
+    }
+
+    @Test func putWaitsWhileFullAndCloseWakesEveryone() {
+        let queue = BlockingQueue<Int>(capacity: 2)
+        #expect(queue.put(1))
+        #expect(queue.put(2))
+        let thirdIn = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            queue.put(3)
+            thirdIn.store(true, ordering: .sequentiallyConsistent)
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        let inEarly = thirdIn.load(ordering: .sequentiallyConsistent)
+        #expect(!inEarly, "a full queue makes the producer wait")
+        #expect(queue.take(timeout: 1) == 1)
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(queue.drain() == [2, 3])
+
+        let waiting = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            #expect(queue.take(timeout: 30) == nil)
+            waiting.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        queue.close()
+        #expect(waiting.wait(timeout: .now() + 5) == .success, "close wakes a taker")
+        #expect(!queue.put(4), "a closed queue refuses")
+    }
+}
+
+@Suite struct RingBufferTests {
+    @Test func iteratesInOrderAndLetsGoOfWhatItPops() {
+        var ring = RingBuffer<BlockingQueueTests.Box>()
+        weak var popped: BlockingQueueTests.Box?
+        for value in 0..<20 { ring.append(BlockingQueueTests.Box(value)) }
+        do {
+            let first = ring.popFirst()
+            popped = first
+            #expect(first?.value == 0)
+        }
+        #expect(popped == nil)
+        for value in 20..<40 { ring.append(BlockingQueueTests.Box(value)) }  // wraps, then grows
+        #expect(ring.count == 39)
+        #expect(ring.map(\.value) == Array(1..<40))
+        let rebuilt = RingBuffer(ring.filter { $0.value % 2 == 0 })
+        #expect(rebuilt.map(\.value) == Array(stride(from: 2, to: 40, by: 2)))
+        while ring.popFirst() != nil {}
+        #expect(ring.isEmpty && ring.map(\.value).isEmpty)
+    }
+}
