@@ -38,6 +38,10 @@ public final class EndToEndBench: @unchecked Sendable {
         public var verified: Int
         /// Events produced in the run (the backlog a peak run starts from).
         public var produced: Int = 0
+        /// A backlog run: seconds from the worker's start to its last outcome
+        /// (process start and group join included; the rate above is, like the
+        /// peak's, measured between the 10th and the 90th percent of outcomes).
+        public var drainSeconds: Double?
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -200,26 +204,55 @@ public final class EndToEndBench: @unchecked Sendable {
             for record in records { producer.send(topic: "veridoc.requests", record: record) }
             producer.flush()
         }) { environment in
-            // The worker starts draining as soon as it joins: time from its start.
+            // The worker starts draining as soon as it joins: the whole drain is
+            // timed from its start; rate and CPU per event, as for the peak,
+            // between the 10th and the 90th percent of outcomes, so that start-up
+            // and group join do not pass for a cost of the backlog.
             let started = environment.spawnedAt
+            let low = max(1, events / 10), high = max(low + 1, events * 9 / 10)
+            // The group is stable by now, and a small backlog may be past its
+            // first mark: its window then starts at this first look.
+            let first = (Date(), environment.reader.count, environment.cpu())
+            var window: (start: (Date, Int, CPUSample)?, end: (Date, Int, CPUSample)?)
             // Given up when no outcome arrives for a minute (a record lost upstream
             // would otherwise hold the run until a deadline scaled to the backlog).
             var lastCount = 0
             var lastProgress = Date()
             var peakRSS = 0.0
-            while environment.reader.count < events && Date().timeIntervalSince(lastProgress) < 60 {
+            while Date().timeIntervalSince(lastProgress) < 60 {
                 peakRSS = max(peakRSS, environment.peakRSS())
                 let count = environment.reader.count
+                if window.start == nil && count >= low && count < high { window.start = (Date(), count, environment.cpu()) }
+                if window.end == nil && count >= high { window.end = (Date(), count, environment.cpu()) }
+                if count >= events { break }
                 if count > lastCount { (lastCount, lastProgress) = (count, Date()) }
-                Thread.sleep(forTimeInterval: 0.1)
+                Thread.sleep(forTimeInterval: 0.01)
             }
-            let seconds = Date().timeIntervalSince(started)
-            let cpu = environment.cpuSeconds()
+            let drainSeconds = Date().timeIntervalSince(started)
             let delivered = environment.reader.count
-            guard delivered >= events else { throw Failure(description: "only \(delivered) of \(events) backlog outcomes arrived") }
-            return Run(workers: 1, threadsPerWorker: threadsPerWorker, events: delivered, seconds: seconds,
-                       eventsPerSecond: Double(delivered) / seconds, peakRSSMegabytes: max(peakRSS, environment.peakRSS()),
-                       cpuMillisecondsPerEvent: 1000 * cpu / Double(delivered), verified: environment.verified(), produced: events)
+            guard delivered >= events, let end = window.end else {
+                throw Failure(description: "only \(delivered) of \(events) backlog outcomes arrived")
+            }
+            let start = window.start ?? first
+            guard end.1 - start.1 >= max(1, events / 2), end.0.timeIntervalSince(start.0) >= 1 else {
+                // Drained (nearly) before the group was stable: only the whole drain can be timed.
+                var run = Run(workers: 1, threadsPerWorker: threadsPerWorker, events: delivered, seconds: drainSeconds,
+                              eventsPerSecond: Double(delivered) / max(drainSeconds, 1e-6), peakRSSMegabytes: max(peakRSS, environment.peakRSS()),
+                              cpuMillisecondsPerEvent: 1000 * environment.cpuSeconds() / Double(max(delivered, 1)),
+                              verified: environment.verified(), produced: events)
+                run.drainSeconds = drainSeconds
+                return run
+            }
+            let counted = end.1 - start.1
+            let used = end.2 - start.2
+            let perEvent = 1000 / Double(max(counted, 1))
+            var run = Run(workers: 1, threadsPerWorker: threadsPerWorker, events: counted, seconds: end.0.timeIntervalSince(start.0),
+                          eventsPerSecond: Double(counted) / max(end.0.timeIntervalSince(start.0), 1e-6),
+                          peakRSSMegabytes: max(peakRSS, environment.peakRSS()),
+                          cpuMillisecondsPerEvent: used.worker * perEvent, postgresCPUMillisecondsPerEvent: used.postgres * perEvent,
+                          harnessCPUMillisecondsPerEvent: used.harness * perEvent, verified: environment.verified(), produced: events)
+            run.drainSeconds = drainSeconds
+            return run
         }
     }
 

@@ -53,6 +53,13 @@ import Testing
             #expect((latency[key] as? Double ?? 0) > 0, "latency.\(key)")
         }
         #expect(endToEnd["peakRatioToCeilingTimesCores"] is Double)
+        // The backlog run: a quick run's backlog drains before the group is stable,
+        // so it is timed whole (the 10-90 % window of a full run needs a larger one).
+        let backlog = try #require(endToEnd["backlog"] as? [String: Any])
+        for key in ["eventsPerSecond", "cpuMillisecondsPerEvent", "drainSeconds"] {
+            #expect((backlog[key] as? Double ?? 0) > 0, "backlog.\(key)")
+        }
+        #expect(backlog["events"] as? Int == backlog["produced"] as? Int)
 
         let scaling = try #require(report["scaling"] as? [[String: Any]])
         #expect(scaling.count >= 2)
