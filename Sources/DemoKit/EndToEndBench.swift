@@ -130,14 +130,8 @@ public final class EndToEndBench: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: 0.01)
             }
             guard let start, let end else { throw Failure(description: "only \(environment.reader.count) of \(target) outcomes arrived") }
-            let seconds = end.0.timeIntervalSince(start.0)
-            let counted = end.1 - start.1
-            let used = end.2 - start.2
-            let perEvent = 1000 / Double(max(counted, 1))
-            return Run(workers: workers, threadsPerWorker: threadsPerWorker, events: counted, seconds: seconds,
-                       eventsPerSecond: Double(counted) / max(seconds, 1e-6), peakRSSMegabytes: environment.peakRSS(),
-                       cpuMillisecondsPerEvent: used.worker * perEvent, postgresCPUMillisecondsPerEvent: used.postgres * perEvent,
-                       harnessCPUMillisecondsPerEvent: used.harness * perEvent, verified: environment.verified(), produced: target)
+            return Run(workers: workers, threadsPerWorker: threadsPerWorker, between: start, and: end, peakRSSMegabytes: environment.peakRSS(),
+                       verified: environment.verified(), produced: target)
         }
     }
 
@@ -243,14 +237,8 @@ public final class EndToEndBench: @unchecked Sendable {
                 run.drainSeconds = drainSeconds
                 return run
             }
-            let counted = end.1 - start.1
-            let used = end.2 - start.2
-            let perEvent = 1000 / Double(max(counted, 1))
-            var run = Run(workers: 1, threadsPerWorker: threadsPerWorker, events: counted, seconds: end.0.timeIntervalSince(start.0),
-                          eventsPerSecond: Double(counted) / max(end.0.timeIntervalSince(start.0), 1e-6),
-                          peakRSSMegabytes: max(peakRSS, environment.peakRSS()),
-                          cpuMillisecondsPerEvent: used.worker * perEvent, postgresCPUMillisecondsPerEvent: used.postgres * perEvent,
-                          harnessCPUMillisecondsPerEvent: used.harness * perEvent, verified: environment.verified(), produced: events)
+            var run = Run(workers: 1, threadsPerWorker: threadsPerWorker, between: start, and: end,
+                          peakRSSMegabytes: max(peakRSS, environment.peakRSS()), verified: environment.verified(), produced: events)
             run.drainSeconds = drainSeconds
             return run
         }
@@ -461,5 +449,21 @@ final class WorkerProcess: @unchecked Sendable {
             waitpid(pid, &status, 0)
             exited = true
         }
+    }
+}
+
+extension EndToEndBench.Run {
+    /// A run measured between two looks at the outcomes read back (time, count,
+    /// CPU): the events between them, their rate, and each party's CPU per event.
+    init(workers: Int, threadsPerWorker: Int, between start: (Date, Int, CPUSample), and end: (Date, Int, CPUSample),
+         peakRSSMegabytes: Double, verified: Int, produced: Int) {
+        let seconds = end.0.timeIntervalSince(start.0)
+        let counted = end.1 - start.1
+        let used = end.2 - start.2
+        let perEvent = 1000 / Double(max(counted, 1))
+        self.init(workers: workers, threadsPerWorker: threadsPerWorker, events: counted, seconds: seconds,
+                  eventsPerSecond: Double(counted) / max(seconds, 1e-6), peakRSSMegabytes: peakRSSMegabytes,
+                  cpuMillisecondsPerEvent: used.worker * perEvent, postgresCPUMillisecondsPerEvent: used.postgres * perEvent,
+                  harnessCPUMillisecondsPerEvent: used.harness * perEvent, verified: verified, produced: produced)
     }
 }
