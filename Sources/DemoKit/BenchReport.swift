@@ -199,7 +199,7 @@ public struct BenchReport: Codable, Sendable {
             lines.append("| steady-state RSS at 50 % | \(f(e2e.latency.peakRSSMegabytes)) MB | < 150 MB |")
             if let backlog = e2e.backlog {
                 let whole = backlog.drainSeconds.map { "all of it in \(f($0, 1)) s from the worker's start (\(f(Double(backlog.produced) / max($0, 1e-9))) events/s, start-up and group join included)" } ?? ""
-                let measured = backlog.events < backlog.produced ? "10th–90th percent of outcomes; " + whole : "too small for a window: " + whole
+                let measured = backlog.events < backlog.produced ? "between 10 and 90 % of the events stored; " + whole : "too small for a window: " + whole
                 lines.append("| backlog: \(backlog.produced) events staged before the worker started, drained at (\(measured)) | \(f(backlog.eventsPerSecond)) events/s = \(percent(backlog.eventsPerSecond / max(e2e.peak.eventsPerSecond, 1e-9))) of peak | |")
                 lines.append("| CPU per event draining the backlog: worker + PostgreSQL + broker and reader | \(budget(backlog)) | as at peak |")
                 lines.append("| peak RSS while draining the backlog | \(f(backlog.peakRSSMegabytes)) MB | bounded, < 150 MB |")
