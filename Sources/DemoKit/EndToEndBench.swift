@@ -468,8 +468,9 @@ final class WorkerProcess: @unchecked Sendable {
 }
 
 extension EndToEndBench.Run {
-    /// A run measured between two looks at the outcomes read back (time, count,
-    /// CPU): the events between them, their rate, and each party's CPU per event.
+    /// A run measured between two looks at its progress (time, events so far —
+    /// outcomes read back, or events stored — and CPU): the events between
+    /// them, their rate, and each party's CPU per event.
     init(workers: Int, threadsPerWorker: Int, between start: (Date, Int, CPUSample), and end: (Date, Int, CPUSample),
          peakRSSMegabytes: Double, verified: Int, produced: Int) {
         let seconds = end.0.timeIntervalSince(start.0)
