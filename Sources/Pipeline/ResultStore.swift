@@ -98,7 +98,9 @@ struct ResultStore {
             mustInsert.append((statements.count, results.count))
             statements.append(try .insertColumns(into: "results", columns: Self.resultColumns, rows: results, suffix: "ON CONFLICT (event_id) DO NOTHING"))
         }
-        // A stored event's elements make this fail (23505): the step-by-step path then takes over.
+        // A stored event's elements would go in again (the table has no unique key since
+        // migration 7): the results row count above rejects the batch before COMMIT and
+        // the step-by-step path, which writes elements only for new results, takes over.
         if let elements = try elementStatement(stored) { statements.append(elements) }
         if let kept = try valueStatement(stored, values: values) { statements.append(kept) }
         let outbox = outboxEntries(stored)
@@ -281,10 +283,10 @@ struct ResultStore {
     /// whatever the verdict; never its value.
     ///
     /// `items` are new results, one per id, and their (namespace, element)
-    /// pairs are distinct (`RetentionWriter.decisions`): no row can exist
-    /// already, so there is no ON CONFLICT clause, whose pre-check of the
-    /// primary key for each of ~23 rows an event was an eighth of the batch's
-    /// server time.
+    /// pairs are distinct (`RetentionWriter.decisions`): that, not a key, keeps
+    /// one row per element and event (migration 7 replaced the primary key,
+    /// whose check for each of ~23 rows an event was most of the insert, with
+    /// an index on event_id).
     private func elementStatement(_ items: [Decided]) throws -> PostgresStatement? {
         let rows = items.flatMap { item in
             (item.nonceReused ? nil : item.completion.prepared?.elements) ?? retention.elementRows(for: item.result)
