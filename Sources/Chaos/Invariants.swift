@@ -50,7 +50,7 @@ extension ChaosHarness {
 
     /// The invariants, from the database and the three topics, after convergence.
     func check(into summary: inout ChaosSummary) throws {
-        for name in ["exactlyOneResult", "verdictMatchesReference", "outcomePublished", "positionPassedUnfinished",
+        for name in ["exactlyOneResult", "elementsOnce", "verdictMatchesReference", "outcomePublished", "positionPassedUnfinished",
                      "positionNotAtEnd", "deadLetterMissing", "nonceAcceptedTwice", "converged"] { declare(name) }
         if summary.convergedAfterSeconds == nil { violation("converged", "not everything stored and published within the timeout") }
 
@@ -74,6 +74,15 @@ extension ChaosHarness {
         summary.poisonRecords = delivered.filter { planned[$0].record.id == nil }.count
         for id in ids where stored[id] == nil { violation("exactlyOneResult", "event \(id) has no result") }
         for id in stored.keys where !ids.contains(id) { violation("exactlyOneResult", "result \(id) for an event never produced") }
+
+        // Each disclosed element once per event, through crashes and redeliveries:
+        // since migration 7 no key enforces it, the write path does.
+        let repeated = try connection.execute("""
+            SELECT event_id, count(*) AS n FROM elements GROUP BY event_id, namespace, element HAVING count(*) > 1 LIMIT 3
+            """)
+        for row in 0..<repeated.rowCount {
+            violation("elementsOnce", "event \(repeated.string(row, "event_id") ?? "?") has an element row \(repeated.int(row, "n") ?? 0) times")
+        }
 
         // Verdict and reasons equal the in-process reference; a replayed nonce may
         // instead be request.nonce_reused when another event of its group owns it.

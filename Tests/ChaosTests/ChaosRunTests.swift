@@ -39,7 +39,7 @@ struct ChaosRunTests {
         #expect(summary.faultsTotal >= 10)
         #expect(summary.results == summary.distinctEventIDs)
         #expect(summary.distinctEventIDs > 250)
-        for name in ["exactlyOneResult", "verdictMatchesReference", "outcomePublished", "positionPassedUnfinished",
+        for name in ["exactlyOneResult", "elementsOnce", "verdictMatchesReference", "outcomePublished", "positionPassedUnfinished",
                      "nonceAcceptedTwice", "processesLeft", "workerDrainExit", "converged"] {
             #expect(summary.invariants[name] == 0, "\(name)")
         }
