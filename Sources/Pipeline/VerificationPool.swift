@@ -19,7 +19,11 @@ final class VerificationPool: @unchecked Sendable {
     // All mutable state is guarded by `condition`'s lock.
     private let condition = NSCondition()
     private var ready = RingBuffer<Job>()
-    private var waitingByKey: [[UInt8]: [Job]] = [:]
+    /// Jobs behind a running job of the same key, in arrival order. A ring, popped
+    /// in place: an array copied on every pop (the dictionary still held it) made
+    /// each finished job cost as much as the jobs still waiting for its key, under
+    /// the lock every thread takes.
+    private var waitingByKey: [[UInt8]: RingBuffer<Job>] = [:]
     private var activeKeys: Set<[UInt8]> = []
     private var admitted = 0
     private var running = 0
@@ -92,7 +96,7 @@ final class VerificationPool: @unchecked Sendable {
         admitted += 1
         if let key = job.key {
             if activeKeys.contains(key) {
-                waitingByKey[key, default: []].append(job)
+                waitingByKey[key, default: RingBuffer()].append(job)
                 return
             }
             activeKeys.insert(key)
@@ -121,7 +125,7 @@ final class VerificationPool: @unchecked Sendable {
         }
         for (key, jobs) in waitingByKey {
             if sequences[key] == nil { keyOrder.append(key) }
-            sequences[key, default: []] += jobs
+            sequences[key, default: []].append(contentsOf: jobs)
         }
         ready = RingBuffer(keyless.filter { job in
             if predicate(job) { dropped += 1; return false }
@@ -135,11 +139,11 @@ final class VerificationPool: @unchecked Sendable {
             dropped += jobs.count - kept.count
             guard !kept.isEmpty else { continue }
             if runningKeys.contains(key) {
-                waitingByKey[key] = kept
+                waitingByKey[key] = RingBuffer(kept)
             } else {
                 activeKeys.insert(key)
                 ready.append(kept[0])
-                if kept.count > 1 { waitingByKey[key] = Array(kept.dropFirst()) }
+                if kept.count > 1 { waitingByKey[key] = RingBuffer(kept.dropFirst()) }
             }
         }
         admitted -= dropped
@@ -204,9 +208,9 @@ final class VerificationPool: @unchecked Sendable {
             var madeReady = false
             if let key = job.key {
                 runningKeys.remove(key)
-                if var waiting = waitingByKey[key], !waiting.isEmpty {
-                    ready.append(waiting.removeFirst())
-                    waitingByKey[key] = waiting.isEmpty ? nil : waiting
+                if let next = waitingByKey[key]?.popFirst() {
+                    ready.append(next)
+                    if waitingByKey[key]?.isEmpty == true { waitingByKey[key] = nil }
                     madeReady = true
                 } else {
                     activeKeys.remove(key)
