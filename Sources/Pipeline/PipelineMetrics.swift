@@ -43,8 +43,9 @@ public final class PipelineMetrics: Sendable {
     let persistQueueDepth: Gauge
     let batchCommitDuration: Histogram
     let batchSize: Histogram
-    /// Committed batches by how they went in: a high share of `step_by_step`
-    /// means many redeliveries or replays, each batch then taking several round trips.
+    /// Committed batches by how they went in: `step_by_step` after another
+    /// writer stored one of the batch's events meanwhile (workers racing for a
+    /// partition that moved); a steady share of it means zombie workers.
     let batches: Counter
     /// Unpublished outbox rows, counted by the publisher with `SELECT count(*)
     /// … WHERE published_at IS NULL` (the `outbox_unpublished` partial index)
@@ -81,7 +82,7 @@ public final class PipelineMetrics: Sendable {
                                                  buckets: Histogram.secondsBuckets)
         batchSize = registry.histogram("veridoc_batch_size", help: "Records per committed batch.",
                                        buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2000])
-        batches = registry.counter("veridoc_batches_total", help: "Committed batches, by write path (pipelined: all new, one round trip; step_by_step: with redeliveries or replays).",
+        batches = registry.counter("veridoc_batches_total", help: "Committed batches, by write path (pipelined: decided, then written, in three round trips; step_by_step: after another writer stored one of its events meanwhile).",
                                    labels: ["path"])
         outboxBacklog = registry.gauge("veridoc_outbox_backlog", help: "Outcome rows not yet published (sampled every few seconds).")
         outcomesPublished = registry.counter("veridoc_outcomes_published_total", help: "Outcome events delivered to the outcome topic.")

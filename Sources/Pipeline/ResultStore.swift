@@ -39,9 +39,10 @@ struct ResultStore {
         var path: Path = .stepByStep
 
         enum Path: Sendable, Equatable {
-            /// All statements in one round trip, on the assumption that every event and nonce was new.
+            /// Decisions in one round trip, the rows that follow from them in a second, then COMMIT.
             case pipelined
-            /// Statement by statement, each deciding from the one before.
+            /// Statement by statement, each deciding from the one before: after
+            /// another writer stored one of the batch's events meanwhile.
             case stepByStep
         }
     }
@@ -64,63 +65,67 @@ struct ResultStore {
         if !expiries.isEmpty { try retention.partitions.ensure(covering: expiries, now: storedAt, on: connection) }
 
         let items = completions.compactMap { completion in completion.result.map { (completion, $0) } }
-        if pipelining, let written = try writeAssumingAllNew(items, values: values, positions: positions) { return written }
+        if pipelining, let written = try writeDecided(items, values: values, positions: positions) { return written }
         return try writeStepByStep(items, values: values, positions: positions)
     }
 
-    /// The common batch, in which every event is new and every nonce unused,
-    /// written in one round trip plus COMMIT: the statements are built on that
-    /// assumption and pipelined, and their row counts check it. Statement by
-    /// statement, the nonce decision, the results' conflict check and the rows
-    /// that depend on them were a round trip each, and at half of peak load the
-    /// persister spent most of its time waiting on them.
+    /// Any batch, whatever it holds, in three round trips: BEGIN with the
+    /// decisions (claim the nonces, find the events stored before), then
+    /// every row that follows from them, then COMMIT.
+    /// Redeliveries and replays are part of ordinary traffic (the realistic mix
+    /// has 4 % of them, so most batches of 50 hold one); deciding first means
+    /// they cost a statement each, not a rolled-back batch.
     ///
-    /// nil, with everything rolled back, when the batch breaks the assumption
-    /// (a redelivered event, a replayed nonce, an id twice); the caller then
-    /// writes it step by step, which decides each of those cases.
-    private func writeAssumingAllNew(_ items: [(Completion, VerificationResult)], values: [String: [[PostgresValue]]],
-                                     positions: [TopicPartition: Int64]) throws -> Written? {
-        var ids = Set<String>()
-        for (_, result) in items { if let id = result.requestID, !ids.insert(id).inserted { return nil } }
+    /// nil, with everything rolled back, when another writer stored one of
+    /// these events between the decision and the insert (its results row
+    /// count comes up short); the step-by-step path then decides by what it
+    /// inserts.
+    private func writeDecided(_ items: [(Completion, VerificationResult)], values: [String: [[PostgresValue]]],
+                              positions: [TopicPartition: Int64]) throws -> Written? {
         let uses = nonceUses(items)
-        var decided = items.map { Decided(completion: $0.0, result: $0.1) }
-        for use in uses { decided[use.index].result = decided[use.index].result.recordingNonceCheck(reused: false) }
-        let stored = decided.filter { $0.result.requestID != nil }
+        var ids: [String] = []
+        var seenIDs = Set<String>()
+        for (_, result) in items { if let id = result.requestID, seenIDs.insert(id).inserted { ids.append(id) } }
+        var decisions: [PostgresStatement] = []
+        if !uses.isEmpty { decisions.append(try nonceStatement(uses, returningClaims: true)) }
+        decisions.append(PostgresStatement("SELECT event_id FROM results WHERE event_id = ANY($1::text[])", [.textArray(ids)]))
 
-        var statements: [PostgresStatement] = []
-        var mustInsert: [(statement: Int, rows: Int)] = []
-        if !uses.isEmpty {
-            mustInsert.append((statements.count, uses.count))
-            statements.append(try nonceStatement(uses))
-        }
-        let results = resultRows(stored)
-        if !results.isEmpty {
-            mustInsert.append((statements.count, results.count))
-            statements.append(try .insertColumns(into: "results", columns: Self.resultColumns, rows: results, suffix: "ON CONFLICT (event_id) DO NOTHING"))
-        }
-        // A stored event's elements would go in again (the table has no unique key since
-        // migration 7): the results row count above rejects the batch before COMMIT and
-        // the step-by-step path, which writes elements only for new results, takes over.
-        if let elements = try elementStatement(stored) { statements.append(elements) }
-        if let kept = try valueStatement(stored, values: values) { statements.append(kept) }
-        let outbox = outboxEntries(stored)
-        if !outbox.isEmpty {
-            mustInsert.append((statements.count, outbox.count))
-            statements.append(try outboxStatement(outbox))
-        }
-        if let positions = try positionStatement(positions) { statements.append(positions) }
-
-        let committed: Result<[PostgresResult]?, PostgresError> = Result { () throws(PostgresError) in
-            try connection.pipelinedTransaction(statements) { answers in
-                mustInsert.allSatisfy { answers[$0.statement].affectedRows == $0.rows }
+        return try connection.transaction(opening: decisions) { answers -> Written? in
+            let stored = answers[answers.count - 1]
+            let before = Set((0..<stored.rowCount).compactMap { stored.string($0, "event_id") })
+            // The nonces this batch claimed, with the event that claimed each (the
+            // first to ask, in batch order). A use whose nonce went to no one here
+            // belongs to an event stored before: itself when it is a redelivery
+            // (stored before, so written as a duplicate whatever the answer), else
+            // another event, which makes this one a replay.
+            var claims = Set<String>()
+            if !uses.isEmpty {
+                let claimed = answers[0]
+                for row in 0..<claimed.rowCount {
+                    if let tenant = claimed.string(row, "tenant"), let hash = claimed.bytes(row, "nonce_hash"), let owner = claimed.string(row, "event_id") {
+                        claims.insert(Self.claimKey(tenant: tenant, hash: hash, eventID: owner))
+                    }
+                }
             }
+            let decided = decide(items, uses: uses) { use in
+                !before.contains(use.eventID) && !claims.contains(Self.claimKey(tenant: use.tenant, hash: use.hash, eventID: use.eventID))
+            }
+            let fresh = Self.firstOccurrences(decided) { !before.contains($0) }
+            var statements: [PostgresStatement] = []
+            let results = resultRows(fresh)
+            if !results.isEmpty {
+                statements.append(try .insertColumns(into: "results", columns: Self.resultColumns, rows: results,
+                                                     suffix: "ON CONFLICT (event_id) DO NOTHING"))
+            }
+            if let elements = try elementStatement(fresh) { statements.append(elements) }
+            if let kept = try valueStatement(fresh, values: values) { statements.append(kept) }
+            let outbox = outboxEntries(fresh)
+            if !outbox.isEmpty { statements.append(try outboxStatement(outbox)) }
+            if let positions = try positionStatement(positions) { statements.append(positions) }
+            let written = try connection.pipeline(statements)
+            if !results.isEmpty && written[0].affectedRows != results.count { return nil }
+            return Written(outbox: outbox, duplicates: decided.count - fresh.count, stored: fresh.map(\.result), path: .pipelined)
         }
-        switch committed {
-        case .success(let results): if results == nil { return nil }
-        case .failure(let error) where error.sqlState?.hasPrefix("23") == true: return nil
-        case .failure(let error): throw error
-        }
-        return Written(outbox: outbox, duplicates: 0, stored: stored.map(\.result), path: .pipelined)
     }
 
     /// Any batch, one statement at a time: nonces first (a nonce already used by
@@ -134,13 +139,10 @@ struct ResultStore {
             var written = Written()
             let newIDs = try insertResults(decided, on: connection)
             written.duplicates = decided.count - newIDs.count
-            let fresh = decided.filter { newIDs.contains($0.result.requestID ?? "") }
-            // An id twice in one batch was inserted once, with its first occurrence's row.
-            var firstOfID = Set<String>()
-            let firsts = fresh.filter { firstOfID.insert($0.result.requestID ?? "").inserted }
+            let firsts = Self.firstOccurrences(decided) { newIDs.contains($0) }
             if let elements = try elementStatement(firsts) { try connection.execute(elements) }
-            if let kept = try valueStatement(fresh, values: values) { try connection.execute(kept) }
-            written.outbox = outboxEntries(fresh)
+            if let kept = try valueStatement(firsts, values: values) { try connection.execute(kept) }
+            written.outbox = outboxEntries(firsts)
             if !written.outbox.isEmpty { try connection.execute(try outboxStatement(written.outbox)) }
             written.stored = firsts.map(\.result)
             if let positions = try positionStatement(positions) { try connection.execute(positions) }
@@ -208,13 +210,14 @@ struct ResultStore {
         return uses
     }
 
-    /// Claims the nonces; one already claimed keeps its owner.
-    private func nonceStatement(_ uses: [NonceUse]) throws -> PostgresStatement {
+    /// Claims the nonces; one already claimed keeps its owner. `returningClaims`:
+    /// the rows it inserted come back (tenant, nonce_hash, event_id).
+    private func nonceStatement(_ uses: [NonceUse], returningClaims: Bool = false) throws -> PostgresStatement {
         let now = Date()
         return try .insertColumns(
             into: "nonces", columns: [.init("tenant", "text"), .init("nonce_hash", "bytea"), .init("event_id", "text"), .init("used_at", "timestamptz")],
             rows: uses.map { [.text($0.tenant), .bytes($0.hash), .text($0.eventID), .timestamp(now)] },
-            suffix: "ON CONFLICT (tenant, nonce_hash) DO NOTHING")
+            suffix: "ON CONFLICT (tenant, nonce_hash) DO NOTHING" + (returningClaims ? " RETURNING tenant, nonce_hash, event_id" : ""))
     }
 
     /// Verified results consume their nonce; a nonce already consumed by a
@@ -222,25 +225,33 @@ struct ResultStore {
     /// event redelivered finds its own use and is not a replay.
     private func decideNonces(_ items: [(Completion, VerificationResult)], on connection: PostgresConnection) throws -> [Decided] {
         let uses = nonceUses(items)
+        guard !uses.isEmpty else { return decide(items, uses: uses) { _ in false } }
+        try connection.execute(try nonceStatement(uses))
+        let lookup = try connection.execute(
+            """
+            SELECT n.tenant, n.nonce_hash, n.event_id FROM nonces n
+            JOIN unnest($1::text[], $2::text[]) AS wanted(tenant, hash_hex)
+              ON n.tenant = wanted.tenant AND n.nonce_hash = decode(wanted.hash_hex, 'hex')
+            """,
+            [.textArray(uses.map(\.tenant)), .textArray(uses.map { hex($0.hash) })])
         var owners: [String: String] = [:]  // tenant \0 hex(hash) → event id that owns the nonce
-        if !uses.isEmpty {
-            try connection.execute(try nonceStatement(uses))
-            let lookup = try connection.execute(
-                """
-                SELECT n.tenant, n.nonce_hash, n.event_id FROM nonces n
-                JOIN unnest($1::text[], $2::text[]) AS wanted(tenant, hash_hex)
-                  ON n.tenant = wanted.tenant AND n.nonce_hash = decode(wanted.hash_hex, 'hex')
-                """,
-                [.textArray(uses.map(\.tenant)), .textArray(uses.map { hex($0.hash) })])
-            for row in 0..<lookup.rowCount {
-                if let tenant = lookup.string(row, "tenant"), let hash = lookup.bytes(row, "nonce_hash"), let owner = lookup.string(row, "event_id") {
-                    owners[tenant + "\u{0}" + hex(hash)] = owner
-                }
+        for row in 0..<lookup.rowCount {
+            if let tenant = lookup.string(row, "tenant"), let hash = lookup.bytes(row, "nonce_hash"), let owner = lookup.string(row, "event_id") {
+                owners[tenant + "\u{0}" + hex(hash)] = owner
             }
         }
+        return decide(items, uses: uses) { use in owners[use.tenant + "\u{0}" + hex(use.hash)] != use.eventID }
+    }
+
+    private static func claimKey(tenant: String, hash: [UInt8], eventID: String) -> String {
+        tenant + "\u{0}" + hex(hash) + "\u{0}" + eventID
+    }
+
+    /// The items, with the uses `isReplay` picks recorded as replays and the rest as first uses.
+    private func decide(_ items: [(Completion, VerificationResult)], uses: [NonceUse], isReplay: (NonceUse) -> Bool) -> [Decided] {
         var decided = items.map { Decided(completion: $0.0, result: $0.1) }
         for use in uses {
-            let reused = owners[use.tenant + "\u{0}" + hex(use.hash)] != use.eventID
+            let reused = isReplay(use)
             decided[use.index].result = decided[use.index].result.recordingNonceCheck(reused: reused)
             decided[use.index].nonceReused = reused
         }
@@ -248,6 +259,16 @@ struct ResultStore {
     }
 
     // MARK: rows
+
+    /// The items whose id `isNew` accepts, each id once: an id twice in one
+    /// batch is stored once, with its first occurrence's row.
+    private static func firstOccurrences(_ items: [Decided], isNew: (String) -> Bool) -> [Decided] {
+        var seen = Set<String>()
+        return items.filter { item in
+            guard let id = item.result.requestID else { return false }
+            return isNew(id) && seen.insert(id).inserted
+        }
+    }
 
     /// One row per id, the first occurrence's.
     private func resultRows(_ items: [Decided]) -> [[PostgresValue]] {

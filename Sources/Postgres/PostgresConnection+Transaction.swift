@@ -16,48 +16,38 @@ extension PostgresConnection {
     /// Not nestable: calling it inside an open transaction throws (25001).
     @discardableResult
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let status = transactionStatus
-        guard status != PQTRANS_INTRANS && status != PQTRANS_INERROR else {
-            throw PostgresError.client("transaction() inside an open transaction; nesting is not supported", sqlState: "25001")
-        }
-        try execute("BEGIN")
-        let value: T
-        do {
-            value = try body(self)
-        } catch {
-            rollbackIgnoringErrors()
-            throw error
-        }
-        try commit()
-        return value
+        // Boxed, so that a body whose value is itself an optional nil still commits.
+        try transaction(opening: []) { _ in Committing(value: try body(self)) }!.value
     }
 
-    /// BEGIN and `statements` in one round trip (`pipeline`), then COMMIT if
-    /// `accept` approves their results, else ROLLBACK: for a transaction whose
-    /// statements do not need each other's results, but whose outcome does
-    /// (say, every insert must have inserted all its rows).
+    private struct Committing<T> { let value: T }
+
+    /// BEGIN and `opening` in one round trip (`pipeline`), then `body` with
+    /// their results, then COMMIT when `body` returns a value, ROLLBACK when
+    /// it returns nil. For a transaction whose later statements are built
+    /// from its first ones' answers: `body` sends them (another `pipeline`)
+    /// without a round trip of its own for BEGIN.
     ///
-    /// Returns the results when committed, nil when `accept` declined. A
-    /// failing statement rolls the transaction back and is thrown; a COMMIT that
-    /// fails is thrown as in `transaction`.
-    public func pipelinedTransaction(_ statements: [PostgresStatement], commitIf accept: ([PostgresResult]) -> Bool) throws(PostgresError) -> [PostgresResult]? {
+    /// A failing statement, or an error from `body`, rolls the transaction
+    /// back and is thrown; a COMMIT that fails is thrown as in `transaction`.
+    public func transaction<T>(opening statements: [PostgresStatement], _ body: ([PostgresResult]) throws -> T?) throws -> T? {
         let status = transactionStatus
         guard status != PQTRANS_INTRANS && status != PQTRANS_INERROR else {
-            throw PostgresError.client("pipelinedTransaction() inside an open transaction; nesting is not supported", sqlState: "25001")
+            throw PostgresError.client("a transaction inside an open transaction; nesting is not supported", sqlState: "25001")
         }
-        let results: [PostgresResult]
+        let value: T?
         do {
-            results = Array(try pipeline([PostgresStatement("BEGIN")] + statements).dropFirst())
+            value = try body(Array(try pipeline([PostgresStatement("BEGIN")] + statements).dropFirst()))
         } catch {
             rollbackIgnoringErrors()
             throw error
         }
-        guard accept(results) else {
+        guard let value else {
             try execute("ROLLBACK")
             return nil
         }
         try commit()
-        return results
+        return value
     }
 
     /// COMMIT, treating the server's "ROLLBACK" answer (the transaction had failed) as an error.

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Kafka
 @testable import Pipeline
@@ -7,9 +8,9 @@ import TestIssuer
 import Testing
 @testable import Verification
 
-/// `ResultStore` against a real PostgreSQL: the pipelined write of an all-new
-/// batch must store exactly what the step-by-step write stores, and every
-/// batch that breaks its assumption must fall back and still come out right.
+/// `ResultStore` against a real PostgreSQL: the pipelined write (decide, then
+/// write) must store exactly what the step-by-step write stores, whatever the
+/// batch holds, and a batch another writer overtakes must still come out right.
 @Suite(.enabled(if: Services.available, Services.skipMessage), .serialized)
 struct ResultStoreTests {
     static let ns = TestIssuer.Credential.mDLNameSpace
@@ -118,32 +119,45 @@ struct ResultStoreTests {
         #expect(joined.int(0, "n") == (try pipelinedConnection.execute("SELECT count(*) AS n FROM elements").int(0, "n")))
     }
 
-    @Test func redeliveriesReplaysAndRepeatsFallBackToStepByStep() throws {
+    /// Redeliveries, replays and an id twice are decided before any row goes
+    /// in (no rolled-back attempt), and come out as the step-by-step write
+    /// decides them, batch after batch, on a database of its own.
+    @Test func redeliveriesReplaysAndRepeatsAreDecidedBeforeTheRowsGoIn() throws {
         let harness = try Harness()
-        let database = try TestDatabase()
-        let connection = try database.connect()
-        defer { connection.close() }
+        let database = try TestDatabase(), stepDatabase = try TestDatabase()
+        let connection = try database.connect(), stepConnection = try stepDatabase.connect()
+        defer { connection.close(); stepConnection.close() }
         _ = try Migrations.apply(on: connection)
+        _ = try Migrations.apply(on: stepConnection)
         let store = harness.store(connection)
+        /// Writes `batch` both ways; the pipelined answer.
+        func write(_ batch: [Completion], through offset: Int64) throws -> ResultStore.Written {
+            let positions = [harness.partition: offset]
+            let stepByStep = try harness.store(stepConnection).write(batch, positions: positions, pipelining: false)
+            let written = try store.write(batch, positions: positions)
+            #expect(written.path == .pipelined)
+            #expect(written.duplicates == stepByStep.duplicates)
+            #expect(written.stored.map(\.requestID) == stepByStep.stored.map(\.requestID))
+            #expect(written.stored.map(\.verdict) == stepByStep.stored.map(\.verdict))
+            #expect(written.outbox.map(\.payload) == stepByStep.outbox.map(\.payload))
+            return written
+        }
 
         let first = try (0..<3).map { _ in try harness.event() }
-        let firstBatch = try first.map(harness.completion)
-        #expect(try store.write(firstBatch, positions: [harness.partition: 3]).path == .pipelined)
+        #expect(try write(try first.map(harness.completion), through: 3).duplicates == 0)
 
         // An event stored before, another's nonce under a new id, and one new event.
         var replay = first[1]
         replay.attributes["id"] = "replay-of-\(first[1].id!)"
         let fresh = try harness.event()
-        let mixed = try store.write([try harness.completion(first[0]), try harness.completion(replay), try harness.completion(fresh)],
-                                    positions: [harness.partition: 6])
-        #expect(mixed.path == .stepByStep)
+        let mixed = try write([try harness.completion(first[0]), try harness.completion(replay), try harness.completion(fresh)], through: 6)
         #expect(mixed.duplicates == 1)
         #expect(mixed.stored.map(\.requestID) == [replay.id, fresh.id])
         let results = try database.results()
         #expect(results[replay.id!]?.reasons == ["request.nonce_reused"])
         #expect(results[fresh.id!]?.verdict == "verified")
         #expect(results.count == 5)
-        // The rolled-back pipelined attempt left nothing behind: each stored event has its rows once.
+        // Each stored event has its rows once; the replay keeps no values and claims no nonce.
         #expect(try connection.execute("SELECT count(*) AS n FROM outbox").int(0, "n") == 5)
         #expect(try connection.execute("SELECT count(DISTINCT event_id) AS n FROM elements").int(0, "n") == 5)
         #expect(try Self.repeatedElementRows(connection) == 0)
@@ -151,17 +165,67 @@ struct ResultStoreTests {
         #expect(try connection.execute("SELECT count(*) AS n FROM element_values").int(0, "n") == 4)
         #expect(try connection.execute("SELECT next_offset FROM consumer_positions").int(0, "next_offset") == 6)
 
-        // The same new event twice in one batch: stored once.
+        // The same new event twice in one batch, and a new event replayed within the batch.
         let twice = try harness.event()
-        let repeated = try store.write([try harness.completion(twice), try harness.completion(twice)], positions: [harness.partition: 8])
-        #expect(repeated.path == .stepByStep)
-        #expect(repeated.stored.map(\.requestID) == [twice.id])
-        #expect(try database.results().count == 6)
+        let original = try harness.event()
+        var replayedAtOnce = original
+        replayedAtOnce.attributes["id"] = "replay-of-\(original.id!)"
+        let repeated = try write([try harness.completion(twice), try harness.completion(twice), try harness.completion(original),
+                                  try harness.completion(replayedAtOnce)], through: 10)
+        #expect(repeated.stored.map(\.requestID) == [twice.id, original.id, replayedAtOnce.id])
+        #expect(repeated.duplicates == 1)
+        #expect(try database.results()[replayedAtOnce.id!]?.reasons == ["request.nonce_reused"])
+        #expect(try database.results().count == 8)
         #expect(try Self.repeatedElementRows(connection) == 0)
 
-        // And the next all-new batch is pipelined again.
-        #expect(try store.write([try harness.completion(try harness.event())], positions: [harness.partition: 9]).path == .pipelined)
-        #expect(try database.results().count == 7)
+        #expect(try write([try harness.completion(try harness.event())], through: 11).duplicates == 0)
+        #expect(try database.results().count == 9)
+        #expect(try Self.snapshot(connection) == (try Self.snapshot(stepConnection)))
+    }
+
+    /// Another writer (a worker that lost the partition and has not noticed
+    /// yet) stores one of the batch's events after the batch decided it was
+    /// new: the results insert waits for that writer, finds the row, and the
+    /// batch is rolled back and written step by step, with that event as a
+    /// duplicate and no row of it twice.
+    @Test func anEventStoredByAnotherWriterMeanwhileIsADuplicate() throws {
+        let harness = try Harness()
+        let database = try TestDatabase()
+        let connection = try database.connect(), other = try database.connect(), watcher = try database.connect()
+        defer { connection.close(); other.close(); watcher.close() }
+        _ = try Migrations.apply(on: connection)
+        let contested = try harness.event(), alone = try harness.event()
+        let batch = [try harness.completion(contested), try harness.completion(alone)]
+        // The other writer's row, inserted and not yet committed.
+        try other.execute("BEGIN")
+        _ = try other.execute("""
+            INSERT INTO results (event_id, verdict, reason_codes, received_at, verified_at, processing_seconds, source_topic, source_partition, source_offset)
+            VALUES ($1, 'verified', '{}', now(), now(), 0, 'veridoc.requests', 0, 0)
+            """, [.text(contested.id!)])
+
+        let pid = try #require(connection.execute("SELECT pg_backend_pid() AS pid").int(0, "pid"))
+        let committed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            // Commit once the batch waits on the other writer's row, so the order is certain.
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                let waiting = try? watcher.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [.int(pid)])
+                if waiting?.string(0, "wait_event_type") == "Lock" { break }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            _ = try? other.execute("COMMIT")
+            committed.signal()
+        }
+        let written = try harness.store(connection).write(batch, positions: [harness.partition: 2])
+        #expect(committed.wait(timeout: .now() + 30) == .success)
+        #expect(written.path == .stepByStep)
+        #expect(written.duplicates == 1)
+        #expect(written.stored.map(\.requestID) == [alone.id])
+        #expect(try connection.execute("SELECT count(*) AS n FROM results").int(0, "n") == 2)
+        #expect(try connection.execute("SELECT count(*) AS n FROM elements WHERE event_id = $1", [.text(contested.id!)]).int(0, "n") == 0)
+        #expect(try connection.execute("SELECT count(*) AS n FROM outbox").int(0, "n") == 1)
+        #expect(try Self.repeatedElementRows(connection) == 0)
+        #expect(try connection.execute("SELECT next_offset FROM consumer_positions").int(0, "next_offset") == 2)
     }
 
     /// Element rows that name the same element of the same event twice. The
