@@ -170,7 +170,7 @@ final class Persister: @unchecked Sendable {
 
     /// Metrics, and a debug line per rejected event (event id, configured tenant, reason codes only).
     private func committed(_ written: ResultStore.Written, records: Int, seconds: Double) {
-        metrics?.batchCommitted(records: records, seconds: seconds, stored: written.stored, pipelined: written.path == .pipelined)
+        metrics?.batchCommitted(records: records, seconds: seconds, stored: written.stored, duplicates: written.duplicates)
         guard log.isEnabled(.debug) else { return }
         for result in written.stored where !result.isVerified {
             log.debug("event rejected", Logger.eventFields(result))

@@ -20,7 +20,8 @@ import Verification
 /// | `veridoc_persist_queue_depth` | gauge | |
 /// | `veridoc_batch_commit_duration_seconds` | histogram | |
 /// | `veridoc_batch_size` | histogram | |
-/// | `veridoc_batches_total` | counter | `path` (`pipelined`, `step_by_step`) |
+/// | `veridoc_batches_total` | counter | |
+/// | `veridoc_events_duplicate_total` | counter | |
 /// | `veridoc_outbox_backlog` | gauge | |
 /// | `veridoc_outcomes_published_total` | counter | |
 /// | `veridoc_dead_letters_total` | counter | `cause` |
@@ -43,10 +44,10 @@ public final class PipelineMetrics: Sendable {
     let persistQueueDepth: Gauge
     let batchCommitDuration: Histogram
     let batchSize: Histogram
-    /// Committed batches by how they went in: `step_by_step` after another
-    /// writer stored one of the batch's events meanwhile (workers racing for a
-    /// partition that moved); a steady share of it means zombie workers.
     let batches: Counter
+    /// Records whose event a batch found stored already (redeliveries after a
+    /// rebalance or a crash), written as nothing new.
+    let duplicates: Counter
     /// Unpublished outbox rows, counted by the publisher with `SELECT count(*)
     /// … WHERE published_at IS NULL` (the `outbox_unpublished` partial index)
     /// at most every `outboxBacklogInterval` seconds, so it can lag by that much.
@@ -82,8 +83,8 @@ public final class PipelineMetrics: Sendable {
                                                  buckets: Histogram.secondsBuckets)
         batchSize = registry.histogram("veridoc_batch_size", help: "Records per committed batch.",
                                        buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2000])
-        batches = registry.counter("veridoc_batches_total", help: "Committed batches, by write path (pipelined: decided, then written, in three round trips; step_by_step: after another writer stored one of its events meanwhile).",
-                                   labels: ["path"])
+        batches = registry.counter("veridoc_batches_total", help: "Committed batch transactions.")
+        duplicates = registry.counter("veridoc_events_duplicate_total", help: "Records whose event was stored already (redeliveries); nothing new is written for them.")
         outboxBacklog = registry.gauge("veridoc_outbox_backlog", help: "Outcome rows not yet published (sampled every few seconds).")
         outcomesPublished = registry.counter("veridoc_outcomes_published_total", help: "Outcome events delivered to the outcome topic.")
         deadLetters = registry.counter("veridoc_dead_letters_total", help: "Records delivered to the dead-letter topic, by cause.", labels: ["cause"])
@@ -99,16 +100,16 @@ public final class PipelineMetrics: Sendable {
 
         for cause in [RecordIntake.Cause.tooLarge, RecordIntake.Cause.notUTF8, RecordIntake.Cause.noID] { deadLetters.initialize(cause) }
         for kind in ["assigned", "revoked"] { rebalances.initialize(kind) }
-        for path in ["pipelined", "step_by_step"] { batches.initialize(path) }
         postgresUp.sample { [health] in health.postgresReachable ? 1 : 0 }
         partitionsAssigned.sample { [health] in Double(health.assignedPartitions) }
     }
 
     /// A batch transaction committed: `stored` are the results it inserted.
-    func batchCommitted(records: Int, seconds: Double, stored: [VerificationResult], pipelined: Bool) {
+    func batchCommitted(records: Int, seconds: Double, stored: [VerificationResult], duplicates duplicateCount: Int) {
         health.postgresRoundTrip(succeeded: true)
         batchCommitDuration.observe(seconds)
-        batches.increment(by: 1, pipelined ? "pipelined" : "step_by_step")
+        batches.increment(by: 1)
+        if duplicateCount > 0 { duplicates.increment(by: Double(duplicateCount)) }
         batchSize.observe(Double(records))
         var counts: [[String]: Double] = [:]
         for result in stored {

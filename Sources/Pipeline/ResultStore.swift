@@ -39,10 +39,9 @@ struct ResultStore {
         var path: Path = .stepByStep
 
         enum Path: Sendable, Equatable {
-            /// Decisions in one round trip, the rows that follow from them in a second, then COMMIT.
+            /// The inserts that decide in one round trip, the rows that follow from them and COMMIT in a second.
             case pipelined
-            /// Statement by statement, each deciding from the one before: after
-            /// another writer stored one of the batch's events meanwhile.
+            /// Statement by statement, each deciding from the one before (`pipelining: false`).
             case stepByStep
         }
     }
@@ -65,39 +64,38 @@ struct ResultStore {
         if !expiries.isEmpty { try retention.partitions.ensure(covering: expiries, now: storedAt, on: connection) }
 
         let items = completions.compactMap { completion in completion.result.map { (completion, $0) } }
-        if pipelining, let written = try writeDecided(items, values: values, positions: positions) { return written }
-        return try writeStepByStep(items, values: values, positions: positions)
+        return try pipelining ? writeDecided(items, values: values, positions: positions)
+            : writeStepByStep(items, values: values, positions: positions)
     }
 
-    /// Any batch, whatever it holds, in three round trips: BEGIN with the
-    /// decisions (claim the nonces, find the events stored before), then
-    /// every row that follows from them, then COMMIT.
-    /// Redeliveries and replays are part of ordinary traffic (the realistic mix
-    /// has 4 % of them, so most batches of 50 hold one); deciding first means
-    /// they cost a statement each, not a rolled-back batch.
+    /// Any batch, whatever it holds, in two round trips: BEGIN, the nonce
+    /// claims and the results rows, each `ON CONFLICT DO NOTHING RETURNING`
+    /// what it inserted; then, decided by those answers, the replays' verdicts,
+    /// the element, value and outbox rows of the new results, the positions,
+    /// and COMMIT.
     ///
-    /// nil, with everything rolled back, when another writer stored one of
-    /// these events between the decision and the insert (its results row
-    /// count comes up short); the step-by-step path then decides by what it
-    /// inserts.
+    /// Redeliveries and replays are ordinary traffic (4 % of the realistic
+    /// mix, so most batches of 50 hold one): here they cost a returned row,
+    /// where a batch written on the assumption that all was new had to be
+    /// rolled back and written again when it was not. The inserts decide by
+    /// their unique indexes, as the step-by-step path does, so what they find
+    /// does not depend on a plan (a lookup by id, planned while the table was
+    /// small, scanned all of it for every batch), and another writer storing
+    /// the same event meanwhile is waited for and then found.
     private func writeDecided(_ items: [(Completion, VerificationResult)], values: [String: [[PostgresValue]]],
-                              positions: [TopicPartition: Int64]) throws -> Written? {
+                              positions: [TopicPartition: Int64]) throws -> Written {
         let uses = nonceUses(items)
-        var ids: [String] = []
-        var seenIDs = Set<String>()
-        for (_, result) in items { if let id = result.requestID, seenIDs.insert(id).inserted { ids.append(id) } }
-        var decisions: [PostgresStatement] = []
-        if !uses.isEmpty { decisions.append(try nonceStatement(uses, returningClaims: true)) }
-        decisions.append(PostgresStatement("SELECT event_id FROM results WHERE event_id = ANY($1::text[])", [.textArray(ids)]))
+        // Rows as if every nonce were new; a replay's verdict is corrected below.
+        let assumed = decide(items, uses: uses) { _ in false }
+        let results = resultRows(assumed)
+        var opening: [PostgresStatement] = []
+        if !uses.isEmpty { opening.append(try nonceStatement(uses, returningClaims: true)) }
+        if !results.isEmpty {
+            opening.append(try .insertColumns(into: "results", columns: Self.resultColumns, rows: results,
+                                              suffix: "ON CONFLICT (event_id) DO NOTHING RETURNING event_id"))
+        }
 
-        return try connection.transaction(opening: decisions) { answers -> Written? in
-            let stored = answers[answers.count - 1]
-            let before = Set((0..<stored.rowCount).compactMap { stored.string($0, "event_id") })
-            // The nonces this batch claimed, with the event that claimed each (the
-            // first to ask, in batch order). A use whose nonce went to no one here
-            // belongs to an event stored before: itself when it is a redelivery
-            // (stored before, so written as a duplicate whatever the answer), else
-            // another event, which makes this one a replay.
+        return try connection.transaction(opening: opening) { answers in
             var claims = Set<String>()
             if !uses.isEmpty {
                 let claimed = answers[0]
@@ -107,24 +105,27 @@ struct ResultStore {
                     }
                 }
             }
-            let decided = decide(items, uses: uses) { use in
-                !before.contains(use.eventID) && !claims.contains(Self.claimKey(tenant: use.tenant, hash: use.hash, eventID: use.eventID))
+            var newIDs = Set<String>()
+            if !results.isEmpty, let inserted = answers.last {
+                for row in 0..<inserted.rowCount { if let id = inserted.string(row, "event_id") { newIDs.insert(id) } }
             }
-            let fresh = Self.firstOccurrences(decided) { !before.contains($0) }
-            var statements: [PostgresStatement] = []
-            let results = resultRows(fresh)
-            if !results.isEmpty {
-                statements.append(try .insertColumns(into: "results", columns: Self.resultColumns, rows: results,
-                                                     suffix: "ON CONFLICT (event_id) DO NOTHING"))
+            // A new result whose nonce this batch did not claim for it: the nonce
+            // belongs to another event (stored before, or earlier in the batch).
+            let decided = decide(items, uses: uses) { use in
+                newIDs.contains(use.eventID) && !claims.contains(Self.claimKey(tenant: use.tenant, hash: use.hash, eventID: use.eventID))
+            }
+            let fresh = Self.firstOccurrences(decided) { newIDs.contains($0) }
+            var statements = fresh.filter(\.nonceReused).map { item in
+                PostgresStatement("UPDATE results SET verdict = $2, reason_codes = $3::text[] WHERE event_id = $1",
+                                  [.text(item.result.requestID ?? ""), .text(item.result.verdict),
+                                   .textArray(item.result.report.reasons.map(\.code.rawValue))])
             }
             if let elements = try elementStatement(fresh) { statements.append(elements) }
             if let kept = try valueStatement(fresh, values: values) { statements.append(kept) }
             let outbox = outboxEntries(fresh)
             if !outbox.isEmpty { statements.append(try outboxStatement(outbox)) }
             if let positions = try positionStatement(positions) { statements.append(positions) }
-            let written = try connection.pipeline(statements)
-            if !results.isEmpty && written[0].affectedRows != results.count { return nil }
-            return Written(outbox: outbox, duplicates: decided.count - fresh.count, stored: fresh.map(\.result), path: .pipelined)
+            return (statements, Written(outbox: outbox, duplicates: decided.count - fresh.count, stored: fresh.map(\.result), path: .pipelined))
         }
     }
 

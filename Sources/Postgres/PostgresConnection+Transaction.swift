@@ -16,47 +16,56 @@ extension PostgresConnection {
     /// Not nestable: calling it inside an open transaction throws (25001).
     @discardableResult
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        // Boxed, so that a body whose value is itself an optional nil still commits.
-        try transaction(opening: []) { _ in Committing(value: try body(self)) }!.value
-    }
-
-    private struct Committing<T> { let value: T }
-
-    /// BEGIN and `opening` in one round trip (`pipeline`), then `body` with
-    /// their results, then COMMIT when `body` returns a value, ROLLBACK when
-    /// it returns nil. For a transaction whose later statements are built
-    /// from its first ones' answers: `body` sends them (another `pipeline`)
-    /// without a round trip of its own for BEGIN.
-    ///
-    /// A failing statement, or an error from `body`, rolls the transaction
-    /// back and is thrown; a COMMIT that fails is thrown as in `transaction`.
-    public func transaction<T>(opening statements: [PostgresStatement], _ body: ([PostgresResult]) throws -> T?) throws -> T? {
-        let status = transactionStatus
-        guard status != PQTRANS_INTRANS && status != PQTRANS_INERROR else {
-            throw PostgresError.client("a transaction inside an open transaction; nesting is not supported", sqlState: "25001")
-        }
-        let value: T?
-        do {
-            value = try body(Array(try pipeline([PostgresStatement("BEGIN")] + statements).dropFirst()))
-        } catch {
-            rollbackIgnoringErrors()
-            throw error
-        }
-        guard let value else {
-            try execute("ROLLBACK")
-            return nil
-        }
+        try refuseNesting()
+        try execute("BEGIN")
+        let value = try rollingBackOnError { try body(self) }
         try commit()
         return value
     }
 
+    /// A transaction in two round trips (`pipeline`): BEGIN and `opening`,
+    /// then the statements `closing` builds from their answers, with COMMIT.
+    /// For a write whose later statements depend on what the first ones found
+    /// (say, which rows an `INSERT … ON CONFLICT DO NOTHING RETURNING` inserted).
+    ///
+    /// A failing statement, or an error from `closing`, rolls the transaction
+    /// back and is thrown; a COMMIT the server answers with ROLLBACK is thrown
+    /// as in `transaction(_:)`, and so is one that fails with a connection error
+    /// (its outcome unknown). Returns `closing`'s value.
+    public func transaction<T>(opening: [PostgresStatement],
+                               closing: ([PostgresResult]) throws -> (statements: [PostgresStatement], value: T)) throws -> T {
+        try refuseNesting()
+        return try rollingBackOnError {
+            let opened = Array(try pipeline([PostgresStatement("BEGIN")] + opening).dropFirst())
+            let (statements, value) = try closing(opened)
+            let closed = try pipeline(statements + [PostgresStatement("COMMIT")])
+            if closed.last?.commandTag == "ROLLBACK" { throw Self.rolledBackAtCommit }
+            return value
+        }
+    }
+
+    private func refuseNesting() throws(PostgresError) {
+        let status = transactionStatus
+        guard status != PQTRANS_INTRANS && status != PQTRANS_INERROR else {
+            throw PostgresError.client("a transaction inside an open transaction; nesting is not supported", sqlState: "25001")
+        }
+    }
+
+    private func rollingBackOnError<T>(_ body: () throws -> T) rethrows -> T {
+        do {
+            return try body()
+        } catch {
+            rollbackIgnoringErrors()
+            throw error
+        }
+    }
+
+    private static let rolledBackAtCommit = PostgresError(
+        kind: .server, sqlState: "25P02", message: "the transaction was rolled back at COMMIT because a statement in it had failed")
+
     /// COMMIT, treating the server's "ROLLBACK" answer (the transaction had failed) as an error.
     func commit() throws(PostgresError) {
-        let result = try execute("COMMIT")
-        if result.commandTag == "ROLLBACK" {
-            throw PostgresError(kind: .server, sqlState: "25P02",
-                                message: "the transaction was rolled back at COMMIT because a statement in it had failed")
-        }
+        if try execute("COMMIT").commandTag == "ROLLBACK" { throw Self.rolledBackAtCommit }
     }
 
     func rollbackIgnoringErrors() {

@@ -4,6 +4,7 @@ import Kafka
 @testable import Pipeline
 import Postgres
 import Retention
+import Synchronization
 import TestIssuer
 import Testing
 @testable import Verification
@@ -184,10 +185,9 @@ struct ResultStoreTests {
     }
 
     /// Another writer (a worker that lost the partition and has not noticed
-    /// yet) stores one of the batch's events after the batch decided it was
-    /// new: the results insert waits for that writer, finds the row, and the
-    /// batch is rolled back and written step by step, with that event as a
-    /// duplicate and no row of it twice.
+    /// yet) holds an uncommitted row of one of the batch's events: the
+    /// batch's results insert waits for it and, once it commits, finds the row,
+    /// so that event is a duplicate with no row of it twice; the rest goes in.
     @Test func anEventStoredByAnotherWriterMeanwhileIsADuplicate() throws {
         let harness = try Harness()
         let database = try TestDatabase()
@@ -205,12 +205,16 @@ struct ResultStoreTests {
 
         let pid = try #require(connection.execute("SELECT pg_backend_pid() AS pid").int(0, "pid"))
         let committed = DispatchSemaphore(value: 0)
+        let sawTheBatchWait = Atomic<Bool>(false)
         Thread.detachNewThread {
             // Commit once the batch waits on the other writer's row, so the order is certain.
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
                 let waiting = try? watcher.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [.int(pid)])
-                if waiting?.string(0, "wait_event_type") == "Lock" { break }
+                if waiting?.string(0, "wait_event_type") == "Lock" {
+                    sawTheBatchWait.store(true, ordering: .sequentiallyConsistent)
+                    break
+                }
                 Thread.sleep(forTimeInterval: 0.02)
             }
             _ = try? other.execute("COMMIT")
@@ -218,7 +222,9 @@ struct ResultStoreTests {
         }
         let written = try harness.store(connection).write(batch, positions: [harness.partition: 2])
         #expect(committed.wait(timeout: .now() + 30) == .success)
-        #expect(written.path == .stepByStep)
+        let waited = sawTheBatchWait.load(ordering: .sequentiallyConsistent)
+        #expect(waited, "the batch never waited for the other writer's row")
+        #expect(written.path == .pipelined)
         #expect(written.duplicates == 1)
         #expect(written.stored.map(\.requestID) == [alone.id])
         #expect(try connection.execute("SELECT count(*) AS n FROM results").int(0, "n") == 2)

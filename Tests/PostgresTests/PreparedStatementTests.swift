@@ -108,14 +108,18 @@ struct PreparedStatementTests {
             try connection.executeScript("CREATE TABLE \(schema).t (id bigint PRIMARY KEY)")
             let insert = "INSERT INTO \(schema).t (id) VALUES ($1)"
 
-            // Declined by its body: ROLLBACK.
-            #expect(try connection.transaction(opening: [PostgresStatement(insert, [.int(1)])]) { _ -> Int? in nil } == nil)
+            // Its closing step throws: ROLLBACK.
+            #expect(throws: TransactionTests.BodyFailed.self) {
+                try connection.transaction(opening: [PostgresStatement(insert, [.int(1)])]) { _ -> ([PostgresStatement], Int) in
+                    throw TransactionTests.BodyFailed()
+                }
+            }
             #expect(try Self.prepared(insert, on: connection).count == 1)
             // Failed after the new statement ran: the pipeline's transaction is rolled back.
             let other = "INSERT INTO \(schema).t (id) SELECT $1 WHERE true"
             #expect(throws: PostgresError.self) {
                 try connection.transaction(opening: [PostgresStatement(other, [.int(2)]), PostgresStatement(insert, [.int(2)]),
-                                                     PostgresStatement(insert, [.int(2)])]) { $0 }
+                                                     PostgresStatement(insert, [.int(2)])]) { _ in ([], 0) }
             }
             // A body that throws after execute prepared a statement: ROLLBACK.
             let third = "INSERT INTO \(schema).t (id) SELECT $1::bigint + 0"
@@ -129,8 +133,10 @@ struct PreparedStatementTests {
             for sql in [insert, other, third] { #expect(try Self.prepared(sql, on: connection).count == 1, "\(sql)") }
 
             // Each is executed by name now, and works.
-            let results = try connection.transaction(opening: [PostgresStatement(insert, [.int(4)]), PostgresStatement(other, [.int(5)])]) { $0 }
-            #expect(results?.map(\.affectedRows) == [1, 1])
+            let counts = try connection.transaction(opening: [PostgresStatement(insert, [.int(4)]), PostgresStatement(other, [.int(5)])]) { opened in
+                ([], opened.map(\.affectedRows))
+            }
+            #expect(counts == [1, 1])
             try connection.transaction { tx in try tx.execute(third, [.int(6)]) }
             #expect(try Self.count("\(schema).t", on: connection) == 3)
             for sql in [insert, other, third] { #expect(try Self.prepared(sql, on: connection).count == 1, "\(sql)") }
@@ -208,7 +214,7 @@ struct PreparedStatementTests {
             _ = try connection.transaction(opening: [
                 PostgresStatement(insert, [.int(Int64(10 + id)), .null]),
                 try .insertColumns(into: "\(schema).t", columns: [.init("id", "bigint"), .init("name", "text")], rows: [[.int(Int64(20 + id)), .text("c")]]),
-            ]) { $0 }
+            ]) { _ in ([], 0) }
             try connection.insertColumns(into: "\(schema).t", columns: [.init("id", "bigint"), .init("name", "text")], rows: [[.int(Int64(30 + id)), .int(5)]])
         }
         #expect(try connection.execute("SELECT count(*) AS n FROM \(schema).t WHERE id > $1", [.int(0)]).int(0, "n") == 12)

@@ -49,39 +49,38 @@ struct TransactionTests {
         }
     }
 
-    /// BEGIN and the opening statements go in one round trip; the body builds
-    /// the next statements from their answers; its nil rolls all of it back,
-    /// a value commits all of it, and an optional nil from `transaction(_:)` still commits.
-    @Test func aTransactionOpenedByStatementsCommitsOrRollsBackWhatItsBodyAdds() throws {
+    /// BEGIN and the opening statements go in one round trip; the closing
+    /// statements, built from their answers, and COMMIT in a second. An error
+    /// in either, or from the closing step itself, rolls all of it back and
+    /// leaves the session usable.
+    @Test func aTwoRoundTripTransactionCommitsWhatItsOpeningDecides() throws {
         try TestServer.withScratchSchema { connection, schema in
             try connection.executeScript("CREATE TABLE \(schema).t (id bigint PRIMARY KEY)")
             let insert = "INSERT INTO \(schema).t SELECT unnest($1::bigint[]) ON CONFLICT DO NOTHING RETURNING id"
-            func write(_ ids: [Int64], keep: Bool) throws -> [Int64]? {
+            /// Inserts `ids`, then each id the first insert claimed plus 100.
+            func write(_ ids: [Int64], thenAlso extra: PostgresStatement? = nil, failing: Bool = false) throws -> [Int64] {
                 try connection.transaction(opening: [PostgresStatement(insert, [.textArray(ids.map(String.init))])]) { opened in
-                    let claimed = (0..<opened[0].rowCount).compactMap { opened[0].int($0, "id") }
-                    // The next statement depends on what the first one answered.
-                    _ = try connection.pipeline([PostgresStatement(insert, [.textArray(claimed.map { String($0 + 100) })])])
-                    return keep ? claimed.sorted() : nil
+                    if failing { throw BodyFailed() }
+                    let claimed = (0..<opened[0].rowCount).compactMap { opened[0].int($0, "id") }.sorted()
+                    let next = PostgresStatement(insert, [.textArray(claimed.map { String($0 + 100) })])
+                    return ([next] + (extra.map { [$0] } ?? []), claimed)
                 }
             }
-            #expect(try write([1, 2], keep: false) == nil)
-            #expect(try connection.execute("SELECT count(*) AS n FROM \(schema).t").int(0, "n") == 0)
-            #expect(try write([1, 2], keep: true) == [1, 2])
-            #expect(try write([2, 3], keep: true) == [3])
-            let ids = try connection.execute("SELECT string_agg(id::text, ',' ORDER BY id) AS ids FROM \(schema).t").string(0, "ids")
-            #expect(ids == "1,2,3,101,102,103")
+            func ids() throws -> String? {
+                try connection.execute("SELECT string_agg(id::text, ',' ORDER BY id) AS ids FROM \(schema).t").string(0, "ids")
+            }
+            #expect(try write([1, 2]) == [1, 2])
+            #expect(try write([2, 3]) == [3])
+            #expect(try ids() == "1,2,3,101,102,103")
 
-            let committedNil: Int? = try connection.transaction { tx in
-                try tx.execute("INSERT INTO \(schema).t VALUES (7)")
-                return nil
-            }
-            #expect(committedNil == nil)
-            #expect(try connection.execute("SELECT count(*) AS n FROM \(schema).t WHERE id = 7").int(0, "n") == 1)
-            // A failing opening statement rolls back and leaves the session usable.
+            #expect(throws: BodyFailed.self) { try write([4], failing: true) }
+            #expect(throws: PostgresError.self) { try write([5], thenAlso: PostgresStatement("SELECT 1/0")) }
             #expect(throws: PostgresError.self) {
-                try connection.transaction(opening: [PostgresStatement("INSERT INTO \(schema).t VALUES (8)"), PostgresStatement("SELECT 1/0")]) { $0 }
+                try connection.transaction(opening: [PostgresStatement(insert, [.textArray(["6"])]), PostgresStatement("SELECT 1/0")]) { _ in ([], 0) }
             }
-            #expect(try connection.execute("SELECT count(*) AS n FROM \(schema).t WHERE id = 8").int(0, "n") == 0)
+            #expect(try ids() == "1,2,3,101,102,103")
+            #expect(try write([7]) == [7])
+            #expect(try ids() == "1,2,3,7,101,102,103,107")
         }
     }
 
