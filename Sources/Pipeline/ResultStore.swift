@@ -130,9 +130,11 @@ struct ResultStore {
     }
 
     /// Any batch, one statement at a time: nonces first (a nonce already used by
-    /// another event makes its result a replay), then the results (an event
-    /// already stored is a duplicate and adds nothing more), then the rows of
-    /// the results that were new.
+    /// another event makes its result a replay, as the owners read back show),
+    /// then the results (an event already stored is a duplicate and adds
+    /// nothing more), then the rows of the results that were new. Not the
+    /// worker's path (`pipelining: false`): a second, independent way to the
+    /// same decisions, which the tests hold the pipelined write against.
     private func writeStepByStep(_ items: [(Completion, VerificationResult)], values: [String: [[PostgresValue]]],
                                  positions: [TopicPartition: Int64]) throws -> Written {
         try connection.transaction { connection in
