@@ -86,7 +86,7 @@ struct ResultStore {
                               positions: [TopicPartition: Int64]) throws -> Written {
         let uses = nonceUses(items)
         // Rows as if every nonce were new; a replay's verdict is corrected below.
-        let assumed = decide(items, uses: uses) { _ in false }
+        let assumed = firstUses(items, uses: uses)
         let results = resultRows(assumed)
         var opening: [PostgresStatement] = []
         if !uses.isEmpty { opening.append(try nonceStatement(uses, returningClaims: true)) }
@@ -111,7 +111,7 @@ struct ResultStore {
             }
             // A new result whose nonce this batch did not claim for it: the nonce
             // belongs to another event (stored before, or earlier in the batch).
-            let decided = decide(items, uses: uses) { use in
+            let decided = recordingReplays(in: assumed, items: items, uses: uses) { use in
                 newIDs.contains(use.eventID) && !claims.contains(Self.claimKey(tenant: use.tenant, hash: use.hash, eventID: use.eventID))
             }
             let fresh = Self.firstOccurrences(decided) { newIDs.contains($0) }
@@ -228,7 +228,7 @@ struct ResultStore {
     /// event redelivered finds its own use and is not a replay.
     private func decideNonces(_ items: [(Completion, VerificationResult)], on connection: PostgresConnection) throws -> [Decided] {
         let uses = nonceUses(items)
-        guard !uses.isEmpty else { return decide(items, uses: uses) { _ in false } }
+        guard !uses.isEmpty else { return firstUses(items, uses: uses) }
         try connection.execute(try nonceStatement(uses))
         let lookup = try connection.execute(
             """
@@ -243,20 +243,30 @@ struct ResultStore {
                 owners[tenant + "\u{0}" + hex(hash)] = owner
             }
         }
-        return decide(items, uses: uses) { use in owners[use.tenant + "\u{0}" + hex(use.hash)] != use.eventID }
+        return recordingReplays(in: firstUses(items, uses: uses), items: items, uses: uses) { use in
+            owners[use.tenant + "\u{0}" + hex(use.hash)] != use.eventID
+        }
     }
 
     private static func claimKey(tenant: String, hash: [UInt8], eventID: String) -> String {
         tenant + "\u{0}" + hex(hash) + "\u{0}" + eventID
     }
 
-    /// The items, with the uses `isReplay` picks recorded as replays and the rest as first uses.
-    private func decide(_ items: [(Completion, VerificationResult)], uses: [NonceUse], isReplay: (NonceUse) -> Bool) -> [Decided] {
+    /// The items, every use recorded as a first use of its nonce.
+    private func firstUses(_ items: [(Completion, VerificationResult)], uses: [NonceUse]) -> [Decided] {
         var decided = items.map { Decided(completion: $0.0, result: $0.1) }
-        for use in uses {
-            let reused = isReplay(use)
-            decided[use.index].result = decided[use.index].result.recordingNonceCheck(reused: reused)
-            decided[use.index].nonceReused = reused
+        for use in uses { decided[use.index].result = decided[use.index].result.recordingNonceCheck(reused: false) }
+        return decided
+    }
+
+    /// `assumed` (from `firstUses`) with the uses `isReplay` picks recorded as
+    /// replays instead, from the items' own results; the rest are left as they are.
+    private func recordingReplays(in assumed: [Decided], items: [(Completion, VerificationResult)], uses: [NonceUse],
+                                  isReplay: (NonceUse) -> Bool) -> [Decided] {
+        var decided = assumed
+        for use in uses where isReplay(use) {
+            decided[use.index].result = items[use.index].1.recordingNonceCheck(reused: true)
+            decided[use.index].nonceReused = true
         }
         return decided
     }
