@@ -17,8 +17,8 @@ struct PreparedWrite: Sendable {
     /// Sealed mayStore values (empty unless verified); nil if sealing failed,
     /// in which case the persister seals again and reports the failure there.
     let values: RetentionWriter.ValueRows?
-    /// The element rows (names and retention decisions), for the result as the
-    /// fresh-nonce outcome reads; a third of the persister thread's time before.
+    /// The `element_groups` rows (names and retention decisions), for the result
+    /// as the fresh-nonce outcome reads; a third of the persister thread's time before.
     let elements: [[PostgresValue]]
 
     init(result: VerificationResult, retention: RetentionWriter) {
@@ -27,7 +27,7 @@ struct PreparedWrite: Sendable {
         // The nonce check changes neither the elements nor the request, so
         // both kinds of row share one set of decisions.
         let decided = retention.decisions(for: result)
-        elements = retention.elementRows(for: fresh, decided: decided)
+        elements = retention.elementGroupRows(for: fresh, decided: decided)
         values = result.isVerified ? try? retention.valueRows(for: result, decided: decided, storedAt: Date()) : RetentionWriter.ValueRows()
     }
 }

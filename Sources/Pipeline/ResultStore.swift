@@ -163,8 +163,8 @@ struct ResultStore {
         .init("source_topic", "text"), .init("source_partition", "integer"), .init("source_offset", "bigint"),
     ]
 
-    static let elementColumns: [PostgresColumn] = typed(RetentionWriter.elementColumns, [
-        "event_id": "text", "namespace": "text", "element": "text", "requested": "boolean", "retention_intent": "text",
+    static let elementGroupColumns: [PostgresColumn] = typed(RetentionWriter.elementGroupColumns, [
+        "event_id": "text", "namespace": "text", "elements": "text[]", "requested": "boolean", "retention_intent": "text",
         "retention_days": "integer", "retention_source": "text", "retention_capped": "boolean", "retain_until": "timestamptz",
     ])
 
@@ -314,19 +314,18 @@ struct ResultStore {
     }
 
     /// Every disclosed element's name and retention decision (docs/retention.md),
-    /// whatever the verdict; never its value.
+    /// whatever the verdict; never its value: a row per namespace and
+    /// decision, listing its elements (`RetentionWriter.elementGroupRows`).
     ///
     /// `items` are new results, one per id, and their (namespace, element)
     /// pairs are distinct (`RetentionWriter.decisions`): that, not a key, keeps
-    /// one row per element and event (migration 7 replaced the primary key,
-    /// whose check for each of ~23 rows an event was most of the insert, with
-    /// an index on event_id).
+    /// one entry per element and event.
     private func elementStatement(_ items: [Decided]) throws -> PostgresStatement? {
         let rows = items.flatMap { item in
-            (item.nonceReused ? nil : item.completion.prepared?.elements) ?? retention.elementRows(for: item.result)
+            (item.nonceReused ? nil : item.completion.prepared?.elements) ?? retention.elementGroupRows(for: item.result)
         }
         guard !rows.isEmpty else { return nil }
-        return try .insertColumns(into: "elements", columns: Self.elementColumns, rows: rows)
+        return try .insertColumns(into: "element_groups", columns: Self.elementGroupColumns, rows: rows)
     }
 
     /// The sealed values of the verified results among `items`.

@@ -1,8 +1,8 @@
 import Foundation
 import Verification
 
-/// Where an element's retention intent came from (column `elements.retention_source`).
-public enum RetentionSource: String, Sendable, CaseIterable {
+/// Where an element's retention intent came from (column `element_groups.retention_source`).
+public enum RetentionSource: String, Sendable, Hashable, CaseIterable {
     /// The event's `requestedElements` named the element and its intent stood.
     case request
     /// The tenant's `retentionDefaults` filled in (the request named no
@@ -15,14 +15,14 @@ public enum RetentionSource: String, Sendable, CaseIterable {
 }
 
 /// When a kept value expires.
-public enum Expiry: Sendable, Equatable {
+public enum Expiry: Sendable, Hashable {
     case at(Date)
     /// mayStore without a limit and no tenant cap: stored with retain_until 'infinity'.
     case never
 }
 
 /// The retention one disclosed element gets.
-public struct RetentionDecision: Sendable, Equatable {
+public struct RetentionDecision: Sendable, Hashable {
     /// The intent after precedence and the cap.
     public let retention: Retention
     public let source: RetentionSource

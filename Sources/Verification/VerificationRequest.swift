@@ -9,7 +9,7 @@ public enum Flow: String, Sendable, CaseIterable {
 
 /// How long a relying party says it will keep an element (PassKit
 /// `PKIdentityIntentToStore`, ISO 18013-5 `IntentToRetain`).
-public enum Retention: Sendable, Equatable {
+public enum Retention: Sendable, Hashable {
     case willNotStore
     /// nil days: no stated limit.
     case mayStore(days: Int?)

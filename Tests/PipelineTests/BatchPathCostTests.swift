@@ -47,10 +47,11 @@ struct BatchPathCostTests {
               SELECT 'filler-' || md5(i::text), 'verified', '{}', now(), now(), 0, 't', 0, i FROM generate_series(1, 200000) i;
             INSERT INTO nonces (tenant, nonce_hash, event_id, used_at)
               SELECT 'tenant', sha256(i::text::bytea), 'filler-' || md5(i::text), now() FROM generate_series(1, 200000) i;
-            INSERT INTO elements (event_id, namespace, element, requested, retention_intent)
-              SELECT 'filler-' || md5((i / 20)::text), 'ns', 'e' || (i % 20), true, 'willNotStore' FROM generate_series(1, 400000) i
+            INSERT INTO element_groups (event_id, namespace, elements, requested, retention_intent, retention_source, retention_capped)
+              SELECT 'filler-' || md5((i / 4)::text), 'ns', ARRAY['e' || (i % 4), 'f' || (i % 4)], i % 4 = 0, 'willNotStore', 'request', false
+              FROM generate_series(1, 800000) i
             """)
-        for table in ["results", "nonces", "elements"] { try admin.executeScript("VACUUM ANALYZE \(table)") }
+        for table in ["results", "nonces", "element_groups"] { try admin.executeScript("VACUUM ANALYZE \(table)") }
         let connection = try database.connect()
         defer { connection.close() }
         let pid = Int32(try #require(connection.execute("SELECT pg_backend_pid() AS pid").int(0, "pid")))
@@ -61,9 +62,9 @@ struct BatchPathCostTests {
             for index in round % 2 == 0 ? [0, 1] : [1, 0] {
                 try admin.executeScript("""
                     DELETE FROM results WHERE event_id NOT LIKE 'filler-%'; DELETE FROM nonces WHERE event_id NOT LIKE 'filler-%';
-                    DELETE FROM elements WHERE event_id NOT LIKE 'filler-%'; TRUNCATE outbox, consumer_positions, element_values
+                    DELETE FROM element_groups WHERE event_id NOT LIKE 'filler-%'; TRUNCATE outbox, consumer_positions, element_values
                     """)
-                for table in ["results", "nonces", "elements"] { try admin.executeScript("VACUUM \(table)") }
+                for table in ["results", "nonces", "element_groups"] { try admin.executeScript("VACUUM \(table)") }
                 try admin.executeScript("CHECKPOINT")
                 let before = try PreparedStatementCostTests.CPUSample(pid: pid)
                 let start = DispatchTime.now().uptimeNanoseconds

@@ -243,10 +243,12 @@ struct ResultStoreTests {
             """).int(0, "n") ?? -1
     }
 
-    /// A database made by an earlier release (migrations 1-6, an element row in
-    /// it) takes migration 7: the primary key is gone, the event index is there,
-    /// the row is kept, and the next batch is written and read back by event.
-    @Test func migrationSevenKeepsRowsAndIndexesElementsByEvent() throws {
+    /// A database made by an earlier release (migrations 1-6, element rows in
+    /// it) takes migrations 7 and 8: the rows are kept, gathered into
+    /// `element_groups` by event, namespace and decision, and read back through
+    /// the `elements` view as they were written; the next batch is written and
+    /// read back by event through the index.
+    @Test func migrationsSevenAndEightKeepElementRowsAndGroupThem() throws {
         let harness = try Harness()
         let database = try TestDatabase()
         let connection = try database.connect()
@@ -258,22 +260,35 @@ struct ResultStoreTests {
             try connection.executeScript(migration.sql)
             _ = try connection.execute("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [.int(Int64(migration.version)), .text(migration.name)])
         }
-        _ = try connection.execute("""
-            INSERT INTO elements (event_id, namespace, element, requested, retention_intent) VALUES ('earlier', 'ns', 'family_name', true, 'willNotStore')
-            """)
-        let indexes = "SELECT string_agg(indexname, ',' ORDER BY indexname) AS names FROM pg_indexes WHERE tablename = 'elements'"
-        #expect(try connection.execute(indexes).string(0, "names") == "elements_pkey")
+        let earlier = """
+            ('earlier', 'ns', 'family_name', true, 'mayStore', 30, 'request', false, '2030-01-01T00:00:00Z'),
+            ('earlier', 'ns', 'given_name', false, 'willNotStore', NULL, 'not-requested', false, NULL),
+            ('earlier', 'ns', 'birth_date', false, 'willNotStore', NULL, 'not-requested', false, NULL),
+            ('earlier', 'other', 'given_name', false, 'willNotStore', NULL, 'not-requested', false, NULL),
+            ('later', 'ns', 'given_name', false, 'willNotStore', NULL, 'not-requested', false, NULL)
+            """
+        let columns = "event_id, namespace, element, requested, retention_intent, retention_days, retention_source, retention_capped, retain_until"
+        try connection.executeScript("INSERT INTO elements (\(columns)) VALUES \(earlier)")
+        let everyRow = "SELECT string_agg(row(\(columns))::text, ';' ORDER BY \(columns)) AS rows FROM elements"
+        let before = try connection.execute(everyRow).string(0, "rows")
+        #expect(try connection.execute("SELECT count(*) AS n FROM elements").int(0, "n") == 5)
 
-        #expect(try Migrations.apply(on: connection) == [7])
-        #expect(try connection.execute(indexes).string(0, "names") == "elements_event_id")
-        #expect(try connection.execute("SELECT count(*) AS n FROM elements WHERE event_id = 'earlier'").int(0, "n") == 1)
+        #expect(try Migrations.apply(on: connection) == [7, 8])
+        #expect(try connection.execute(everyRow).string(0, "rows") == before)
+        let groups = try connection.execute("SELECT event_id, namespace, elements::text AS names FROM element_groups ORDER BY 1, 2, 3")
+        #expect((0..<groups.rowCount).map { "\(groups.string($0, "event_id")!) \(groups.string($0, "namespace")!) \(groups.string($0, "names")!)" } == [
+            "earlier ns {birth_date,given_name}", "earlier ns {family_name}", "earlier other {given_name}", "later ns {given_name}",
+        ])
+        let indexes = "SELECT string_agg(indexname, ',' ORDER BY indexname) AS names FROM pg_indexes WHERE tablename = 'element_groups'"
+        #expect(try connection.execute(indexes).string(0, "names") == "element_groups_event_id")
 
         let event = try harness.event()
         #expect(try harness.store(connection).write([try harness.completion(event)], positions: [harness.partition: 1]).path == .pipelined)
         _ = try connection.execute("SET enable_seqscan = off")  // a table this small would be scanned whatever its indexes
         let plan = try connection.execute("EXPLAIN (COSTS OFF) SELECT * FROM elements WHERE event_id = 'x'")
-        #expect((0..<plan.rowCount).contains { plan.string($0, "QUERY PLAN")?.contains("elements_event_id") == true })
-        #expect(try connection.execute("SELECT count(*) AS n FROM elements WHERE event_id = $1", [.text(event.id!)]).int(0, "n") ?? 0 > 0)
+        #expect((0..<plan.rowCount).contains { plan.string($0, "QUERY PLAN")?.contains("element_groups_event_id") == true })
+        let disclosed = try #require(harness.work.verifier.verify(eventJSON: event.json(), at: Date()).documents.first).elements.count
+        #expect(try connection.execute("SELECT count(*) AS n FROM elements WHERE event_id = $1", [.text(event.id!)]).int(0, "n") == Int64(disclosed))
         #expect(try Self.repeatedElementRows(connection) == 0)
     }
 
