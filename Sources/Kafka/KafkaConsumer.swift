@@ -174,6 +174,25 @@ public final class KafkaConsumer: @unchecked Sendable {
         return nil
     }
 
+    /// Asks `partition`'s leader for its watermarks, for the request's side
+    /// effect: it wakes the broker thread that fetches for the partition.
+    ///
+    /// librdkafka before 2.4 stops fetching a partition whose prefetch queue
+    /// reached `queued.max.messages.kbytes`, and decides again only when its
+    /// broker thread next wakes: on that broker's own traffic, or a second
+    /// later. Once every assigned partition is at its bound no fetch is in
+    /// flight, so a consumer that has emptied its queue waits out the second
+    /// (2.4 made it `fetch.queue.backoff.ms`). Blocks for one round trip, at
+    /// most `timeoutMilliseconds`; returns whether the leader answered.
+    @discardableResult
+    public func wakeFetcher(for partition: TopicPartition, timeoutMilliseconds: Int32) -> Bool {
+        guard gate.enter() else { return false }
+        defer { gate.exit() }
+        var low: Int64 = 0, high: Int64 = 0
+        return rd_kafka_query_watermark_offsets(handle, partition.topic, partition.partition, &low, &high, max(timeoutMilliseconds, 1))
+            == RD_KAFKA_RESP_ERR_NO_ERROR
+    }
+
     /// Stops fetching from these partitions (messages already fetched for them
     /// are discarded by librdkafka); the assignment is kept. Any thread.
     public func pause(_ partitions: [TopicPartition]) {

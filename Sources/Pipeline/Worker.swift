@@ -44,6 +44,8 @@ public final class Worker: @unchecked Sendable {
     /// When `overflow` last went from empty to waiting (nil while it is empty).
     private var waitingSince: Date?
     private var paused: Set<TopicPartition> = []
+    /// When to wake librdkafka's fetcher (`FetcherWake`).
+    private var fetcher: FetcherWake
 
     public struct Counters: Sendable {
         public var consumed = 0
@@ -60,6 +62,8 @@ public final class Worker: @unchecked Sendable {
         self.verifier = Verifier(directory: directory, eventParser: parser)
         self.intake = RecordIntake(parser: parser)
         self.retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
+        let prefetch = Int(configuration.consumerProperties["queued.max.messages.kbytes"] ?? "") ?? WorkerConfiguration.prefetchKilobytesPerThread
+        self.fetcher = FetcherWake(prefetchBytes: prefetch * 1024)
         let host = ProcessInfo.processInfo.hostName
         self.workerID = "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
     }
@@ -165,8 +169,11 @@ public final class Worker: @unchecked Sendable {
                 pool.waitForCapacity(timeout: 0.1)
             } else {
                 do {
-                    if let message = try consumer.poll(timeoutMilliseconds: 100) {
+                    if let message = try consumer.poll(timeoutMilliseconds: fetcher.pollTimeoutMilliseconds()) {
+                        fetcher.received(bytes: message.value.count + (message.key?.count ?? 0))
                         accept(message)
+                    } else if paused.isEmpty, let partition = fetcher.partitionToWake(among: tracker.assigned) {
+                        consumer.wakeFetcher(for: partition, timeoutMilliseconds: 100)
                     }
                 } catch {
                     log.error("kafka consumer failed", ["code": error.name])

@@ -54,9 +54,10 @@ public struct WorkerConfiguration: Sendable {
     /// thread. librdkafka 2.0.2 fetches for a queue that reached its bound
     /// again only about a second later (`fetch.queue.backoff.ms`, which makes
     /// that shorter, came in 2.4), so the prefetch and the pool's admitted jobs
-    /// (`Worker.admittedPerThread`) together must hold a second of what the
+    /// (`Worker.admittedPerThread`) together had to hold a second of what the
     /// pool verifies; less starved it (2 MB for 2 threads: 740 → 235 events/s
-    /// draining a backlog). librdkafka sizes each fetch response
+    /// draining a backlog). A pool faster than that now has the consumer loop
+    /// wake the fetcher (`FetcherWake`). librdkafka sizes each fetch response
     /// (`fetch.max.bytes`) to the bound unless that is set too.
     public var consumerProperties: [String: String] {
         var properties = kafkaProperties

@@ -227,3 +227,27 @@ import Testing
         #expect(!nowhere.prepare(topics: ["prepared"], timeoutMilliseconds: 500))
     }
 }
+
+/// `wakeFetcher` asks an assigned partition's leader for its watermarks (the
+/// request is what wakes the broker thread): answered for a partition that
+/// exists, refused within its timeout for one that does not. Its effect on a
+/// drain held back by the prefetch bound is measured by `make bench` (backlog).
+@Suite struct WakeFetcherTests {
+    @Test(.timeLimit(.minutes(1)))
+    func theLeaderOfAnExistingPartitionAnswers() throws {
+        let cluster = try MockCluster(brokers: 1)
+        defer { cluster.close() }
+        try cluster.createTopic("woken", partitions: 2)
+        _ = try produce(cluster, topic: "woken", count: 4)
+        let listener = RecordingListener()
+        let consumer = try KafkaConsumer(properties: consumerProperties(cluster, group: "woken"), listener: listener)
+        defer { consumer.close() }
+        try consumer.subscribe(["woken"])
+        #expect(try consume(consumer, count: 4, timeout: 30).count == 4)
+
+        #expect(consumer.wakeFetcher(for: TopicPartition("woken", 1), timeoutMilliseconds: 5_000))
+        #expect(!consumer.wakeFetcher(for: TopicPartition("woken", 7), timeoutMilliseconds: 500))
+        consumer.close()
+        #expect(!consumer.wakeFetcher(for: TopicPartition("woken", 0), timeoutMilliseconds: 500), "after close the handle is not touched")
+    }
+}
