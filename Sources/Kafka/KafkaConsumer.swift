@@ -193,6 +193,17 @@ public final class KafkaConsumer: @unchecked Sendable {
             == RD_KAFKA_RESP_ERR_NO_ERROR
     }
 
+    /// The partition's high watermark as its last fetch response reported it
+    /// (no request is made); nil before one has.
+    public func cachedHighWatermark(_ partition: TopicPartition) -> Int64? {
+        guard gate.enter() else { return nil }
+        defer { gate.exit() }
+        var low: Int64 = 0, high: Int64 = 0
+        guard rd_kafka_get_watermark_offsets(handle, partition.topic, partition.partition, &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR,
+              high >= 0 else { return nil }
+        return high
+    }
+
     /// Stops fetching from these partitions (messages already fetched for them
     /// are discarded by librdkafka); the assignment is kept. Any thread.
     public func pause(_ partitions: [TopicPartition]) {

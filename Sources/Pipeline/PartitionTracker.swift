@@ -69,6 +69,13 @@ final class PartitionTracker: @unchecked Sendable {
         return partitions[partition] != nil
     }
 
+    /// The offset after the highest one handed out; nil when not assigned.
+    func nextOffset(_ partition: TopicPartition) -> Int64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return partitions[partition].map { $0.highest + 1 }
+    }
+
     /// Hands out a ticket for a consumed offset; nil when the partition is not
     /// assigned or the offset was handed out already.
     func register(_ partition: TopicPartition, offset: Int64) -> Ticket? {

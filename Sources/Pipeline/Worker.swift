@@ -46,6 +46,7 @@ public final class Worker: @unchecked Sendable {
     private var paused: Set<TopicPartition> = []
     /// When to wake librdkafka's fetcher (`FetcherWake`).
     private var fetcher: FetcherWake
+    private var waker: FetcherWaker?
 
     public struct Counters: Sendable {
         public var consumed = 0
@@ -143,6 +144,11 @@ public final class Worker: @unchecked Sendable {
         properties["client.id"] = properties["client.id"] ?? "veridoc-\(workerID)"
         consumer = try KafkaConsumer(properties: properties, listener: self)
         consumer.onError = { [log] error in log.warning("kafka client error", ["code": error.name]) }
+        let waker = FetcherWaker(consumer: consumer)
+        self.waker = waker
+        waker.start()
+        // Also on a fatal error thrown out of the loop, which skips the drain.
+        defer { waker.stop() }
         consumer.onStatistics = { [tracker, metrics] statistics in metrics.consumerStatistics(statistics, owned: Set(tracker.assigned)) }
         let (pool, persister) = (self.pool!, self.persister!)
         metrics.verifyInFlight.sample { Double(pool.inFlight) }
@@ -172,8 +178,11 @@ public final class Worker: @unchecked Sendable {
                     if let message = try consumer.poll(timeoutMilliseconds: fetcher.pollTimeoutMilliseconds()) {
                         fetcher.received(bytes: message.value.count + (message.key?.count ?? 0))
                         accept(message)
-                    } else if paused.isEmpty, let partition = fetcher.partitionToWake(among: tracker.assigned) {
-                        consumer.wakeFetcher(for: partition, timeoutMilliseconds: 100)
+                    } else if paused.isEmpty, let partition = fetcher.partitionToWake(among: tracker.assigned, hasRecordsLeft: { [tracker, consumer] in
+                        guard let end = consumer!.cachedHighWatermark($0), let next = tracker.nextOffset($0) else { return false }
+                        return end > next
+                    }) {
+                        waker.wake(partition)
                     }
                 } catch {
                     log.error("kafka consumer failed", ["code": error.name])
@@ -285,6 +294,7 @@ public final class Worker: @unchecked Sendable {
         _ = pool.waitUntilIdle(timeout: max(0.1, deadline.timeIntervalSinceNow))
         persister.flush(timeout: max(0.1, deadline.timeIntervalSinceNow))
         commitToKafka()
+        waker?.stop()
         waitForFirstAssignment(until: deadline)
         if receivedAssignment {
             // rd_kafka_consumer_close waits for the group coordinator without a

@@ -230,7 +230,8 @@ import Testing
 
 /// `wakeFetcher` asks an assigned partition's leader for its watermarks (the
 /// request is what wakes the broker thread): answered for a partition that
-/// exists, refused within its timeout for one that does not. Its effect on a
+/// exists, refused within its timeout for one that does not.
+/// `cachedHighWatermark` is what the fetch responses reported, without a request. Its effect on a
 /// drain held back by the prefetch bound is measured by `make bench` (backlog).
 @Suite struct WakeFetcherTests {
     @Test(.timeLimit(.minutes(1)))
@@ -243,7 +244,14 @@ import Testing
         let consumer = try KafkaConsumer(properties: consumerProperties(cluster, group: "woken"), listener: listener)
         defer { consumer.close() }
         try consumer.subscribe(["woken"])
-        #expect(try consume(consumer, count: 4, timeout: 30).count == 4)
+        let consumed = try consume(consumer, count: 4, timeout: 30)
+        #expect(consumed.count == 4)
+        // What the fetch responses reported: each partition's end, as far as consumed.
+        for partition in [TopicPartition("woken", 0), TopicPartition("woken", 1)] {
+            let end = consumed.filter { $0.topicPartition == partition }.map { $0.offset + 1 }.max()
+            if let end { #expect(consumer.cachedHighWatermark(partition) == end) }
+        }
+        #expect(consumer.cachedHighWatermark(TopicPartition("woken", 7)) == nil)
 
         #expect(consumer.wakeFetcher(for: TopicPartition("woken", 1), timeoutMilliseconds: 5_000))
         #expect(!consumer.wakeFetcher(for: TopicPartition("woken", 7), timeoutMilliseconds: 500))
