@@ -85,9 +85,10 @@ struct FetcherWake {
 }
 
 /// Runs `KafkaConsumer.wakeFetcher` on a thread of its own, so that the
-/// consumer loop never waits for its round trip (the loop blocked on it
-/// added tens of milliseconds to the p99.9 latency at half of peak). At most
-/// one wake is in flight; asks made meanwhile are dropped.
+/// consumer loop never waits for its round trip (up to its 500 ms timeout
+/// when the leader does not answer) while it has records to hand to the pool
+/// and rebalances to serve. At most one wake is in flight; asks made
+/// meanwhile are dropped.
 final class FetcherWaker: @unchecked Sendable {
     private let wakeLeader: @Sendable (TopicPartition) -> Void
     // `pending` and `stopped` are read and written with `condition` locked.

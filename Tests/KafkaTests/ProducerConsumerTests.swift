@@ -230,9 +230,10 @@ import Testing
 
 /// `wakeFetcher` asks an assigned partition's leader for its watermarks (the
 /// request is what wakes the broker thread): answered for a partition that
-/// exists, refused within its timeout for one that does not.
-/// `cachedHighWatermark` is what the fetch responses reported, without a request. Its effect on a
-/// drain held back by the prefetch bound is measured by `make bench` (backlog).
+/// exists, refused within its timeout for one that does not. The wake's
+/// effect on a drain held back by the prefetch bound is measured by
+/// `make bench` (backlog). `cachedHighWatermark` is what the fetch responses
+/// reported, without a request.
 @Suite struct WakeFetcherTests {
     @Test(.timeLimit(.minutes(1)))
     func theLeaderOfAnExistingPartitionAnswers() throws {
