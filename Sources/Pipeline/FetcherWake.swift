@@ -53,11 +53,13 @@ struct FetcherWake {
 
     /// The partition whose leader to ask after an empty poll: the next one,
     /// round robin, that `hasRecordsLeft`; nil unless records recently arrived
-    /// fast enough to have filled the queue.
-    mutating func partitionToWake(among assigned: [TopicPartition], at time: Date = Date(),
+    /// fast enough to have filled the queue (the assignment is not even read then).
+    mutating func partitionToWake(among assignment: @autoclosure () -> [TopicPartition], at time: Date = Date(),
                                   hasRecordsLeft: (TopicPartition) -> Bool) -> TopicPartition? {
         roll(to: time)
-        guard mayStall(at: time), !assigned.isEmpty else { return nil }
+        guard mayStall(at: time) else { return nil }
+        let assigned = assignment()
+        guard !assigned.isEmpty else { return nil }
         for _ in 0..<min(Self.checksPerPoll, assigned.count) {
             let partition = assigned[next % assigned.count]
             next &+= 1
