@@ -292,7 +292,7 @@ public final class EndToEndBench: @unchecked Sendable {
         func cpuSeconds() -> Double { processes.reduce(0) { $0 + $1.cpuSeconds() } }
         func cpu() -> CPUSample {
             CPUSample(worker: cpuSeconds(), postgres: postmaster.map { ProcessCPU.treeSeconds(root: $0) } ?? 0,
-                      harness: ProcessCPU.seconds(pid: getpid()))
+                      harness: ProcessCPU.ownSeconds())
         }
         func peakRSS() -> Double { processes.map { $0.peakRSSMegabytes() }.max() ?? 0 }
         func verified() -> Int {

@@ -103,7 +103,9 @@ enum BenchCommand {
             var scaling: [BenchReport.ScalingRow] = []
             if !parsed.flags.contains("--skip-e2e") {
                 let poolRate = pool.last!.eventsPerSecond
-                let corpusSize = quick ? 300 : max(5000, Int(poolRate * duration * 1.25))
+                // Quick: enough that the peak's 10–90 % window spans several of
+                // /proc's 10 ms ticks of PostgreSQL's CPU (300 events made it ~60 ms).
+                let corpusSize = quick ? 800 : max(5000, Int(poolRate * duration * 1.25))
                 log("generating \(corpusSize) events for the end-to-end runs …")
                 let generated = Date()
                 let factory = try TestIssuer.EventFactory(now: Date(), seed: 2027)
