@@ -97,7 +97,6 @@ final class FetcherWaker: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: TopicPartition?
     private var stopped = false
-    private var thread: Thread?
 
     /// `wakeLeader` runs on the waker's thread, one call at a time.
     init(wakeLeader: @escaping @Sendable (TopicPartition) -> Void) {
@@ -114,7 +113,6 @@ final class FetcherWaker: @unchecked Sendable {
             run()
         }
         thread.name = "veridoc-wake"
-        self.thread = thread
         thread.start()
     }
 
