@@ -18,8 +18,18 @@ public struct DocumentSummary: Sendable {
 public struct DisclosedElement: Sendable {
     public let namespace: String
     public let identifier: String
-    /// The element value as received. Personal data: never log it.
-    public let value: CBORItem
+    /// The element value as received; nil once released
+    /// (`DocumentSummary.releasingValues()`). Personal data: never log it.
+    public let value: CBORItem?
+}
+
+extension DocumentSummary {
+    /// The summary with its element names and none of their values.
+    public func releasingValues() -> DocumentSummary {
+        var summary = self
+        summary.elements = elements.map { DisclosedElement(namespace: $0.namespace, identifier: $0.identifier, value: nil) }
+        return summary
+    }
 }
 
 /// Everything a document is checked against.

@@ -45,8 +45,10 @@ struct Completion: Sendable {
     let ticket: PartitionTracker.Ticket
     let key: [UInt8]?
     let receivedAt: Date
+    /// Without element values where `prepared` holds them sealed (`JobWork`).
     let result: VerificationResult?
-    /// Work for the write done ahead on the pool's thread (nil: the persister does it).
+    /// Work for the write done ahead on the pool's thread (nil: the persister
+    /// does it, from the values in `result`).
     var prepared: PreparedWrite? = nil
     /// The result was refused by the database once and cut down to its id.
     var isStripped = false

@@ -36,6 +36,11 @@ struct JobWork: Sendable {
         }
         metrics.processDuration.observe(Date().timeIntervalSince(job.receivedAt))
         let prepared = PreparedWrite(result: result, retention: retention)
-        return .completion(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: result, prepared: prepared))
+        // Personal data is held no longer than it must be: once sealed, the
+        // values leave the result here, on the thread that decoded them,
+        // rather than in the persister after the commit. Where sealing
+        // failed, the persister seals again and needs them.
+        let kept = prepared.values == nil ? result : result.releasingElementValues()
+        return .completion(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: kept, prepared: prepared))
     }
 }

@@ -179,15 +179,17 @@ public struct RetentionWriter: Sendable {
         try valueRows(for: result, decided: decisions(for: result), storedAt: storedAt)
     }
 
-    /// The value rows from decisions already made for `result`.
+    /// The value rows from decisions already made for `result`. Released
+    /// values (`VerificationResult.releasingElementValues()`) have none: the
+    /// worker releases only what it has sealed.
     public func valueRows(for result: VerificationResult, decided: [Decided], storedAt: Date) throws(CryptoError) -> ValueRows {
         var out = ValueRows()
         guard let keys, result.isVerified, let id = result.requestID, let tenant = result.tenant else { return out }
         for item in decided {
-            guard let expiry = item.decision.expiry else { continue }
+            guard let expiry = item.decision.expiry, let value = item.element.value else { continue }
             // Sealed under the names as stored, so that reading a value back binds to its row.
             let namespace = PostgresValue.storable(item.element.namespace), element = PostgresValue.storable(item.element.identifier)
-            let sealed = try ValueCipher.seal(Array(item.element.value.encoded), eventID: id, namespace: namespace, element: element, keys: keys)
+            let sealed = try ValueCipher.seal(Array(value.encoded), eventID: id, namespace: namespace, element: element, keys: keys)
             out.rows.append([.text(id), .text(tenant), .text(namespace), .text(element), .text(sealed.keyID),
                              .bytes(sealed.nonce), .bytes(sealed.ciphertext), Self.sql(expiry), .timestamp(storedAt)])
             if case .at(let date) = expiry { out.expiries.append(date) }

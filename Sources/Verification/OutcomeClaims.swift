@@ -26,7 +26,9 @@ public enum OutcomeClaims {
     /// as the claims plaintext; nil when there are none. `willNotStore`
     /// values never reach the outbox, not even sealed (the outcome says only
     /// that they verified), and elements disclosed without being asked for
-    /// are left out (data minimisation).
+    /// are left out (data minimisation). Released values
+    /// (`VerificationResult.releasingElementValues()`) are gone: the worker
+    /// seals before it releases.
     public static func plaintext(of result: VerificationResult) -> [UInt8]? {
         var spaces: [(String, [CBOR.MapEntry])] = []
         var seen = Set<String>()
@@ -34,9 +36,9 @@ public enum OutcomeClaims {
             guard result.requestedElements.contains(where: {
                 $0.namespace == element.namespace && $0.element == element.identifier && $0.retention != .willNotStore
             }),
-                  seen.insert(element.namespace + "\u{0}" + element.identifier).inserted
+                  let value = element.value, seen.insert(element.namespace + "\u{0}" + element.identifier).inserted
             else { continue }
-            let entry = CBOR.MapEntry(.text(element.identifier), .preEncoded(Array(element.value.encoded)))
+            let entry = CBOR.MapEntry(.text(element.identifier), .preEncoded(Array(value.encoded)))
             if let index = spaces.firstIndex(where: { $0.0 == element.namespace }) {
                 spaces[index].1.append(entry)
             } else {

@@ -41,6 +41,17 @@ extension VerificationResult {
 }
 
 extension VerificationResult {
+    /// The result without element values, names and everything else kept:
+    /// all that is left to hold once the values are sealed for storage and
+    /// for the outcome. Released values cannot be sealed again.
+    public func releasingElementValues() -> VerificationResult {
+        VerificationResult(
+            requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report,
+            documents: documents.map { $0.releasingValues() }, requestedElements: requestedElements, replayToken: replayToken)
+    }
+}
+
+extension VerificationResult {
     /// The result as an `event.invalid` rejection that keeps only the request
     /// id, flow and verification time: what is stored and published for an
     /// event whose result the database refused to hold (`detail` says why,

@@ -51,6 +51,13 @@ struct ResultStoreTests {
             return completion
         }
 
+        /// The event verified, its values kept (`completion`'s are released once sealed).
+        func verified(_ event: TestIssuer.GeneratedEvent) throws -> VerificationResult {
+            let message = KafkaMessage(topicPartition: partition, offset: 0, key: nil, value: event.json())
+            guard case .event(.request(let request)) = work.intake.read(message) else { throw TestFailure("not a request") }
+            return work.verifier.verify(request, at: Date())
+        }
+
         /// A store with its own record of the database's value partitions.
         func store(_ connection: PostgresConnection) -> ResultStore {
             ResultStore(connection: connection, groupID: "g", workerID: "w", nonceKey: Array(repeating: 7, count: 32), outboxClaim: 60,
@@ -353,19 +360,23 @@ extension ResultStoreTests {
         _ = try Migrations.apply(on: setup)
 
         func random(_ count: Int) -> String { String((0..<count).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! }) }
-        func altered(_ completion: Completion, _ change: (VerificationResult) -> VerificationResult) -> Completion {
-            Completion(ticket: completion.ticket, key: completion.key, receivedAt: completion.receivedAt, result: change(completion.result!))
-        }
         let events = try (0..<7).map { _ in try harness.event() }
         var completions = try events.map { try harness.completion($0) }
+        // Altered results have no prepared write, so the persister seals their
+        // values itself: from the event verified again (the pool released its own).
+        func altered(_ index: Int, _ change: (VerificationResult) -> VerificationResult) throws -> Completion {
+            let completion = completions[index]
+            return Completion(ticket: completion.ticket, key: completion.key, receivedAt: completion.receivedAt,
+                              result: change(try harness.verified(events[index])))
+        }
         // An unindexable tenant (9 KB of random text: PostgreSQL 54000 on the tenant index) …
-        completions[1] = altered(completions[1]) { result in
+        completions[1] = try altered(1) { result in
             VerificationResult(requestID: result.requestID, tenant: random(9000), flow: result.flow, verifiedAt: result.verifiedAt,
                                eventTime: result.eventTime, report: result.report, documents: result.documents,
                                requestedElements: result.requestedElements, replayToken: result.replayToken)
         }
         // … and a retention no timestamp holds (22008, caught by the client before sending).
-        completions[4] = altered(completions[4]) { result in
+        completions[4] = try altered(4) { result in
             VerificationResult(requestID: result.requestID, tenant: result.tenant, flow: result.flow, verifiedAt: result.verifiedAt,
                                eventTime: result.eventTime, report: result.report, documents: result.documents,
                                requestedElements: [RequestedElement(namespace: ResultStoreTests.ns, element: "given_name", retention: .mayStore(days: 3_000_000_000))],
