@@ -37,12 +37,6 @@ import Testing
             KafkaMessage(topicPartition: TopicPartition("veridoc.requests", 0), offset: 0, key: nil, value: event.json())
         }
 
-        /// The event verified directly, values and all.
-        func direct(_ event: TestIssuer.GeneratedEvent) throws -> VerificationResult {
-            guard case .event(.request(let request)) = work.intake.read(message(event)) else { throw TestFailure("not a request") }
-            return work.verifier.verify(request, at: Date())
-        }
-
         func completion(_ event: TestIssuer.GeneratedEvent) throws -> Completion {
             let tracker = PartitionTracker()
             let partition = TopicPartition("veridoc.requests", 0)
@@ -66,7 +60,7 @@ import Testing
         let event = try setup.factory.event(.appleWalletApp, options: options)
         let disclosed = try #require(setup.factory.credential[Self.ns, "given_name"]).encoded()
 
-        let direct = try setup.direct(event)
+        let direct = try setup.work.verified(event)
         #expect(direct.isVerified)
         #expect(direct.documents.flatMap(\.elements).allSatisfy { $0.value != nil })
 
@@ -108,7 +102,7 @@ import Testing
     @Test func aRejectedResultKeepsItsNamesAndNoValues() throws {
         var setup = try Setup()
         let event = try setup.factory.event(.appleWalletApp, fault: .alteredElement)
-        let direct = try setup.direct(event)
+        let direct = try setup.work.verified(event)
         #expect(!direct.isVerified && !direct.documents.isEmpty)
 
         let completion = try setup.completion(event)
@@ -118,5 +112,15 @@ import Testing
         #expect(Self.names(result) == Self.names(direct))
         #expect(result.documents.flatMap(\.elements).allSatisfy { $0.value == nil })
         #expect(completion.prepared?.values?.rows.isEmpty == true)
+    }
+}
+
+extension JobWork {
+    /// The event read and verified as `complete` does, its values kept (a
+    /// completion's are released once sealed).
+    func verified(_ event: TestIssuer.GeneratedEvent) throws -> VerificationResult {
+        let message = KafkaMessage(topicPartition: TopicPartition("veridoc.requests", 0), offset: 0, key: nil, value: event.json())
+        guard case .event(.request(let request)) = intake.read(message) else { throw TestFailure("not a request") }
+        return verifier.verify(request, at: Date())
     }
 }

@@ -51,13 +51,6 @@ struct ResultStoreTests {
             return completion
         }
 
-        /// The event verified, its values kept (`completion`'s are released once sealed).
-        func verified(_ event: TestIssuer.GeneratedEvent) throws -> VerificationResult {
-            let message = KafkaMessage(topicPartition: partition, offset: 0, key: nil, value: event.json())
-            guard case .event(.request(let request)) = work.intake.read(message) else { throw TestFailure("not a request") }
-            return work.verifier.verify(request, at: Date())
-        }
-
         /// A store with its own record of the database's value partitions.
         func store(_ connection: PostgresConnection) -> ResultStore {
             ResultStore(connection: connection, groupID: "g", workerID: "w", nonceKey: Array(repeating: 7, count: 32), outboxClaim: 60,
@@ -367,7 +360,7 @@ extension ResultStoreTests {
         func altered(_ index: Int, _ change: (VerificationResult) -> VerificationResult) throws -> Completion {
             let completion = completions[index]
             return Completion(ticket: completion.ticket, key: completion.key, receivedAt: completion.receivedAt,
-                              result: change(try harness.verified(events[index])))
+                              result: change(try harness.work.verified(events[index])))
         }
         // An unindexable tenant (9 KB of random text: PostgreSQL 54000 on the tenant index) …
         completions[1] = try altered(1) { result in
