@@ -4,11 +4,22 @@ import Foundation
 /// not buffering), `take` waits while empty. Closing wakes every waiter.
 /// A taken element leaves the queue at once (`RingBuffer`): the persister's
 /// queue holds verification results, personal data included.
+///
+/// Waiters are woken only when what they wait for is there: a taker waiting
+/// for a batch (`take(upTo:before:)`) sleeps until the batch is queued or its
+/// deadline passes, not once an element, and a put or take wakes the other
+/// side only if someone on it waits. The persister used to wake for every
+/// completion while it lingered for a batch, and each wake-up took a core
+/// from a verification thread.
 final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     // All state is guarded by `condition`'s lock.
     private let condition = NSCondition()
     private var items = RingBuffer<Element>()
     private var closed = false
+    /// How many queued elements each waiting taker needs (one entry per taker).
+    private var takerWants: [Int] = []
+    private var waitingPutters = 0
+    private var wakeups = 0
     let capacity: Int
 
     init(capacity: Int) {
@@ -21,15 +32,26 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         return items.count
     }
 
+    /// Times a waiting taker was woken, by an element or its deadline (for
+    /// tests: a batch that fills while its taker waits costs one).
+    var takerWakeups: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return wakeups
+    }
+
     /// False when the queue was closed before the element could be added.
     @discardableResult
     func put(_ element: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while !closed && items.count >= capacity { condition.wait() }
+        while !closed && items.count >= capacity {
+            waitingPutters += 1
+            condition.wait()
+            waitingPutters -= 1
+        }
         guard !closed else { return false }
-        items.append(element)
-        condition.broadcast()
+        appendLocked(element)
         return true
     }
 
@@ -38,29 +60,33 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     func putWithoutWaiting(_ element: Element) {
         condition.lock()
         defer { condition.unlock() }
-        items.append(element)
-        condition.broadcast()
+        appendLocked(element)
     }
 
     /// The next element, waiting up to `timeout`; nil on timeout or when closed and drained.
     func take(timeout: TimeInterval) -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while items.isEmpty && !closed {
-            if !condition.wait(until: deadline) { break }
-        }
+        waitLocked(forAtLeast: 1, until: Date().addingTimeInterval(timeout))
         return popLocked()
+    }
+
+    /// Up to `max` elements, once `max` are queued, `deadline` has passed or
+    /// the queue is closed, whichever comes first; empty when none came.
+    func take(upTo max: Int, before deadline: Date) -> [Element] {
+        guard max > 0 else { return [] }
+        condition.lock()
+        defer { condition.unlock() }
+        // More than the capacity never comes while producers wait for room.
+        waitLocked(forAtLeast: Swift.min(max, capacity), until: deadline)
+        return drainLocked(max: max)
     }
 
     /// Everything queued now (up to `max`), without waiting.
     func drain(max: Int = .max) -> [Element] {
         condition.lock()
         defer { condition.unlock() }
-        var taken: [Element] = []
-        taken.reserveCapacity(Swift.min(max, items.count))
-        while taken.count < max, let element = popLocked() { taken.append(element) }
-        return taken
+        return drainLocked(max: max)
     }
 
     func close() {
@@ -70,9 +96,34 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         condition.unlock()
     }
 
+    private func waitLocked(forAtLeast wanted: Int, until deadline: Date) {
+        guard items.count < wanted, !closed, deadline > Date() else { return }
+        takerWants.append(wanted)
+        defer { takerWants.remove(at: takerWants.firstIndex(of: wanted)!) }
+        while items.count < wanted && !closed {
+            let signalled = condition.wait(until: deadline)
+            wakeups += 1
+            if !signalled { break }
+        }
+    }
+
+    private func appendLocked(_ element: Element) {
+        items.append(element)
+        // One condition serves both sides, so a broadcast also wakes any
+        // waiting putters; they find the queue as full as before and sleep again.
+        if takerWants.contains(where: { items.count >= $0 }) { condition.broadcast() }
+    }
+
+    private func drainLocked(max: Int) -> [Element] {
+        var taken: [Element] = []
+        taken.reserveCapacity(Swift.min(max, items.count))
+        while taken.count < max, let element = popLocked() { taken.append(element) }
+        return taken
+    }
+
     private func popLocked() -> Element? {
         guard let element = items.popFirst() else { return nil }
-        condition.broadcast()
+        if waitingPutters > 0 { condition.broadcast() }
         return element
     }
 }

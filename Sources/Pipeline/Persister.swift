@@ -105,15 +105,8 @@ final class Persister: @unchecked Sendable {
             state.lock()
             busy = true
             state.unlock()
-            var batch = [first]
-            let deadline = Date().addingTimeInterval(linger)
-            while batch.count < batchSize {
-                let remaining = deadline.timeIntervalSinceNow
-                batch += queue.drain(max: batchSize - batch.count)
-                if batch.count >= batchSize || remaining <= 0 { break }
-                guard let next = queue.take(timeout: remaining) else { break }
-                batch.append(next)
-            }
+            // The rest of the batch: one wait for it to fill or the linger to pass.
+            let batch = [first] + queue.take(upTo: batchSize - 1, before: Date().addingTimeInterval(linger))
 
             write(batch, connection: connection, backoff: &backoff)
 

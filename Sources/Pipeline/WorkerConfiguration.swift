@@ -21,11 +21,10 @@ public struct WorkerConfiguration: Sendable {
     public var postgresPreparedStatements = true
     public var workers: Int
     public var batchSize: Int
-    /// How long the persister waits for a batch to fill. 0 (the default) writes
-    /// what is queued at once: batches still grow with load, since everything
-    /// that finishes during one write makes the next batch, and a linger only
-    /// added itself to every event's latency (bench at half of peak: 5 ms of
-    /// linger made the median 59 ms, without it 19–24 ms).
+    /// How long the persister waits for a batch to fill
+    /// (`worker.batchLingerMilliseconds`, default 3; docs/operations.md has the
+    /// measurements). 0 writes what is queued at once: batches still grow with
+    /// load, since everything that finishes during one write makes the next batch.
     public var batchLinger: TimeInterval
     public var drainTimeout: TimeInterval
     public var maxEventBytes: Int

@@ -93,6 +93,62 @@ import Testing
         #expect(waiting.wait(timeout: .now() + 5) == .success, "close wakes a taker")
         #expect(!queue.put(4), "a closed queue refuses")
     }
+
+    @Test func aTakerWaitingForABatchIsWokenOnceItIsQueued() {
+        let queue = BlockingQueue<Int>(capacity: 50)
+        let taken = Mutex<[Int]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let batch = queue.take(upTo: 5, before: Date().addingTimeInterval(30))
+            taken.withLock { $0 = batch }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        for value in 1...4 {
+            queue.put(value)
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(done.wait(timeout: .now() + 0.2) == .timedOut, "four of five do not end the wait")
+        queue.put(5)
+        #expect(done.wait(timeout: .now() + 5) == .success, "the fifth does")
+        #expect(taken.withLock { $0 } == [1, 2, 3, 4, 5])
+        // One wake-up for the batch (two, should the system wake it spuriously);
+        // waking for every element would make five.
+        #expect(queue.takerWakeups <= 2)
+    }
+
+    @Test func aBatchWaitEndsAtItsDeadlineOrCloseWithWhatCame() {
+        let queue = BlockingQueue<Int>(capacity: 3)
+        queue.put(1)
+        queue.put(2)
+        #expect(queue.take(upTo: 0, before: Date().addingTimeInterval(30)).isEmpty)
+        #expect(queue.take(upTo: 10, before: Date().addingTimeInterval(0.05)) == [1, 2])
+        #expect(queue.take(upTo: 10, before: Date().addingTimeInterval(-1)).isEmpty, "a past deadline does not wait")
+
+        // Wanting more than the capacity: a full queue ends the wait, since no more can come.
+        for value in 3...5 { queue.put(value) }
+        let taken = Mutex<[Int]?>(nil)
+        let full = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let batch = queue.take(upTo: 10, before: Date().addingTimeInterval(30))
+            taken.withLock { $0 = batch }
+            full.signal()
+        }
+        #expect(full.wait(timeout: .now() + 5) == .success)
+        #expect(taken.withLock { $0 } == [3, 4, 5])
+
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let batch = queue.take(upTo: 3, before: Date().addingTimeInterval(30))
+            taken.withLock { $0 = batch }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        queue.put(6)
+        queue.close()
+        #expect(done.wait(timeout: .now() + 5) == .success, "close ends the wait")
+        #expect(taken.withLock { $0 } == [6])
+    }
 }
 
 @Suite struct RingBufferTests {
