@@ -94,24 +94,36 @@ import Testing
         #expect(!queue.put(4), "a closed queue refuses")
     }
 
+    /// `take(upTo:before:)` (30 s from now) on a thread of its own.
+    final class BackgroundTake: Sendable {
+        private let taken = Mutex<[Int]?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ queue: BlockingQueue<Int>, upTo max: Int) {
+            Thread.detachNewThread { [self] in
+                let batch = queue.take(upTo: max, before: Date().addingTimeInterval(30))
+                taken.withLock { $0 = batch }
+                done.signal()
+            }
+        }
+
+        /// What it took, once it has returned; nil if it has not within `seconds`.
+        func batch(within seconds: TimeInterval) -> [Int]? {
+            done.wait(timeout: .now() + seconds) == .success ? taken.withLock { $0 } : nil
+        }
+    }
+
     @Test func aTakerWaitingForABatchIsWokenOnceItIsQueued() {
         let queue = BlockingQueue<Int>(capacity: 50)
-        let taken = Mutex<[Int]?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let batch = queue.take(upTo: 5, before: Date().addingTimeInterval(30))
-            taken.withLock { $0 = batch }
-            done.signal()
-        }
+        let take = BackgroundTake(queue, upTo: 5)
         Thread.sleep(forTimeInterval: 0.1)
         for value in 1...4 {
             queue.put(value)
             Thread.sleep(forTimeInterval: 0.02)
         }
-        #expect(done.wait(timeout: .now() + 0.2) == .timedOut, "four of five do not end the wait")
+        #expect(take.batch(within: 0.2) == nil, "four of five do not end the wait")
         queue.put(5)
-        #expect(done.wait(timeout: .now() + 5) == .success, "the fifth does")
-        #expect(taken.withLock { $0 } == [1, 2, 3, 4, 5])
+        #expect(take.batch(within: 5) == [1, 2, 3, 4, 5], "the fifth does")
         // One wake-up for the batch (two, should the system wake it spuriously);
         // waking for every element would make five.
         #expect(queue.takerWakeups <= 2)
@@ -127,27 +139,13 @@ import Testing
 
         // Wanting more than the capacity: a full queue ends the wait, since no more can come.
         for value in 3...5 { queue.put(value) }
-        let taken = Mutex<[Int]?>(nil)
-        let full = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let batch = queue.take(upTo: 10, before: Date().addingTimeInterval(30))
-            taken.withLock { $0 = batch }
-            full.signal()
-        }
-        #expect(full.wait(timeout: .now() + 5) == .success)
-        #expect(taken.withLock { $0 } == [3, 4, 5])
+        #expect(BackgroundTake(queue, upTo: 10).batch(within: 5) == [3, 4, 5])
 
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            let batch = queue.take(upTo: 3, before: Date().addingTimeInterval(30))
-            taken.withLock { $0 = batch }
-            done.signal()
-        }
+        let take = BackgroundTake(queue, upTo: 3)
         Thread.sleep(forTimeInterval: 0.1)
         queue.put(6)
         queue.close()
-        #expect(done.wait(timeout: .now() + 5) == .success, "close ends the wait")
-        #expect(taken.withLock { $0 } == [6])
+        #expect(take.batch(within: 5) == [6], "close ends the wait")
     }
 }
 
