@@ -34,7 +34,7 @@ import Testing
             next += 1
         }
         #expect(queue.count == next - expected)
-        let rest = queue.drain(max: 7) + queue.drain()
+        let rest = queue.take(upTo: 7, before: .distantPast) + queue.take(upTo: .max, before: .distantPast)
         #expect(rest == Array(expected..<next))
         #expect(queue.count == 0)
         #expect(queue.take(timeout: 0) == nil)
@@ -56,7 +56,7 @@ import Testing
         do {
             let taken = queue.take(timeout: 0)
             #expect(taken?.value == 1)
-            let batch = queue.drain(max: 1)
+            let batch = queue.take(upTo: 1, before: .distantPast)
             #expect(batch.map(\.value) == [2])
         }
         // Only the third is still queued: the first two went with their takers.
@@ -81,7 +81,7 @@ import Testing
         #expect(!inEarly, "a full queue makes the producer wait")
         #expect(queue.take(timeout: 1) == 1)
         #expect(done.wait(timeout: .now() + 5) == .success)
-        #expect(queue.drain() == [2, 3])
+        #expect(queue.take(upTo: .max, before: .distantPast) == [2, 3])
 
         let waiting = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
