@@ -21,9 +21,11 @@ public struct CBORCursor {
     /// Items read so far, counted as `CBORDecoder` counts them.
     @usableFromInline var itemCount = 0
 
-    /// Nil when the decoder would refuse the input for its size alone.
+    /// Nil when the decoder would refuse the input for its size alone, or
+    /// the event's budget has no room to read it.
     public init?(_ input: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) {
         guard input.count <= limits.maxInputSize else { return nil }
+        if let budget = limits.budget, !budget.takeBytes(input.count) { return nil }
         self.input = input
         self.limits = limits
         next = input.startIndex
@@ -43,7 +45,7 @@ public struct CBORCursor {
     mutating func head(_ major: UInt8) -> UInt64? {
         guard next < input.endIndex, itemCount < limits.maxItems else { return nil }
         let initial = input[next]
-        guard initial >> 5 == major else { return nil }
+        guard initial >> 5 == major, limits.budget?.takeItem() ?? true else { return nil }
         let additional = initial & 0x1f
         var after = next + 1
         let argument: UInt64
@@ -158,9 +160,8 @@ extension CBORCursor {
     /// `earlier`, the other skipped keys of the map: a duplicate key, since
     /// text keys are the same exactly when their bytes are. The keys a fast
     /// path reads it checks itself.
-    public mutating func skipEntry(_ key: ArraySlice<UInt8>, among earlier: inout [ArraySlice<UInt8>], depth: Int) -> Bool {
-        guard !earlier.contains(key), item(depth: depth) != nil else { return false }
-        earlier.append(key)
+    public mutating func skipEntry(_ key: ArraySlice<UInt8>, among earlier: inout TextKeySet, depth: Int) -> Bool {
+        guard earlier.insert(key), item(depth: depth) != nil else { return false }
         return true
     }
 }

@@ -9,14 +9,31 @@ public struct CBORDecoder: Sendable {
         public var maxDepth: Int
         public var maxItems: Int
         public var maxInputSize: Int
+        /// Shared by every decode of one event (`CBORBudget`); nil: each decode on its own limits.
+        public var budget: CBORBudget?
 
-        public init(maxDepth: Int = 32, maxItems: Int = 100_000, maxInputSize: Int = 16 << 20) {
+        public init(maxDepth: Int = 32, maxItems: Int = 100_000, maxInputSize: Int = 16 << 20, budget: CBORBudget? = nil) {
             self.maxDepth = maxDepth
             self.maxItems = maxItems
             self.maxInputSize = maxInputSize
+            self.budget = budget
         }
 
         public static let `default` = Limits()
+
+        /// These limits with a fresh budget for one event: as many items as
+        /// one decode may hold, and `bytesPerInput` times the largest input
+        /// in bytes read (nested structures are read again, inside the bytes
+        /// that hold them, by each level that checks them).
+        public func budgeted(bytesPerInput: Int = 4) -> Limits {
+            var limits = self
+            limits.budget = CBORBudget(maxItems: maxItems, maxBytes: maxInputSize.multipliedReportingOverflow(by: bytesPerInput).partialValue)
+            return limits
+        }
+
+        public static func == (lhs: Limits, rhs: Limits) -> Bool {
+            lhs.maxDepth == rhs.maxDepth && lhs.maxItems == rhs.maxItems && lhs.maxInputSize == rhs.maxInputSize && lhs.budget === rhs.budget
+        }
     }
 
     public let limits: Limits
@@ -29,6 +46,9 @@ public struct CBORDecoder: Sendable {
     public func decode(_ input: ArraySlice<UInt8>) throws(CBORError) -> CBORItem {
         guard input.count <= limits.maxInputSize else {
             throw .inputTooLarge(size: input.count, limit: limits.maxInputSize)
+        }
+        if let budget = limits.budget, !budget.takeBytes(input.count) {
+            throw .budgetExceeded(items: budget.maxItems, bytes: budget.maxBytes)
         }
         var reader = Reader(input: input, limits: limits)
         let item = try reader.readItem(depth: 0)
@@ -64,6 +84,10 @@ public struct CBORDecoder: Sendable {
         reader.itemCount = itemCount
         let item = try reader.readItem(depth: depth)
         itemCount = reader.itemCount
+        // The enclosing input was charged by whoever reads it; these bytes are read once more.
+        if let budget = limits.budget, !budget.takeBytes(reader.position - start) {
+            throw .budgetExceeded(items: budget.maxItems, bytes: budget.maxBytes)
+        }
         return (item, reader.position)
     }
 }
@@ -123,6 +147,9 @@ private struct Reader {
     private mutating func countItem() throws(CBORError) {
         itemCount += 1
         guard itemCount <= limits.maxItems else { throw .itemLimitExceeded(limit: limits.maxItems) }
+        if let budget = limits.budget, !budget.takeItem() {
+            throw .budgetExceeded(items: budget.maxItems, bytes: budget.maxBytes)
+        }
     }
 
     /// Items that may still be decoded. Room is reserved for no more than
@@ -130,7 +157,11 @@ private struct Reader {
     /// containers each claiming the whole remaining input would otherwise
     /// reserve 40 bytes per input byte at every level (gigabytes of address
     /// space for a few megabytes of input).
-    private var itemBudget: Int { max(0, limits.maxItems - itemCount) }
+    private var itemBudget: Int {
+        let own = limits.maxItems - itemCount
+        let shared = limits.budget.map { $0.maxItems - $0.items } ?? own
+        return max(0, min(own, shared))
+    }
 
     private func nextIsBreak() -> Bool {
         position < input.endIndex && input[position] == 0xff

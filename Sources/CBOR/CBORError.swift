@@ -14,6 +14,8 @@ public enum CBORError: Error, Equatable, Sendable {
     case trailingBytes(offset: Int)
     case depthLimitExceeded(limit: Int)
     case itemLimitExceeded(limit: Int)
+    /// The decodes of one event together took more items or bytes than its `CBORBudget`.
+    case budgetExceeded(items: Int, bytes: Int)
     case inputTooLarge(size: Int, limit: Int)
     /// Well-formed CBOR of the wrong shape for what was expected (a typed read failed).
     case unexpectedType(expected: String, context: String)

@@ -123,6 +123,15 @@ public struct PublicKey: Sendable {
     /// `ec` may be passed when the caller already has it (a private key's pair).
     init(owned: OwnedPKey, point: [UInt8]? = nil, ec: OwnedECKey? = nil) throws(CryptoError) {
         guard let type = owned.keyType else { throw .unsupported("key type") }
+        if type == .ed25519 {
+            // Every Ed25519 key, from a COSE_Key, a certificate or a file, passes here.
+            var length = 32
+            var raw = [UInt8](repeating: 0, count: 32)
+            guard EVP_PKEY_get_raw_public_key(owned.pointer, &raw, &length) == 1, length == 32 else {
+                throw .invalidKey("Ed25519 public key without its 32 bytes")
+            }
+            guard !Ed25519Checks.isSmallOrder(raw) else { throw .invalidKey("Ed25519 public key of small order") }
+        }
         var ecForm: OwnedECKey?
         if case .ec = type {
             ecForm = ec ?? OwnedECKey.from(owned)

@@ -11,7 +11,7 @@ extension PublicKey {
             guard let ec else { return false }
             return ec.isValidSignature(signature, digest: hash.hash(data), width: curve.coordinateByteCount)
         case .ed25519:
-            guard signature.count == 64, let evp = try? evpKey() else { return false }
+            guard Ed25519Checks.isAcceptableSignature(signature), let evp = try? evpKey() else { return false }
             return digestVerify(signature: signature, data: data, key: evp)
         }
     }

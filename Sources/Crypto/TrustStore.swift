@@ -5,17 +5,37 @@ import Foundation
 /// A set of trust anchors (IACA roots, intermediates or pinned document-signer
 /// certificates) and RFC 5280 path validation against them, done by OpenSSL.
 public struct TrustStore: Sendable {
+    /// Every certificate a path may end at: the roots and the pinned signers.
     public let anchors: [Certificate]
+    /// Document-signer certificates trusted as they are, on purpose: public
+    /// vectors and early wallets whose signers lack the Annex B profile, or
+    /// whose IACA is not published. Only these may be the leaf of a path of
+    /// one; any other anchor presented as the signer is refused.
+    public let pinnedSigners: [Certificate]
     private let store: SharedX509Store?
     /// Names the set of anchors, whatever their order: stores with equal sets
     /// give equal answers, so they share remembered paths (every tenant that
     /// trusts the same IACAs validates a document signer once, not once each).
     let anchorSetID: [UInt8]
 
-    public init(anchors: [Certificate]) {
+    public init(anchors: [Certificate], pinnedSigners: [Certificate] = []) {
+        let anchors = anchors + pinnedSigners
         self.anchors = anchors
+        self.pinnedSigners = pinnedSigners
         self.store = SharedX509Store(anchors: anchors)
         anchorSetID = HashAlgorithm.sha256.hash(Set(anchors.map(\.sha256Fingerprint)).sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 })
+    }
+
+    /// Whether `certificate` is one of the pinned document signers.
+    public func isPinnedSigner(_ certificate: Certificate) -> Bool {
+        pinnedSigners.contains(certificate)
+    }
+
+    /// Whether `certificate` is a trust anchor that is not a pinned signer: an
+    /// IACA (or intermediate), which ISO 18013-5 lets issue document signers
+    /// but never sign an MSO itself.
+    public func isAnchorOnly(_ certificate: Certificate) -> Bool {
+        !pinnedSigners.contains(certificate) && anchors.contains(certificate)
     }
 
     /// Builds and verifies a path from `leaf` (with the untrusted `intermediates`) to one of the anchors, at `time`.

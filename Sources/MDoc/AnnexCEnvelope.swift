@@ -7,8 +7,8 @@ public struct AnnexCEncryptionInfo: Sendable {
     public let nonce: ArraySlice<UInt8>
     public let recipientPublicKey: PublicKey
 
-    public init(bytes: ArraySlice<UInt8>) throws(MDocError) {
-        let item = try structure { () throws(CBORError) in try CBORDecoder().decode(bytes) }
+    public init(bytes: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) throws(MDocError) {
+        let item = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(bytes) }
         guard let parts = item.array, parts.count == 2, parts[0].text == "dcapi", parts[1].entries != nil else {
             throw .malformed("EncryptionInfo is [\"dcapi\", {nonce, recipientPublicKey}]")
         }

@@ -45,7 +45,7 @@ public struct AppleEnvelope: Sendable {
            let response = DeviceResponse.read(&cursor, depth: 1), cursor.isAtEnd {
             return response
         }
-        return try DeviceResponse(identity(inPlaintext: plaintext, limits: limits))
+        return try DeviceResponse(identity(inPlaintext: plaintext, limits: limits), limits: limits)
     }
 
     /// Seals `{"identity": deviceResponse}` to `recipient` (fixtures, load generation).

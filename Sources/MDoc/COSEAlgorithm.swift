@@ -1,3 +1,4 @@
+import CBOR
 import Crypto
 
 /// COSE signature algorithms Veridoc verifies (RFC 9053, RFC 9864 fully-specified ids).
@@ -52,5 +53,31 @@ public enum COSESignatureAlgorithm: Int64, Sendable, CaseIterable {
 /// COSE header labels used here (RFC 9052 §3.1, RFC 9360).
 enum COSEHeader {
     static let algorithm: Int64 = 1
+    static let critical: Int64 = 2
     static let x5chain: Int64 = 33
+
+    /// The labels this verifier acts on, so the only ones a `crit` may name.
+    static let understood: [Int64] = [algorithm, x5chain]
+
+    /// RFC 9052 §3.1: `crit` lists protected header parameters the recipient
+    /// must understand, or reject the message. It must itself be protected
+    /// and hold at least one label; each label it names must be one this
+    /// verifier acts on and be present in the protected header.
+    static func checkCritical(protected: CBORItem?, unprotected: CBORItem?, context: String) throws(MDocError) {
+        if unprotected?[label: critical] != nil {
+            throw .malformed("\(context): crit is in the unprotected header; it must be protected")
+        }
+        guard let list = protected?[label: critical] else { return }
+        guard let labels = list.array, !labels.isEmpty else {
+            throw .malformed("\(context): crit is not a non-empty array of labels")
+        }
+        for label in labels {
+            guard let number = label.int, understood.contains(number) else {
+                throw .malformed("\(context): crit names a header parameter this verifier does not understand")
+            }
+            guard protected?[label: number] != nil else {
+                throw .malformed("\(context): crit names header parameter \(number), which the protected header lacks")
+            }
+        }
+    }
 }

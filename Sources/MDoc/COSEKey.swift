@@ -4,6 +4,7 @@ import Crypto
 /// COSE_Key (RFC 9052 §7) for the key types ISO 18013-5 uses: EC2 on P-256/384/521 and OKP Ed25519.
 public enum COSEKey {
     static let keyType: Int64 = 1
+    static let algorithm: Int64 = 3
     static let curve: Int64 = -1
     static let x: Int64 = -2
     static let y: Int64 = -3
@@ -37,6 +38,14 @@ public enum COSEKey {
         } catch {
             throw .malformed("\(context): COSE_Key is not a valid public key")
         }
+    }
+
+    /// The key's `alg` (label 3), nil when absent. RFC 9052 §7.1: a key that
+    /// names an algorithm may be used with that algorithm only.
+    public static func declaredAlgorithm(of item: CBORItem, context: String) throws(MDocError) -> Int64? {
+        guard let value = item[label: algorithm] else { return nil }
+        guard let number = value.int else { throw .malformed("\(context): COSE_Key alg is not an integer") }
+        return number
     }
 
     public static func encode(_ key: PublicKey) -> CBOR {

@@ -6,12 +6,14 @@ import Crypto
 public struct COSEMac0: Sendable {
     public let protectedBytes: ArraySlice<UInt8>
     public let protectedHeader: CBORItem?
+    public let unprotectedHeader: CBORItem
     public let payload: ArraySlice<UInt8>?
     public let tag: ArraySlice<UInt8>
 
     static let hmac256: Int64 = 5
 
-    public init(_ item: CBORItem, context: String) throws(MDocError) {
+    /// `limits` bound the protected header's decode (the event's budget, where it has one).
+    public init(_ item: CBORItem, context: String, limits: CBORDecoder.Limits = .default) throws(MDocError) {
         var message = item
         if let (tagNumber, inner) = item.tagged {
             guard tagNumber == 17 else { throw .malformed("\(context): tag \(tagNumber) is not COSE_Mac0") }
@@ -22,12 +24,15 @@ public struct COSEMac0: Sendable {
         }
         let protectedBytes = try structure { () throws(CBORError) in try parts[0].requireBytes("\(context) protected header") }
         self.protectedBytes = protectedBytes
-        protectedHeader = protectedBytes.isEmpty ? nil : try structure { () throws(CBORError) in try CBORDecoder().decode(protectedBytes) }
+        protectedHeader = protectedBytes.isEmpty ? nil : try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(protectedBytes) }
+        unprotectedHeader = parts[1]
         payload = parts[2].isNull ? nil : try structure { () throws(CBORError) in try parts[2].requireBytes("\(context) payload") }
         tag = try structure { () throws(CBORError) in try parts[3].requireBytes("\(context) tag") }
     }
 
+    /// The algorithm, and the `crit` header (RFC 9052 §3.1) with it.
     public func checkAlgorithm(context: String) throws(MDocError) {
+        try COSEHeader.checkCritical(protected: protectedHeader, unprotected: unprotectedHeader, context: context)
         guard let value = protectedHeader?[label: COSEHeader.algorithm]?.int else {
             throw .malformed("\(context): no algorithm in the protected header")
         }

@@ -12,7 +12,8 @@ public struct COSESign1: Sendable {
     public let payload: ArraySlice<UInt8>?
     public let signature: ArraySlice<UInt8>
 
-    public init(_ item: CBORItem, context: String) throws(MDocError) {
+    /// `limits` bound the protected header's decode (the event's budget, where it has one).
+    public init(_ item: CBORItem, context: String, limits: CBORDecoder.Limits = .default) throws(MDocError) {
         var message = item
         if let (tag, inner) = item.tagged {
             guard tag == 18 else { throw .malformed("\(context): tag \(tag) is not COSE_Sign1") }
@@ -23,7 +24,7 @@ public struct COSESign1: Sendable {
         }
         let protectedBytes = try structure { () throws(CBORError) in try parts[0].requireBytes("\(context) protected header") }
         self.protectedBytes = protectedBytes
-        protectedHeader = protectedBytes.isEmpty ? nil : try structure { () throws(CBORError) in try CBORDecoder().decode(protectedBytes) }
+        protectedHeader = protectedBytes.isEmpty ? nil : try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(protectedBytes) }
         if let protectedHeader, protectedHeader.entries == nil {
             throw .malformed("\(context): protected header is not a map")
         }
@@ -39,7 +40,10 @@ public struct COSESign1: Sendable {
 
     /// The `alg` header. It must be protected (RFC 9052 §3.1): an algorithm an
     /// attacker can rewrite is no algorithm.
+    /// The `crit` header (RFC 9052 §3.1) is checked here too: every use of
+    /// the signature asks for its algorithm first.
     public func algorithm(context: String) throws(MDocError) -> COSESignatureAlgorithm {
+        try COSEHeader.checkCritical(protected: protectedHeader, unprotected: unprotectedHeader, context: context)
         guard let value = protectedHeader?[label: COSEHeader.algorithm] else {
             throw .malformed("\(context): no algorithm in the protected header")
         }

@@ -22,8 +22,9 @@ public enum ReasonCode: String, Sendable, CaseIterable, Comparable {
     case requestNonceReused = "request.nonce_reused"
 
     /// `allCases` is built anew on every use; the order is needed on every comparison.
-    private static let order = allCases
-    private var rank: Int { Self.order.firstIndex(of: self)! }
+    static let order = allCases
+    /// The position in reason order, which is also the code's slot in a `CheckReport`.
+    var rank: Int { Self.order.firstIndex(of: self)! }
 
     public static func < (lhs: ReasonCode, rhs: ReasonCode) -> Bool { lhs.rank < rhs.rank }
 }
@@ -76,22 +77,60 @@ public enum CheckStatus: String, Sendable {
 public struct Reason: Sendable, Equatable {
     public let code: ReasonCode
     /// For people: names structures, checks and certificates, never element values, nonces or keys.
+    /// At most `maxDetailBytes` of UTF-8.
     public let detail: String
+
+    /// Details name structures and a few of the findings, never all of them:
+    /// an outcome, a log line and a results row stay small whatever the input.
+    public static let maxDetailBytes = 1024
 
     public init(_ code: ReasonCode, _ detail: String) {
         self.code = code
-        self.detail = detail
+        self.detail = Self.bounded(detail)
+    }
+
+    /// `detail` cut at a character boundary to `maxDetailBytes`, marked with an ellipsis.
+    static func bounded(_ detail: String) -> String {
+        guard detail.utf8.count > maxDetailBytes else { return detail }
+        let head = Array(detail.utf8.prefix(maxDetailBytes))
+        // The ellipsis takes three bytes; the cut moves back to the start of a scalar.
+        var end = maxDetailBytes - 3
+        while end > 0 && head[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: head[..<end], as: UTF8.self) + "…"
     }
 }
 
 /// What the checks found. A check that is never recorded counts as skipped;
 /// a failure is never overwritten by a later pass (several documents may
 /// each report the same check).
+///
+/// Every code has one reason. Findings of one code beyond the first few are
+/// counted, not kept: a response of thousands of failing documents costs
+/// constant space and time per finding, and its detail says how many there
+/// were and names the first ones.
 public struct CheckReport: Sendable {
+    /// Distinct findings a reason names before it only counts the rest.
+    public static let namedFindings = 3
+
     /// One slot per check, in check order: a dictionary here was rehashed and
     /// regrown as every event's dozen checks came in.
     private var statuses = [CheckStatus?](repeating: nil, count: CheckName.order.count)
-    private var collected: [Reason] = []
+    /// One slot per reason code, in code order; nil for a code never reported.
+    private var findings = [Findings?](repeating: nil, count: ReasonCode.order.count)
+
+    private struct Findings: Sendable {
+        var named: [String]
+        /// Findings beyond `named`, a repeat of a named one not counted.
+        var unnamed = 0
+        /// When set, replaces the whole detail (`replacingDetails`).
+        var replacement: String?
+
+        var detail: String {
+            if let replacement { return replacement }
+            let listed = named.joined(separator: "; ")
+            return unnamed == 0 ? listed : "\(listed); and \(unnamed) more"
+        }
+    }
 
     public init() {}
 
@@ -102,15 +141,16 @@ public struct CheckReport: Sendable {
 
     public mutating func fail(_ check: CheckName, _ code: ReasonCode, _ detail: String) {
         statuses[check.rank] = .failed
-        if let index = collected.firstIndex(where: { $0.code == code }) {
-            // One reason per code: several findings of one kind share it.
-            let previous = collected[index]
-            if !previous.detail.contains(detail) {
-                collected[index] = Reason(code, previous.detail + "; " + detail)
-            }
-        } else {
-            collected.append(Reason(code, detail))
+        let slot = code.rank
+        guard var found = findings[slot] else {
+            findings[slot] = Findings(named: [Reason.bounded(detail)])
+            return
         }
+        let detail = Reason.bounded(detail)
+        if !found.named.contains(detail) {
+            if found.named.count < Self.namedFindings { found.named.append(detail) } else { found.unnamed += 1 }
+        }
+        findings[slot] = found
     }
 
     public mutating func fail(_ check: CheckName, _ reason: Reason) {
@@ -133,17 +173,46 @@ public struct CheckReport: Sendable {
 
     /// Every reason, in reason-code order.
     public var reasons: [Reason] {
-        collected.enumerated().sorted { ($0.element.code, $0.offset) < ($1.element.code, $1.offset) }.map(\.element)
+        zip(ReasonCode.order, findings).compactMap { code, found in found.map { Reason(code, $0.detail) } }
     }
 
+    /// Whether any reason was reported.
+    public var hasReasons: Bool { findings.contains { $0 != nil } }
+
     public var isVerified: Bool {
-        collected.isEmpty && CheckName.order.allSatisfy { !$0.isRequiredForVerified || status(of: $0) == .passed }
+        !hasReasons && CheckName.order.allSatisfy { !$0.isRequiredForVerified || status(of: $0) == .passed }
     }
 
     /// The same statuses and reason codes, every reason's detail replaced by `detail`.
     public func replacingDetails(with detail: String) -> CheckReport {
         var report = self
-        report.collected = collected.map { Reason($0.code, detail) }
+        report.findings = findings.map { found in found.map { _ in Findings(named: [], replacement: Reason.bounded(detail)) } }
         return report
+    }
+}
+
+/// The first few of many findings of one check, named, and the rest counted:
+/// constant space however many an input holds.
+public struct FindingSummary: Sendable {
+    public let limit: Int
+    public private(set) var named: [String] = []
+    public private(set) var count = 0
+
+    public init(limit: Int = 5) {
+        self.limit = limit
+    }
+
+    /// Counts a finding; its name is made only while names are still kept.
+    public mutating func add(_ name: @autoclosure () -> String) {
+        count += 1
+        if named.count < limit { named.append(name()) }
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// "a, b, c", or "a, b, c and 17 more".
+    public var description: String {
+        let listed = named.joined(separator: ", ")
+        return count > named.count ? "\(listed) and \(count - named.count) more" : listed
     }
 }

@@ -6,15 +6,25 @@ public struct DeviceResponse: Sendable {
     public let documents: [Document]
     public let status: Int64
 
-    public init(_ item: CBORItem) throws(MDocError) {
+    /// The most documents a response may hold. A wallet returns one per
+    /// requested docType (Apple's flows: one); each costs two signature
+    /// verifications and a certificate path, so thousands in one event
+    /// would cost a pool thread what thousands of events do.
+    public static let maxDocuments = 16
+
+    /// `limits` are those of the nested decodes (the event's budget, where it has one).
+    public init(_ item: CBORItem, limits: CBORDecoder.Limits = .default) throws(MDocError) {
         version = try structure { () throws(CBORError) in try item.require("version", in: "DeviceResponse").requireText("DeviceResponse.version") }
         status = try structure { () throws(CBORError) in try item.require("status", in: "DeviceResponse").requireInt("DeviceResponse.status") }
         guard version.hasPrefix("1.") else { throw .unsupported("DeviceResponse version \(version)") }
         if let list = item["documents"] {
             let items = try structure { () throws(CBORError) in try list.requireArray("DeviceResponse.documents") }
+            guard items.count <= Self.maxDocuments else {
+                throw .malformed("DeviceResponse has \(items.count) documents, more than the \(Self.maxDocuments) accepted")
+            }
             var documents: [Document] = []
             for (index, document) in items.enumerated() {
-                documents.append(try Document(document, context: "documents[\(index)]"))
+                documents.append(try Document(document, context: "documents[\(index)]", limits: limits))
             }
             self.documents = documents
         } else {
@@ -28,7 +38,7 @@ public struct DeviceResponse: Sendable {
             return
         }
         let item = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(bytes) }
-        try self.init(item)
+        try self.init(item, limits: limits)
     }
 
     private init(version: String, documents: [Document], status: Int64) {
@@ -56,7 +66,7 @@ public struct DeviceResponse: Sendable {
         // The hand-read levels go nine below the response; a tighter depth limit is the general reader's to apply.
         guard cursor.limits.maxDepth > depth + 10, let count = cursor.mapCount() else { return nil }
         var version: String?, status: Int64?, documents: [Document]?
-        var otherKeys: [ArraySlice<UInt8>] = []
+        var otherKeys = TextKeySet()
         for _ in 0..<count {
             guard let key = cursor.textBytes() else { return nil }
             if key.isUTF8("version") {
@@ -66,7 +76,7 @@ public struct DeviceResponse: Sendable {
                 guard status == nil, let value = cursor.unsigned(), value <= UInt64(Int64.max) else { return nil }
                 status = Int64(value)
             } else if key.isUTF8("documents") {
-                guard documents == nil, let documentCount = cursor.arrayCount() else { return nil }
+                guard documents == nil, let documentCount = cursor.arrayCount(), documentCount <= maxDocuments else { return nil }
                 var read: [Document] = []
                 read.reserveCapacity(documentCount)
                 for _ in 0..<documentCount {
@@ -89,12 +99,12 @@ public struct Document: Sendable {
     public let issuerSigned: IssuerSigned
     public let deviceSigned: DeviceSigned?
 
-    public init(_ item: CBORItem, context: String) throws(MDocError) {
+    public init(_ item: CBORItem, context: String, limits: CBORDecoder.Limits = .default) throws(MDocError) {
         docType = try structure { () throws(CBORError) in try item.require("docType", in: context).requireText("\(context).docType") }
         let issuer = try structure { () throws(CBORError) in try item.require("issuerSigned", in: context) }
-        issuerSigned = try IssuerSigned(issuer, context: "\(context).issuerSigned")
+        issuerSigned = try IssuerSigned(issuer, context: "\(context).issuerSigned", limits: limits)
         if let device = item["deviceSigned"] {
-            deviceSigned = try DeviceSigned(device, context: "\(context).deviceSigned")
+            deviceSigned = try DeviceSigned(device, context: "\(context).deviceSigned", limits: limits)
         } else {
             deviceSigned = nil
         }
@@ -112,7 +122,7 @@ extension Document {
     static func read(_ cursor: inout CBORCursor, depth: Int) -> Document? {
         guard let count = cursor.mapCount() else { return nil }
         var docType: String?, issuerSigned: IssuerSigned?, deviceSigned: DeviceSigned?
-        var otherKeys: [ArraySlice<UInt8>] = []
+        var otherKeys = TextKeySet()
         for _ in 0..<count {
             guard let key = cursor.textBytes() else { return nil }
             if key.isUTF8("docType") {
@@ -124,7 +134,7 @@ extension Document {
             } else if key.isUTF8("deviceSigned") {
                 // Context names only errors, and an error here sends the whole response to the general reader.
                 guard deviceSigned == nil, let item = cursor.item(depth: depth + 1),
-                      let read = try? DeviceSigned(item, context: "deviceSigned")
+                      let read = try? DeviceSigned(item, context: "deviceSigned", limits: cursor.limits)
                 else { return nil }
                 deviceSigned = read
             } else {
@@ -147,9 +157,9 @@ public struct IssuerSigned: Sendable {
     /// PostgreSQL refuses an index entry past ~2.7 KB.
     public static let maxNameLength = 256
 
-    public init(_ item: CBORItem, context: String) throws(MDocError) {
+    public init(_ item: CBORItem, context: String, limits: CBORDecoder.Limits = .default) throws(MDocError) {
         let auth = try structure { () throws(CBORError) in try item.require("issuerAuth", in: context) }
-        issuerAuth = try COSESign1(auth, context: "\(context).issuerAuth")
+        issuerAuth = try COSESign1(auth, context: "\(context).issuerAuth", limits: limits)
         var spaces: [(name: String, items: [IssuerSignedItem])] = []
         if let map = item["nameSpaces"] {
             let entries = try structure { () throws(CBORError) in try map.requireEntries("\(context).nameSpaces") }
@@ -163,7 +173,7 @@ public struct IssuerSigned: Sendable {
                 items.reserveCapacity(list.count)
                 try list.withUnsafeBufferPointer { (elements) throws(MDocError) in
                     for index in elements.indices {
-                        items.append(try IssuerSignedItem(elements[index], lazyContext: "\(context).nameSpaces[\(name)][\(index)]"))
+                        items.append(try IssuerSignedItem(elements[index], limits: limits, lazyContext: "\(context).nameSpaces[\(name)][\(index)]"))
                     }
                 }
                 spaces.append((name, items))
@@ -187,12 +197,12 @@ public struct IssuerSigned: Sendable {
     static func read(_ cursor: inout CBORCursor, depth: Int) -> IssuerSigned? {
         guard let count = cursor.mapCount() else { return nil }
         var issuerAuth: COSESign1?, spaces: [(name: String, items: [IssuerSignedItem])]?
-        var otherKeys: [ArraySlice<UInt8>] = []
+        var otherKeys = TextKeySet()
         for _ in 0..<count {
             guard let key = cursor.textBytes() else { return nil }
             if key.isUTF8("issuerAuth") {
                 guard issuerAuth == nil, let item = cursor.item(depth: depth + 1),
-                      let auth = try? COSESign1(item, context: "issuerAuth")
+                      let auth = try? COSESign1(item, context: "issuerAuth", limits: cursor.limits)
                 else { return nil }
                 issuerAuth = auth
             } else if key.isUTF8("nameSpaces") {
@@ -212,16 +222,15 @@ public struct IssuerSigned: Sendable {
         guard let count = cursor.mapCount() else { return nil }
         var spaces: [(name: String, items: [IssuerSignedItem])] = []
         spaces.reserveCapacity(count)
-        var names: [ArraySlice<UInt8>] = []
+        var names = TextKeySet()
         for _ in 0..<count {
-            guard let name = cursor.textBytes(), name.count <= maxNameLength, !names.contains(name), let itemCount = cursor.arrayCount() else { return nil }
-            names.append(name)
+            guard let name = cursor.textBytes(), name.count <= maxNameLength, names.insert(name), let itemCount = cursor.arrayCount() else { return nil }
             var items: [IssuerSignedItem] = []
             items.reserveCapacity(itemCount)
             for _ in 0..<itemCount {
                 let start = cursor.position
                 guard cursor.tag() == 24, let content = cursor.bytes(),
-                      let item = try? IssuerSignedItem(taggedBytes: cursor.input[start..<cursor.position], content: content, lazyContext: "")
+                      let item = try? IssuerSignedItem(taggedBytes: cursor.input[start..<cursor.position], content: content, limits: cursor.limits, lazyContext: "")
                 else { return nil }
                 items.append(item)
             }
@@ -241,30 +250,33 @@ public struct IssuerSignedItem: Sendable {
     public let elementIdentifier: String
     public let elementValue: CBORItem
 
-    public init(_ item: CBORItem, context: String) throws(MDocError) {
-        try self.init(item, lazyContext: context)
+    public init(_ item: CBORItem, context: String, limits: CBORDecoder.Limits = .default) throws(MDocError) {
+        try self.init(item, limits: limits, lazyContext: context)
     }
 
     /// `context` names the item in errors and is built only for one: a
     /// document discloses dozens of items and almost never has an error.
-    init(_ item: CBORItem, lazyContext context: @autoclosure () -> String) throws(MDocError) {
+    init(_ item: CBORItem, limits: CBORDecoder.Limits, lazyContext context: @autoclosure () -> String) throws(MDocError) {
         guard let (tag, wrapped) = item.tagged, tag == 24, let content = wrapped.bytes else {
             throw MDocError(CBORError.unexpectedType(expected: "#6.24(bstr)", context: context()))
         }
-        try self.init(taggedBytes: item.encoded, content: content, lazyContext: context())
+        try self.init(taggedBytes: item.encoded, content: content, limits: limits, lazyContext: context())
     }
 
     /// From the received `#6.24(bstr)` and that bstr's content.
-    init(taggedBytes: ArraySlice<UInt8>, content: ArraySlice<UInt8>, lazyContext context: @autoclosure () -> String) throws(MDocError) {
+    init(
+        taggedBytes: ArraySlice<UInt8>, content: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default,
+        lazyContext context: @autoclosure () -> String, commonForm: Bool = true
+    ) throws(MDocError) {
         self.taggedBytes = taggedBytes
-        if let fields = Self.commonForm(content), fields.elementIdentifier.utf8.count <= IssuerSigned.maxNameLength {
+        if commonForm, let fields = Self.commonForm(content, limits: limits), fields.elementIdentifier.utf8.count <= IssuerSigned.maxNameLength {
             digestID = fields.digestID
             random = fields.random
             elementIdentifier = fields.elementIdentifier
             elementValue = fields.elementValue
             return
         }
-        let inner = try structure { () throws(CBORError) in try CBORDecoder().decode(content) }
+        let inner = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(content) }
         let entries = inner.entries ?? []
         // One pass over the four entries, noting where each field is; fields
         // are then read in place. Through the buffer entries are borrowed:
@@ -304,6 +316,12 @@ public struct IssuerSignedItem: Sendable {
         self.elementValue = entries[elementValue].value
     }
 
+    /// The general path alone, without the common form: for the differential
+    /// fuzz target (Fuzz/parsers.swift), which checks that both read alike.
+    public init(generalTaggedBytes taggedBytes: ArraySlice<UInt8>, content: ArraySlice<UInt8>) throws(MDocError) {
+        try self.init(taggedBytes: taggedBytes, content: content, lazyContext: "IssuerSignedItem", commonForm: false)
+    }
+
     private struct Fields {
         let digestID: UInt64
         let random: ArraySlice<UInt8>
@@ -318,8 +336,8 @@ public struct IssuerSignedItem: Sendable {
     /// cursor, only elementValue by the decoder, the items counted as one
     /// structure. Anything else is nil, and the general path reads it or
     /// rejects it with the precise reason.
-    private static func commonForm(_ content: ArraySlice<UInt8>) -> Fields? {
-        guard var cursor = CBORCursor(content), cursor.mapCount() == 4 else { return nil }
+    private static func commonForm(_ content: ArraySlice<UInt8>, limits: CBORDecoder.Limits) -> Fields? {
+        guard var cursor = CBORCursor(content, limits: limits), cursor.mapCount() == 4 else { return nil }
         var digestID: UInt64?, random: ArraySlice<UInt8>?, identifier: String?, value: CBORItem?
         for _ in 0..<4 {
             guard let key = cursor.textBytes() else { return nil }
@@ -351,16 +369,20 @@ public struct DeviceSigned: Sendable {
     /// Element identifiers the device signed, per namespace.
     public let nameSpaces: [(name: String, elements: [String])]
     public let authentication: Authentication
+    /// deviceAuth held both a deviceSignature and a deviceMac. ISO 18013-5
+    /// allows exactly one; the device check refuses the document (the other
+    /// one is not read: which of two the device meant is not the verifier's guess).
+    public let hasBothAuthentications: Bool
 
     public enum Authentication: Sendable {
         case signature(COSESign1)
         case mac(COSEMac0)
     }
 
-    public init(_ item: CBORItem, context: String) throws(MDocError) {
+    public init(_ item: CBORItem, context: String, limits: CBORDecoder.Limits = .default) throws(MDocError) {
         let spaces = try structure { () throws(CBORError) in try item.require("nameSpaces", in: context) }
         nameSpacesBytes = spaces.encoded
-        let decoded = try structure { () throws(CBORError) in try spaces.decodeEmbedded("\(context).nameSpaces") }
+        let decoded = try structure { () throws(CBORError) in try spaces.decodeEmbedded("\(context).nameSpaces", limits: limits) }
         let entries = try structure { () throws(CBORError) in try decoded.requireEntries("\(context).nameSpaces") }
         var names: [(name: String, elements: [String])] = []
         for entry in entries {
@@ -374,10 +396,11 @@ public struct DeviceSigned: Sendable {
         }
         nameSpaces = names
         let auth = try structure { () throws(CBORError) in try item.require("deviceAuth", in: context) }
+        hasBothAuthentications = auth["deviceSignature"] != nil && auth["deviceMac"] != nil
         if let signature = auth["deviceSignature"] {
-            authentication = .signature(try COSESign1(signature, context: "\(context).deviceSignature"))
+            authentication = .signature(try COSESign1(signature, context: "\(context).deviceSignature", limits: limits))
         } else if let mac = auth["deviceMac"] {
-            authentication = .mac(try COSEMac0(mac, context: "\(context).deviceMac"))
+            authentication = .mac(try COSEMac0(mac, context: "\(context).deviceMac", limits: limits))
         } else {
             throw .malformed("\(context).deviceAuth has neither deviceSignature nor deviceMac")
         }

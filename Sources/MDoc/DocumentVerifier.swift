@@ -39,12 +39,15 @@ public struct DocumentVerificationContext: Sendable {
     public var time: Date
     /// The reader's ephemeral private key, needed only for a `deviceMac`.
     public var readerKey: PrivateKey?
+    /// For the document's nested decodes (MSO, attached payloads): the event's budget.
+    public var limits: CBORDecoder.Limits
 
-    public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil) {
+    public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil, limits: CBORDecoder.Limits = .default) {
         self.transcript = transcript
         self.trustStore = trustStore
         self.time = time
         self.readerKey = readerKey
+        self.limits = limits
     }
 }
 
@@ -64,7 +67,7 @@ public struct DocumentVerifier: Sendable {
         // keys; its own check is reported in order below.
         let mso: Result<MobileSecurityObject, MDocError> = {
             guard let payload = issuerAuth.payload else { return .failure(.malformed("issuerAuth has no payload")) }
-            return Result { () throws(MDocError) in try MobileSecurityObject(payload: payload) }
+            return Result { () throws(MDocError) in try MobileSecurityObject(payload: payload, limits: context.limits) }
         }()
         let parsedMSO = try? mso.get()
 
@@ -78,6 +81,10 @@ public struct DocumentVerifier: Sendable {
                 summary.issuerSubject = facts.subjectDescription
                 summary.issuerCountry = facts.subjectCountry
                 switch context.trustStore.validate(leaf: leaf, intermediates: Array(chain.dropFirst()), at: context.time) {
+                case .success where context.trustStore.isAnchorOnly(leaf):
+                    // A path of one: the anchor signed the MSO itself.
+                    report.fail(.issuerChain, .issuerUntrusted,
+                                "\(label): the document signer is a trust anchor itself; ISO 18013-5 requires a document signer issued by the IACA (pin a signer with pinnedDocumentSigners)")
                 case .success:
                     report.pass(.issuerChain)
                 case .failure(.untrusted(let detail)):
@@ -93,11 +100,12 @@ public struct DocumentVerifier: Sendable {
         }
 
         // issuer.certificate: the document-signer profile and the MSO signing date.
-        // A certificate the operator pinned as a trust anchor is trusted as it
-        // is (test issuers and early wallets pin signers without the Annex B
-        // extensions); the profile binds signers that an IACA vouches for.
+        // A signer the operator pinned on purpose (pinnedDocumentSigners) is
+        // trusted as it is: public vectors and early wallets have signers
+        // without the Annex B extensions. Every other signer, an anchor
+        // presented as one included, must have the profile.
         if let signer {
-            let pinned = context.trustStore.anchors.contains(signer)
+            let pinned = context.trustStore.isPinnedSigner(signer)
             var problems = pinned ? [] : signer.facts.documentSignerViolations
             if let parsedMSO, parsedMSO.signed < signer.notBefore || parsedMSO.signed > signer.notAfter {
                 problems.append("MSO signed \(RFC3339.string(from: parsedMSO.signed)) outside the document signer's validity")
@@ -125,7 +133,8 @@ public struct DocumentVerifier: Sendable {
             summary.signed = mso.signed
             summary.validFrom = mso.validFrom
             summary.validUntil = mso.validUntil
-            if mso.docType == document.docType {
+            // By bytes: the document must claim exactly the docType the issuer signed.
+            if mso.docType.hasSameUTF8(as: document.docType) {
                 report.pass(.msoDocType)
             } else {
                 report.fail(.msoDocType, .msoDoctypeMismatch, "\(label): MSO docType \(mso.docType) differs from the document's \(document.docType)")
@@ -136,7 +145,9 @@ public struct DocumentVerifier: Sendable {
 
         // device.authentication
         if let parsedMSO {
-            checkDeviceAuthentication(document, deviceKey: parsedMSO.deviceKey, context: context, label: label, into: &report)
+            checkDeviceAuthentication(
+                document, deviceKey: parsedMSO.deviceKey, deviceKeyAlgorithm: parsedMSO.deviceKeyAlgorithm, context: context, label: label,
+                into: &report)
         } else {
             report.skip(.deviceAuthentication)
         }
@@ -187,37 +198,62 @@ public struct DocumentVerifier: Sendable {
     }
 
     /// Each disclosed item's digest, over its received tag-24 bytes, must be the
-    /// one the issuer signed under its namespace and digestID.
+    /// one the issuer signed under its namespace and digestID (namespaces by
+    /// their bytes). A digest vouches for one item: a digestID or an element
+    /// identifier twice in one namespace is refused, or one signed item would
+    /// be disclosed twice, or one element with two values.
     private func checkDigests(_ issuerSigned: IssuerSigned, mso: MobileSecurityObject, label: String, into report: inout CheckReport) {
-        var mismatches: [String] = []
+        var mismatches = FindingSummary()
+        var repeated = FindingSummary()
         for space in issuerSigned.nameSpaces {
-            let signed = mso.valueDigests[space.name]
+            let signed = mso.valueDigests[Identifier(space.name)]
+            var digestIDs = Set<UInt64>()
+            var identifiers = Set<Identifier>()
+            digestIDs.reserveCapacity(space.items.count)
+            identifiers.reserveCapacity(space.items.count)
             // Items are read in place (copying each retained its four references).
             space.items.withUnsafeBufferPointer { items in
                 for index in items.indices {
-                    guard let expected = signed?[items[index].digestID] else {
-                        mismatches.append("\(space.name)/\(items[index].elementIdentifier) has no signed digest")
+                    let item = items[index]
+                    if !digestIDs.insert(item.digestID).inserted {
+                        repeated.add("digestID \(item.digestID) in \(space.name)")
+                    }
+                    if !identifiers.insert(Identifier(item.elementIdentifier)).inserted {
+                        repeated.add("\(space.name)/\(item.elementIdentifier)")
+                    }
+                    guard let expected = signed?[item.digestID] else {
+                        mismatches.add("\(space.name)/\(item.elementIdentifier) (no signed digest)")
                         continue
                     }
-                    let actual = mso.digestAlgorithm.hash(items[index].taggedBytes)
+                    let actual = mso.digestAlgorithm.hash(item.taggedBytes)
                     if !constantTimeEqual(actual, expected) {
-                        mismatches.append("\(space.name)/\(items[index].elementIdentifier)")
+                        mismatches.add("\(space.name)/\(item.elementIdentifier)")
                     }
                 }
             }
         }
-        if mismatches.isEmpty {
+        if mismatches.isEmpty && repeated.isEmpty {
             report.pass(.msoDigests)
-        } else {
-            report.fail(.msoDigests, .msoDigestMismatch, "\(label): digest mismatch for " + mismatches.joined(separator: ", "))
+            return
+        }
+        if !mismatches.isEmpty {
+            report.fail(.msoDigests, .msoDigestMismatch, "\(label): digest mismatch for \(mismatches.count) item(s): \(mismatches.description)")
+        }
+        if !repeated.isEmpty {
+            report.fail(.msoDigests, .msoDigestMismatch, "\(label): disclosed twice in one namespace: \(repeated.description)")
         }
     }
 
     private func checkDeviceAuthentication(
-        _ document: Document, deviceKey: PublicKey, context: DocumentVerificationContext, label: String, into report: inout CheckReport
+        _ document: Document, deviceKey: PublicKey, deviceKeyAlgorithm: Int64?, context: DocumentVerificationContext, label: String,
+        into report: inout CheckReport
     ) {
         guard let deviceSigned = document.deviceSigned else {
             report.fail(.deviceAuthentication, .deviceSignatureInvalid, "\(label): no deviceSigned, so the response is not bound to this session")
+            return
+        }
+        guard !deviceSigned.hasBothAuthentications else {
+            report.fail(.deviceAuthentication, .deviceSignatureInvalid, "\(label): deviceAuth holds both deviceSignature and deviceMac; exactly one is allowed")
             return
         }
         let expected = DeviceAuthentication.bytes(transcript: context.transcript, docType: document.docType, nameSpacesBytes: deviceSigned.nameSpacesBytes)
@@ -234,11 +270,18 @@ public struct DocumentVerifier: Sendable {
                 report.fail(.deviceAuthentication, .deviceSignatureInvalid, "\(label): algorithm \(algorithm) does not match the MSO device key")
                 return
             }
+            // The same algorithm under its fully-specified id (RFC 9864: ESP256 for ES256 on P-256, Ed25519 for EdDSA) is no contradiction.
+            if let declared = deviceKeyAlgorithm,
+               COSESignatureAlgorithm(rawValue: declared).map({ $0.keyType != algorithm.keyType || $0.hash != algorithm.hash }) ?? true {
+                report.fail(.deviceAuthentication, .deviceSignatureInvalid,
+                            "\(label): the MSO device key is for algorithm \(declared), the device signature uses \(algorithm.rawValue)")
+                return
+            }
             let signedBytes: ArraySlice<UInt8>
             if let attached = signature.payload {
                 // ISO 18013-5 detaches the payload; some wallets attach it. It is
                 // accepted only when it says exactly what the verifier expects.
-                guard attachedPayload(attached, matches: expected) else {
+                guard attachedPayload(attached, matches: expected, limits: context.limits) else {
                     report.fail(.deviceAuthentication, .deviceSignatureInvalid, "\(label): attached DeviceAuthentication differs from the session's")
                     return
                 }
@@ -258,6 +301,12 @@ public struct DocumentVerifier: Sendable {
                 report.fail(.deviceAuthentication, error.isUnsupported ? .payloadUnsupported : .deviceSignatureInvalid, error.detail)
                 return
             }
+            // The device key serves the MAC through key agreement (ECDH-ES, COSE -25 to -31).
+            if let declared = deviceKeyAlgorithm, !(-31 ... -25).contains(declared) {
+                report.fail(.deviceAuthentication, .deviceSignatureInvalid,
+                            "\(label): the MSO device key is for algorithm \(declared), not the key agreement a deviceMac needs")
+                return
+            }
             guard let readerKey = context.readerKey else {
                 report.fail(.deviceAuthentication, .deviceSignatureInvalid, "\(label): deviceMac needs the ephemeral reader key, which the event does not carry")
                 return
@@ -267,7 +316,7 @@ public struct DocumentVerifier: Sendable {
                 return
             }
             let payload: ArraySlice<UInt8> = mac.payload ?? expected[...]
-            if mac.payload != nil && !attachedPayload(payload, matches: expected) {
+            if mac.payload != nil && !attachedPayload(payload, matches: expected, limits: context.limits) {
                 report.fail(.deviceAuthentication, .deviceSignatureInvalid, "\(label): attached DeviceAuthentication differs from the session's")
             } else if mac.isValid(key: key, payload: payload) {
                 report.pass(.deviceAuthentication)
@@ -279,24 +328,45 @@ public struct DocumentVerifier: Sendable {
 
     /// Byte-equal, or the same data items encoded differently (wallets that
     /// attach the payload do not always use preferred serialization).
-    private func attachedPayload(_ attached: ArraySlice<UInt8>, matches expected: [UInt8]) -> Bool {
+    private func attachedPayload(_ attached: ArraySlice<UInt8>, matches expected: [UInt8], limits: CBORDecoder.Limits) -> Bool {
         if attached.elementsEqual(expected) { return true }
-        guard let received = try? CBORDecoder().decode(attached), let receivedInner = try? received.decodeEmbedded("attached"),
-              let built = try? CBORDecoder().decode(expected), let builtInner = try? built.decodeEmbedded("expected")
+        let decoder = CBORDecoder(limits: limits)
+        guard let received = try? decoder.decode(attached), let receivedInner = try? received.decodeEmbedded("attached", limits: limits),
+              let built = try? decoder.decode(expected[...]), let builtInner = try? built.decodeEmbedded("expected", limits: limits)
         else { return false }
-        return semanticallyEqual(receivedInner, builtInner)
+        return sameItems(receivedInner, builtInner, limits: limits)
     }
 
-    /// Compares two items by value, looking through tag-24 embeddings.
-    private func semanticallyEqual(_ lhs: CBORItem, _ rhs: CBORItem) -> Bool {
+    /// The same data items, looking through tag-24 embeddings. Text is the
+    /// same when its bytes are: a lookalike docType is another docType.
+    private func sameItems(_ lhs: CBORItem, _ rhs: CBORItem, limits: CBORDecoder.Limits) -> Bool {
         switch (lhs.content, rhs.content) {
         case (.tagged(24, _), .tagged(24, _)):
-            guard let left = try? lhs.decodeEmbedded("a"), let right = try? rhs.decodeEmbedded("b") else { return false }
-            return semanticallyEqual(left, right)
+            guard let left = try? lhs.decodeEmbedded("a", limits: limits), let right = try? rhs.decodeEmbedded("b", limits: limits) else { return false }
+            return sameItems(left, right, limits: limits)
+        case (.tagged(let leftTag, let left), .tagged(let rightTag, let right)):
+            return leftTag == rightTag && sameItems(left, right, limits: limits)
         case (.array(let left), .array(let right)):
-            return left.count == right.count && zip(left, right).allSatisfy { semanticallyEqual($0, $1) }
+            return left.count == right.count && zip(left, right).allSatisfy { sameItems($0, $1, limits: limits) }
+        case (.map(let left), .map(let right)):
+            return left.count == right.count
+                && zip(left, right).allSatisfy { sameItems($0.key, $1.key, limits: limits) && sameItems($0.value, $1.value, limits: limits) }
+        case (.text(let left), .text(let right)):
+            return left.hasSameUTF8(as: right)
+        case (.bytes(let left), .bytes(let right)):
+            return left.elementsEqual(right)
+        case (.unsigned(let left), .unsigned(let right)), (.negative(let left), .negative(let right)):
+            return left == right
+        case (.simple(let left), .simple(let right)):
+            return left == right
+        case (.bool(let left), .bool(let right)):
+            return left == right
+        case (.null, .null), (.undefined, .undefined):
+            return true
+        case (.float(let left), .float(let right)):
+            return left.bitPattern == right.bitPattern
         default:
-            return lhs.value == rhs.value
+            return false
         }
     }
 }

@@ -30,6 +30,7 @@ public func describe(_ error: CBORError) -> String {
     case .trailingBytes(let offset): "CBOR has trailing bytes after byte \(offset)"
     case .depthLimitExceeded(let limit): "CBOR nesting deeper than \(limit)"
     case .itemLimitExceeded(let limit): "CBOR has more than \(limit) items"
+    case .budgetExceeded(let items, let bytes): "the event's CBOR, nested structures included, has more than \(items) items or \(bytes) bytes to read"
     case .inputTooLarge(let size, let limit): "CBOR input of \(size) bytes exceeds \(limit)"
     case .unexpectedType(let expected, let context): "\(context): expected \(expected)"
     case .missingKey(let key, let context): "\(context): missing \(key)"

@@ -6,9 +6,12 @@ import Foundation
 public struct MobileSecurityObject: Sendable {
     public let version: String
     public let digestAlgorithm: HashAlgorithm
-    /// namespace → digestID → digest.
-    public let valueDigests: [String: [UInt64: ArraySlice<UInt8>]]
+    /// namespace → digestID → digest. Namespaces are keyed by their bytes:
+    /// a lookalike spelling of a signed namespace finds nothing.
+    public let valueDigests: [Identifier: [UInt64: ArraySlice<UInt8>]]
     public let deviceKey: PublicKey
+    /// The device key's declared `alg`, when its COSE_Key names one.
+    public let deviceKeyAlgorithm: Int64?
     public let docType: String
     public let signed: Date
     public let validFrom: Date
@@ -16,19 +19,21 @@ public struct MobileSecurityObject: Sendable {
 
     /// Parses the issuerAuth payload, `#6.24(bstr .cbor MobileSecurityObject)`.
     /// Some issuers omit the tag-24 wrapper; the MSO map is accepted bare too.
-    public init(payload: ArraySlice<UInt8>) throws(MDocError) {
-        if let mso = Self.commonForm(payload) {
+    /// `limits` bound its decodes (the event's budget, where it has one).
+    public init(payload: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) throws(MDocError) {
+        if let mso = Self.commonForm(payload, limits: limits) {
             self = mso
             return
         }
-        try self.init(general: payload)
+        try self.init(general: payload, limits: limits)
     }
 
     /// The general reader: a full `CBORItem` tree, then the fields. It alone
-    /// decides what is refused, and why.
-    init(general payload: ArraySlice<UInt8>) throws(MDocError) {
-        let outer = try structure { () throws(CBORError) in try CBORDecoder().decode(payload) }
-        let mso = outer.tagged?.tag == 24 ? try structure { () throws(CBORError) in try outer.decodeEmbedded("MSO") } : outer
+    /// decides what is refused, and why. Public for the differential fuzz
+    /// target (Fuzz/parsers.swift), which reads every payload both ways.
+    public init(general payload: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) throws(MDocError) {
+        let outer = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(payload) }
+        let mso = outer.tagged?.tag == 24 ? try structure { () throws(CBORError) in try outer.decodeEmbedded("MSO", limits: limits) } : outer
         guard mso.entries != nil else { throw .malformed("MSO is not a map") }
         version = try structure { () throws(CBORError) in try mso.require("version", in: "MSO").requireText("MSO.version") }
         let algorithm = try structure { () throws(CBORError) in try mso.require("digestAlgorithm", in: "MSO").requireText("MSO.digestAlgorithm") }
@@ -37,7 +42,7 @@ public struct MobileSecurityObject: Sendable {
         docType = try structure { () throws(CBORError) in try mso.require("docType", in: "MSO").requireText("MSO.docType") }
 
         let spaces = try structure { () throws(CBORError) in try mso.require("valueDigests", in: "MSO").requireEntries("MSO.valueDigests") }
-        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
+        var digests: [Identifier: [UInt64: ArraySlice<UInt8>]] = [:]
         digests.reserveCapacity(spaces.count)
         for space in spaces {
             let name = try structure { () throws(CBORError) in try space.key.requireText("MSO.valueDigests key") }
@@ -50,13 +55,14 @@ public struct MobileSecurityObject: Sendable {
                 }
                 byID[id] = digest
             }
-            digests[name] = byID
+            digests[Identifier(name)] = byID
         }
         valueDigests = digests
 
         let keyInfo = try structure { () throws(CBORError) in try mso.require("deviceKeyInfo", in: "MSO") }
         let key = try structure { () throws(CBORError) in try keyInfo.require("deviceKey", in: "MSO.deviceKeyInfo") }
         deviceKey = try COSEKey.publicKey(from: key, context: "MSO.deviceKeyInfo.deviceKey")
+        deviceKeyAlgorithm = try COSEKey.declaredAlgorithm(of: key, context: "MSO.deviceKeyInfo.deviceKey")
 
         let validity = try structure { () throws(CBORError) in try mso.require("validityInfo", in: "MSO") }
         signed = try Self.date(validity, "signed")
@@ -65,13 +71,14 @@ public struct MobileSecurityObject: Sendable {
     }
 
     private init(
-        version: String, digestAlgorithm: HashAlgorithm, valueDigests: [String: [UInt64: ArraySlice<UInt8>]], deviceKey: PublicKey,
-        docType: String, signed: Date, validFrom: Date, validUntil: Date
+        version: String, digestAlgorithm: HashAlgorithm, valueDigests: [Identifier: [UInt64: ArraySlice<UInt8>]], deviceKey: PublicKey,
+        deviceKeyAlgorithm: Int64?, docType: String, signed: Date, validFrom: Date, validUntil: Date
     ) {
         self.version = version
         self.digestAlgorithm = digestAlgorithm
         self.valueDigests = valueDigests
         self.deviceKey = deviceKey
+        self.deviceKeyAlgorithm = deviceKeyAlgorithm
         self.docType = docType
         self.signed = signed
         self.validFrom = validFrom
@@ -87,8 +94,9 @@ public struct MobileSecurityObject: Sendable {
     /// duplicate key, a missing field, a bad value, bytes left over — is nil,
     /// and `init(general:)` reads it or refuses it with the precise reason.
     /// So what this accepts, the general reader accepts with the same fields.
-    static func commonForm(_ payload: ArraySlice<UInt8>) -> MobileSecurityObject? {
-        guard var outer = CBORCursor(payload) else { return nil }
+    /// Public for the differential fuzz target (Fuzz/parsers.swift).
+    public static func commonForm(_ payload: ArraySlice<UInt8>, limits: CBORDecoder.Limits = .default) -> MobileSecurityObject? {
+        guard var outer = CBORCursor(payload, limits: limits) else { return nil }
         var content = payload
         if outer.nextMajor == 6 {
             // `#6.24(bstr)` and nothing after; the map inside is a separate
@@ -96,14 +104,14 @@ public struct MobileSecurityObject: Sendable {
             guard outer.tag() == 24, let embedded = outer.bytes(), outer.isAtEnd else { return nil }
             content = embedded
         }
-        guard var cursor = CBORCursor(content), let count = cursor.mapCount() else { return nil }
+        guard var cursor = CBORCursor(content, limits: limits), let count = cursor.mapCount() else { return nil }
         var version: String?, algorithm: HashAlgorithm?, docType: String?
-        var digests: [String: [UInt64: ArraySlice<UInt8>]]?
-        var deviceKey: PublicKey?
+        var digests: [Identifier: [UInt64: ArraySlice<UInt8>]]?
+        var deviceKey: PublicKey?, deviceKeyAlgorithm: Int64?
         var validity: (signed: Date, validFrom: Date, validUntil: Date)?
         // Keys other than the six, to refuse a duplicate among them as the
         // decoder does (text keys are the same key exactly when their bytes are).
-        var otherKeys: [ArraySlice<UInt8>] = []
+        var otherKeys = TextKeySet()
         for _ in 0..<count {
             guard let key = cursor.textBytes() else { return nil }
             if key.isUTF8("version") {
@@ -121,9 +129,14 @@ public struct MobileSecurityObject: Sendable {
             } else if key.isUTF8("deviceKeyInfo") {
                 guard deviceKey == nil, let info = cursor.item(depth: 1),
                       let keyItem = try? info.require("deviceKey", in: "MSO.deviceKeyInfo"),
-                      let key = try? COSEKey.publicKey(from: keyItem, context: "MSO.deviceKeyInfo.deviceKey")
+                      let key = try? COSEKey.publicKey(from: keyItem, context: "MSO.deviceKeyInfo.deviceKey"),
+                      // A Result, not try?: an absent alg is a value (nil), a bad one is not.
+                      case .success(let declared) = Result(catching: { () throws(MDocError) in
+                          try COSEKey.declaredAlgorithm(of: keyItem, context: "MSO.deviceKeyInfo.deviceKey")
+                      })
                 else { return nil }
                 deviceKey = key
+                deviceKeyAlgorithm = declared
             } else if key.isUTF8("validityInfo") {
                 guard validity == nil, let info = cursor.item(depth: 1), info.entries != nil,
                       let signed = try? date(info, "signed"), let validFrom = try? date(info, "validFrom"),
@@ -136,29 +149,28 @@ public struct MobileSecurityObject: Sendable {
         }
         guard cursor.isAtEnd, let version, let algorithm, let docType, let digests, let deviceKey, let validity else { return nil }
         return MobileSecurityObject(
-            version: version, digestAlgorithm: algorithm, valueDigests: digests, deviceKey: deviceKey, docType: docType,
+            version: version, digestAlgorithm: algorithm, valueDigests: digests, deviceKey: deviceKey,
+            deviceKeyAlgorithm: deviceKeyAlgorithm, docType: docType,
             signed: validity.signed, validFrom: validity.validFrom, validUntil: validity.validUntil)
     }
 
     /// `{* tstr => {* uint => bstr}}` in place. A namespace written twice is
     /// refused (by bytes, as the decoder compares keys); the dictionary is
-    /// filled as the general reader fills it, so even names that differ in
-    /// bytes but compare equal as Swift strings end up the same.
-    private static func valueDigests(_ cursor: inout CBORCursor) -> [String: [UInt64: ArraySlice<UInt8>]]? {
+    /// keyed by bytes, as the general reader keys it.
+    private static func valueDigests(_ cursor: inout CBORCursor) -> [Identifier: [UInt64: ArraySlice<UInt8>]]? {
         guard let spaceCount = cursor.mapCount() else { return nil }
-        var digests: [String: [UInt64: ArraySlice<UInt8>]] = [:]
+        var digests: [Identifier: [UInt64: ArraySlice<UInt8>]] = [:]
         digests.reserveCapacity(spaceCount)
-        var names: [ArraySlice<UInt8>] = []
+        var names = TextKeySet()
         for _ in 0..<spaceCount {
-            guard let nameBytes = cursor.textBytes(), !names.contains(nameBytes), let idCount = cursor.mapCount() else { return nil }
-            names.append(nameBytes)
+            guard let nameBytes = cursor.textBytes(), names.insert(nameBytes), let idCount = cursor.mapCount() else { return nil }
             var byID: [UInt64: ArraySlice<UInt8>] = [:]
             byID.reserveCapacity(idCount)
             for _ in 0..<idCount {
                 // An unsigned key is the same key exactly when its value is, whatever its head's width.
                 guard let id = cursor.unsigned(), let digest = cursor.bytes(), byID.updateValue(digest, forKey: id) == nil else { return nil }
             }
-            digests[String(decoding: nameBytes, as: UTF8.self)] = byID
+            digests[Identifier(String(decoding: nameBytes, as: UTF8.self))] = byID
         }
         return digests
     }

@@ -10,10 +10,10 @@ public struct SessionTranscript: Sendable, Equatable {
 
     /// A transcript received as bytes (ISO proximity, ProximityReader raw data):
     /// used verbatim, only checked to be one CBOR array of three items.
-    public init(received bytes: [UInt8]) throws(MDocError) {
-        let item = try structure { () throws(CBORError) in try CBORDecoder().decode(bytes) }
+    public init(received bytes: [UInt8], limits: CBORDecoder.Limits = .default) throws(MDocError) {
+        let item = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(bytes) }
         // Some callers hand over SessionTranscriptBytes (#6.24 wrapped); unwrap it.
-        let transcript = item.tagged?.tag == 24 ? try structure { () throws(CBORError) in try item.decodeEmbedded("SessionTranscriptBytes") } : item
+        let transcript = item.tagged?.tag == 24 ? try structure { () throws(CBORError) in try item.decodeEmbedded("SessionTranscriptBytes", limits: limits) } : item
         guard transcript.array?.count == 3 else { throw .malformed("SessionTranscript is an array of 3") }
         encoded = Array(transcript.encoded)
     }

@@ -53,12 +53,15 @@ struct ResultStore {
         // the transaction: partition creation is DDL and must not sit inside it.
         // Results the nonce check then rejects simply leave their rows unused.
         let storedAt = Date()
-        var values: [String: [[PostgresValue]]] = [:]
+        // Event ids, tenants and nonce keys are matched by their bytes, as
+        // PostgreSQL compares text: a set of Strings would merge Unicode-equivalent
+        // ids that the database keeps apart.
+        var values: [Identifier: [[PostgresValue]]] = [:]
         var expiries: [Date] = []
         for completion in completions {
-            guard let result = completion.result, result.isVerified, let id = result.requestID, values[id] == nil else { continue }
+            guard let result = completion.result, result.isVerified, let id = result.requestID, values[Identifier(id)] == nil else { continue }
             let rows = try completion.prepared?.values ?? retention.valueRows(for: result, storedAt: storedAt)
-            values[id] = rows.rows
+            values[Identifier(id)] = rows.rows
             expiries += rows.expiries
         }
         if !expiries.isEmpty { try retention.partitions.ensure(covering: expiries, now: storedAt, on: connection) }
@@ -82,7 +85,7 @@ struct ResultStore {
     /// does not depend on a plan (a lookup by id, planned while the table was
     /// small, scanned all of it for every batch), and another writer storing
     /// the same event meanwhile is waited for and then found.
-    private func writeDecided(_ items: [(Completion, VerificationResult)], values: [String: [[PostgresValue]]],
+    private func writeDecided(_ items: [(Completion, VerificationResult)], values: [Identifier: [[PostgresValue]]],
                               positions: [TopicPartition: Int64]) throws -> Written {
         let uses = nonceUses(items)
         // Rows as if every nonce were new; a replay's verdict is corrected below.
@@ -96,7 +99,7 @@ struct ResultStore {
         }
 
         return try connection.transaction(opening: opening) { answers in
-            var claims = Set<String>()
+            var claims = Set<Identifier>()
             if !uses.isEmpty {
                 let claimed = answers[0]
                 for row in 0..<claimed.rowCount {
@@ -105,16 +108,16 @@ struct ResultStore {
                     }
                 }
             }
-            var newIDs = Set<String>()
+            var newIDs = Set<Identifier>()
             if !results.isEmpty, let inserted = answers.last {
-                for row in 0..<inserted.rowCount { if let id = inserted.string(row, "event_id") { newIDs.insert(id) } }
+                for row in 0..<inserted.rowCount { if let id = inserted.string(row, "event_id") { newIDs.insert(Identifier(id)) } }
             }
             // A new result whose nonce this batch did not claim for it: the nonce
             // belongs to another event (stored before, or earlier in the batch).
             let decided = recordingReplays(in: assumed, items: items, uses: uses) { use in
-                newIDs.contains(use.eventID) && !claims.contains(Self.claimKey(tenant: use.tenant, hash: use.hash, eventID: use.eventID))
+                newIDs.contains(Identifier(use.eventID)) && !claims.contains(Self.claimKey(tenant: use.tenant, hash: use.hash, eventID: use.eventID))
             }
-            let fresh = Self.firstOccurrences(decided) { newIDs.contains($0) }
+            let fresh = Self.firstOccurrences(decided) { newIDs.contains(Identifier($0)) }
             var statements = fresh.filter(\.nonceReused).map { item in
                 PostgresStatement("UPDATE results SET verdict = $2, reason_codes = $3::text[] WHERE event_id = $1",
                                   [.text(item.result.requestID ?? ""), .text(item.result.verdict),
@@ -135,14 +138,14 @@ struct ResultStore {
     /// nothing more), then the rows of the results that were new. Not the
     /// worker's path (`pipelining: false`): a second, independent way to the
     /// same decisions, which the tests hold the pipelined write against.
-    private func writeStepByStep(_ items: [(Completion, VerificationResult)], values: [String: [[PostgresValue]]],
+    private func writeStepByStep(_ items: [(Completion, VerificationResult)], values: [Identifier: [[PostgresValue]]],
                                  positions: [TopicPartition: Int64]) throws -> Written {
         try connection.transaction { connection in
             let decided = try decideNonces(items, on: connection)
             var written = Written()
             let newIDs = try insertResults(decided, on: connection)
             written.duplicates = decided.count - newIDs.count
-            let firsts = Self.firstOccurrences(decided) { newIDs.contains($0) }
+            let firsts = Self.firstOccurrences(decided) { newIDs.contains(Identifier($0)) }
             if let elements = try elementStatement(firsts) { try connection.execute(elements) }
             if let kept = try valueStatement(firsts, values: values) { try connection.execute(kept) }
             written.outbox = outboxEntries(firsts)
@@ -237,19 +240,19 @@ struct ResultStore {
               ON n.tenant = wanted.tenant AND n.nonce_hash = decode(wanted.hash_hex, 'hex')
             """,
             [.textArray(uses.map(\.tenant)), .textArray(uses.map { hex($0.hash) })])
-        var owners: [String: String] = [:]  // tenant \0 hex(hash) → event id that owns the nonce
+        var owners: [Identifier: String] = [:]  // tenant \0 hex(hash) → event id that owns the nonce
         for row in 0..<lookup.rowCount {
             if let tenant = lookup.string(row, "tenant"), let hash = lookup.bytes(row, "nonce_hash"), let owner = lookup.string(row, "event_id") {
-                owners[tenant + "\u{0}" + hex(hash)] = owner
+                owners[Identifier(tenant + "\u{0}" + hex(hash))] = owner
             }
         }
         return recordingReplays(in: firstUses(items, uses: uses), items: items, uses: uses) { use in
-            owners[use.tenant + "\u{0}" + hex(use.hash)] != use.eventID
+            !(owners[Identifier(use.tenant + "\u{0}" + hex(use.hash))]?.hasSameUTF8(as: use.eventID) ?? false)
         }
     }
 
-    private static func claimKey(tenant: String, hash: [UInt8], eventID: String) -> String {
-        tenant + "\u{0}" + hex(hash) + "\u{0}" + eventID
+    private static func claimKey(tenant: String, hash: [UInt8], eventID: String) -> Identifier {
+        Identifier(tenant + "\u{0}" + hex(hash) + "\u{0}" + eventID)
     }
 
     /// The items, every use recorded as a first use of its nonce.
@@ -276,20 +279,20 @@ struct ResultStore {
     /// The items whose id `isNew` accepts, each id once: an id twice in one
     /// batch is stored once, with its first occurrence's row.
     private static func firstOccurrences(_ items: [Decided], isNew: (String) -> Bool) -> [Decided] {
-        var seen = Set<String>()
+        var seen = Set<Identifier>()
         return items.filter { item in
             guard let id = item.result.requestID else { return false }
-            return isNew(id) && seen.insert(id).inserted
+            return isNew(id) && seen.insert(Identifier(id)).inserted
         }
     }
 
     /// One row per id, the first occurrence's.
     private func resultRows(_ items: [Decided]) -> [[PostgresValue]] {
-        var seen = Set<String>()
+        var seen = Set<Identifier>()
         var rows: [[PostgresValue]] = []
         for item in items {
             let result = item.result
-            guard let id = result.requestID, seen.insert(id).inserted else { continue }
+            guard let id = result.requestID, seen.insert(Identifier(id)).inserted else { continue }
             let document = result.documents.first
             let ticket = item.completion.ticket
             rows.append([
@@ -305,12 +308,12 @@ struct ResultStore {
     }
 
     /// The ids of the results this inserted (the others were stored before).
-    private func insertResults(_ items: [Decided], on connection: PostgresConnection) throws -> Set<String> {
+    private func insertResults(_ items: [Decided], on connection: PostgresConnection) throws -> Set<Identifier> {
         let rows = resultRows(items)
         guard !rows.isEmpty else { return [] }
         let inserted = try connection.insertColumns(into: "results", columns: Self.resultColumns, rows: rows,
                                                     suffix: "ON CONFLICT (event_id) DO NOTHING RETURNING event_id")
-        return Set((0..<inserted.rowCount).compactMap { inserted.string($0, "event_id") })
+        return Set((0..<inserted.rowCount).compactMap { inserted.string($0, "event_id").map(Identifier.init) })
     }
 
     /// Every disclosed element's name and retention decision (docs/retention.md),
@@ -329,8 +332,8 @@ struct ResultStore {
     }
 
     /// The sealed values of the verified results among `items`.
-    private func valueStatement(_ items: [Decided], values: [String: [[PostgresValue]]]) throws -> PostgresStatement? {
-        let kept = items.filter(\.result.isVerified).flatMap { values[$0.result.requestID ?? ""] ?? [] }
+    private func valueStatement(_ items: [Decided], values: [Identifier: [[PostgresValue]]]) throws -> PostgresStatement? {
+        let kept = items.filter(\.result.isVerified).flatMap { values[Identifier($0.result.requestID ?? "")] ?? [] }
         guard !kept.isEmpty else { return nil }
         return try .insertColumns(into: "element_values", columns: Self.valueColumns, rows: kept, suffix: "ON CONFLICT DO NOTHING")
     }

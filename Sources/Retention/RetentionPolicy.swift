@@ -54,7 +54,7 @@ public enum RetentionPolicy {
     public static func decide(
         namespace: String, element: String, requested: [RequestedElement], tenant: TenantRetention, base: Date
     ) -> RetentionDecision {
-        decide(namespace: namespace, element: element, asked: requested.first { $0.namespace == namespace && $0.element == element },
+        decide(namespace: namespace, element: element, asked: RequestedElementIndex(requested)[namespace: namespace, element: element],
                anyRequested: !requested.isEmpty, tenant: tenant, base: base)
     }
 

@@ -31,18 +31,17 @@ public struct RetentionWriter: Sendable {
         public let decision: RetentionDecision
     }
 
+    /// Names are the same when their bytes are (`Identifier`): lookalike
+    /// spellings are different elements, as the issuer signed them.
     private struct ElementName: Hashable {
-        let namespace: String
-        let element: String
+        let namespace: Identifier
+        let element: Identifier
     }
 
     /// The (namespace, element) pairs met so far. A document discloses a few
     /// dozen elements, whose fingerprints are compared in a list: a hashed
     /// set hashed both strings with SipHash for every element, a third of
     /// deciding. Past `listLimit` the set keeps hostile responses linear.
-    /// Names are equal as Swift strings are (canonically equivalent text is
-    /// the same name, as it was in the set): a fingerprint covers ASCII
-    /// names only, and a name with other text is compared with every name.
     private struct SeenNames {
         static let listLimit = 48
         private var list: [(fingerprint: UInt64, name: ElementName)] = []
@@ -55,34 +54,29 @@ public struct RetentionWriter: Sendable {
         mutating func insert(_ name: ElementName) -> Bool {
             if set != nil { return set!.insert(name).inserted }
             let fingerprint = Self.fingerprint(name)
-            if list.contains(where: { ($0.fingerprint == fingerprint || $0.fingerprint == 0 || fingerprint == 0) && $0.name == name }) {
+            if list.contains(where: { $0.fingerprint == fingerprint && $0.name == name }) {
                 return false
             }
             list.append((fingerprint, name))
             return true
         }
 
-        /// FNV-1a over both names' bytes, never 0; 0 when either is not ASCII.
+        /// FNV-1a over both names' bytes: equal names have equal fingerprints.
         private static func fingerprint(_ name: ElementName) -> UInt64 {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            var high: UInt8 = 0
-            mix(name.namespace, into: &hash, high: &high)
-            mix(name.element, into: &hash, high: &high)
-            return high & 0x80 != 0 ? 0 : hash | 1
+            mix(name.namespace.text, into: &hash)
+            mix(name.element.text, into: &hash)
+            return hash
         }
 
-        private static func mix(_ text: String, into hash: inout UInt64, high: inout UInt8) {
+        private static func mix(_ text: String, into hash: inout UInt64) {
             var text = text
-            var (h, bits) = (hash, high)
+            var h = hash
             text.withUTF8 { bytes in
-                for byte in bytes {
-                    bits |= byte
-                    h = (h ^ UInt64(byte)) &* 0x100_0000_01b3
-                }
+                for byte in bytes { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
             }
             // 0xff is no UTF-8 byte: "ab" + "c" and "a" + "bc" differ.
             hash = (h ^ 0xff) &* 0x100_0000_01b3
-            high = bits
         }
     }
 
@@ -91,12 +85,12 @@ public struct RetentionWriter: Sendable {
         let policy = result.tenant.flatMap { directory[$0]?.retention } ?? .none
         let count = result.documents.reduce(0) { $0 + $1.elements.count }
         var seen = SeenNames(count: count)
+        let requested = RequestedElementIndex(result.requestedElements)
         var decided: [Decided] = []
         decided.reserveCapacity(count)
         for summary in result.documents {
-            for element in summary.elements where seen.insert(ElementName(namespace: element.namespace, element: element.identifier)) {
-                // Element first: it tells candidates apart, the namespace rarely does.
-                let asked = result.requestedElements.first { $0.element == element.identifier && $0.namespace == element.namespace }
+            for element in summary.elements where seen.insert(ElementName(namespace: Identifier(element.namespace), element: Identifier(element.identifier))) {
+                let asked = requested[namespace: element.namespace, element: element.identifier]
                 let decision = RetentionPolicy.decide(
                     namespace: element.namespace, element: element.identifier, asked: asked, anyRequested: !result.requestedElements.isEmpty,
                     tenant: policy, base: result.verifiedAt)
@@ -124,7 +118,7 @@ public struct RetentionWriter: Sendable {
             case .willNotStore: ("willNotStore", .null)
             case .mayStore(let limit): ("mayStore", limit.map { .int(Int64($0)) } ?? .null)
             }
-            return [.text(id), .text(group.key.namespace), .textArray(group.elements), .bool(group.key.requested), .text(intent), days,
+            return [.text(id), .text(group.key.namespace.text), .textArray(group.elements), .bool(group.key.requested), .text(intent), days,
                     .text(group.key.decision.source.rawValue), .bool(group.key.decision.capped), Self.sql(group.key.decision.expiry)]
         }
     }
@@ -132,7 +126,7 @@ public struct RetentionWriter: Sendable {
     /// Decided elements gathered by (namespace, requested, decision), names as stored.
     private struct ElementGroups {
         struct Key: Hashable {
-            let namespace: String
+            let namespace: Identifier
             let requested: Bool
             let decision: RetentionDecision
         }
@@ -144,7 +138,7 @@ public struct RetentionWriter: Sendable {
         private static let listLimit = 16
 
         mutating func add(_ item: Decided) {
-            let key = Key(namespace: PostgresValue.storable(item.element.namespace), requested: item.requested, decision: item.decision)
+            let key = Key(namespace: Identifier(PostgresValue.storable(item.element.namespace)), requested: item.requested, decision: item.decision)
             let name = PostgresValue.storable(item.element.identifier)
             if let position = position(of: key) {
                 all[position].elements.append(name)

@@ -16,6 +16,13 @@ extension CBOR {
         return .map(entries)
     }
 
+    /// A map with `value` under `key`: replaced where the key is, appended where it is not.
+    public func setting(_ key: CBOR, to value: CBOR) -> CBOR {
+        guard case .map(let entries) = self else { return self }
+        if entries.contains(where: { $0.key == key }) { return replacing(key, with: value) }
+        return .map(entries + [MapEntry(key, value)])
+    }
+
     /// An array (or tagged array, as COSE messages may be) with element `index` transformed.
     func mappingCOSEPart(_ index: Int, _ transform: (CBOR) -> CBOR) -> CBOR {
         switch self {

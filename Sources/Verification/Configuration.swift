@@ -31,6 +31,8 @@ public struct Configuration: Sendable {
         var tenants: [Tenant] = []
         for (index, entry) in tenantList.enumerated() {
             let tenant = try loadTenant(entry, path: "tenants[\(index)]", base: base, time: time)
+            // Swift's equality here, not bytes: ids that are Unicode-equivalent
+            // are refused too, being two tenants no operator could tell apart.
             guard !tenants.contains(where: { $0.id == tenant.id }) else { throw ConfigError("tenants[\(index)].id: duplicate tenant id \(tenant.id)") }
             tenants.append(tenant)
         }
@@ -40,7 +42,7 @@ public struct Configuration: Sendable {
     private static func loadTenant(_ entry: Any, path: String, base: URL, time: Date) throws(ConfigError) -> Tenant {
         guard let object = entry as? [String: Any] else { throw ConfigError("\(path): a tenant is a JSON object") }
         let known: Set<String> = ["id", "merchantIds", "teamId", "encryptionKeys", "trustAnchors", "origins", "maxRequestAgeSeconds", "vicals",
-                                  "maxRetentionDays", "retentionDefaults", "outcomeRecipientKey"]
+                                  "pinnedDocumentSigners", "maxRetentionDays", "retentionDefaults", "outcomeRecipientKey"]
         if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
             throw ConfigError("\(path).\(unknown): unknown tenant setting")
         }
@@ -74,7 +76,15 @@ public struct Configuration: Sendable {
                 anchors += try loadVICAL(vical, setting: "\(path).vicals[\(index)]", base: base, time: time)
             }
         }
-        guard !anchors.isEmpty else { throw ConfigError("\(path): no trust anchors (trustAnchors or vicals) configured") }
+        // Signers trusted as they are: a setting of its own, never implied by
+        // trustAnchors, whose certificates may issue signers but not be one.
+        var pinned: [Certificate] = []
+        for (index, entry) in try strings(object["pinnedDocumentSigners"], "\(path).pinnedDocumentSigners").enumerated() {
+            pinned += try loadCertificates(resolve(entry, base), setting: "\(path).pinnedDocumentSigners[\(index)]")
+        }
+        guard !anchors.isEmpty || !pinned.isEmpty else {
+            throw ConfigError("\(path): no trust anchors (trustAnchors, vicals or pinnedDocumentSigners) configured")
+        }
 
         var maxAge: TimeInterval = 600
         if let value = object["maxRequestAgeSeconds"] {
@@ -102,7 +112,7 @@ public struct Configuration: Sendable {
         }
         return Tenant(
             id: id, merchantIDs: Set(merchantIDs), teamID: teamID ?? nil, keys: keys, trustAnchors: anchors,
-            origins: Set(origins), maxRequestAge: maxAge, retention: TenantRetention(maxDays: maxRetentionDays, defaults: defaults),
+            pinnedDocumentSigners: pinned, origins: Set(origins), maxRequestAge: maxAge, retention: TenantRetention(maxDays: maxRetentionDays, defaults: defaults),
             outcomeRecipientKey: recipient)
     }
 

@@ -1,3 +1,4 @@
+import CBOR
 import Foundation
 import JSON
 import MDoc
@@ -95,14 +96,13 @@ struct EventCommonForm {
         var id: String?, specVersionOK = false, typeOK = false, source: String?, time: Date?, contentTypeOK = false
         var data: DataFields?
         var seen = 0
-        var otherKeys: [UnsafeBufferPointer<UInt8>] = []
+        var otherKeys = TextKeySet()
         if !scanner.consume(UInt8(ascii: "}")) {
             repeat {
                 guard let key = scanner.plainString(), scanner.consume(UInt8(ascii: ":")) else { return nil }
                 guard let attribute = Attribute(key) else {
                     // An extension attribute: any valid value, read by the parser's rules.
-                    guard !otherKeys.contains(where: { $0.elementsEqual(key) }), scanner.value(depth: 1) != nil else { return nil }
-                    otherKeys.append(key)
+                    guard otherKeys.insert(Array(key)[...]), scanner.value(depth: 1) != nil else { return nil }
                     continue
                 }
                 guard seen & (1 << attribute.rawValue) == 0 else { return nil }

@@ -1,4 +1,5 @@
 import CBOR
+import MDoc
 import Crypto
 import Foundation
 import JSON
@@ -30,18 +31,19 @@ public enum OutcomeClaims {
     /// (`VerificationResult.releasingElementValues()`) are gone: the worker
     /// seals before it releases.
     public static func plaintext(of result: VerificationResult) -> [UInt8]? {
+        let requested = RequestedElementIndex(result.requestedElements)
         var spaces: [(String, [CBOR.MapEntry])] = []
-        var seen = Set<String>()
+        var spaceIndex: [Identifier: Int] = [:]
+        var seen = Set<[Identifier]>()
         for element in result.documents.flatMap(\.elements) {
-            guard result.requestedElements.contains(where: {
-                $0.namespace == element.namespace && $0.element == element.identifier && $0.retention != .willNotStore
-            }),
-                  let value = element.value, seen.insert(element.namespace + "\u{0}" + element.identifier).inserted
+            guard let asked = requested[namespace: element.namespace, element: element.identifier], asked.retention != .willNotStore,
+                  let value = element.value, seen.insert([Identifier(element.namespace), Identifier(element.identifier)]).inserted
             else { continue }
             let entry = CBOR.MapEntry(.text(element.identifier), .preEncoded(Array(value.encoded)))
-            if let index = spaces.firstIndex(where: { $0.0 == element.namespace }) {
+            if let index = spaceIndex[Identifier(element.namespace)] {
                 spaces[index].1.append(entry)
             } else {
+                spaceIndex[Identifier(element.namespace)] = spaces.count
                 spaces.append((element.namespace, [entry]))
             }
         }

@@ -50,9 +50,10 @@ public struct OutcomeEvent: Sendable {
     /// The event as a JSON value; `null` wherever the schema allows it for a missing part.
     public var jsonValue: JSONValue {
         let requestID = result.requestID ?? ""
+        let index = RequestedElementIndex(result.requestedElements)
         let elements: [JSONValue] = result.documents.flatMap { summary in
             summary.elements.map { element -> JSONValue in
-                let requested = result.requestedElements.first { $0.namespace == element.namespace && $0.element == element.identifier }
+                let requested = index[namespace: element.namespace, element: element.identifier]
                 return [
                     "namespace": .string(element.namespace), "element": .string(element.identifier),
                     "retention": requested.map { Self.retention($0.retention) } ?? .null,
@@ -145,14 +146,14 @@ public struct OutcomeEvent: Sendable {
         if let summary = result.documents.first { Self.write(summary, to: &out) } else { out.null() }
         out.key("elements")
         out.beginArray()
+        let index = RequestedElementIndex(result.requestedElements)
         for summary in result.documents {
             for element in summary.elements {
                 out.beginObject()
                 out.key("element"); out.string(element.identifier)
                 out.key("namespace"); out.string(element.namespace)
                 out.key("retention")
-                // Element first: it tells candidates apart, the namespace rarely does.
-                let requested = result.requestedElements.first { $0.element == element.identifier && $0.namespace == element.namespace }
+                let requested = index[namespace: element.namespace, element: element.identifier]
                 if let requested { Self.write(requested.retention, to: &out) } else { out.null() }
                 out.endObject()
             }

@@ -85,7 +85,7 @@ struct Session {
         let info: AnnexCEncryptionInfo
         do {
             encrypted = try AnnexCEncryptedResponse(bytes: response[...], limits: limits)
-            info = try AnnexCEncryptionInfo(bytes: encryptionInfoBytes[...])
+            info = try AnnexCEncryptionInfo(bytes: encryptionInfoBytes[...], limits: limits)
             report.pass(.payloadStructure)
         } catch {
             report.fail(.payloadStructure, payloadReason(error, "Annex C response"))
@@ -119,7 +119,7 @@ struct Session {
     private mutating func openPlain(payload: [UInt8], transcriptBytes: [UInt8], readerKeyBytes: [UInt8]?, into report: inout CheckReport) -> DeviceResponse? {
         let response: CBORItem
         do {
-            transcript = try SessionTranscript(received: transcriptBytes)
+            transcript = try SessionTranscript(received: transcriptBytes, limits: limits)
             if let readerKeyBytes {
                 guard let key = Self.readerKey(readerKeyBytes) else { throw MDocError.malformed("ephemeralReaderKey is neither a P-256 scalar nor a DER private key") }
                 readerKey = key
@@ -165,7 +165,7 @@ struct Session {
     }
 
     private func parseResponse(_ item: CBORItem, into report: inout CheckReport) throws(MDocError) -> DeviceResponse {
-        try DeviceResponse(item)
+        try DeviceResponse(item, limits: limits)
     }
 
     private func payloadReason(_ error: any Error, _ what: String) -> Reason {

@@ -35,21 +35,33 @@ public struct Tenant: Sendable {
     /// The integration's P-256 key: when set, outcomes carry the requested
     /// element values sealed to it (`data.claims`).
     public let outcomeRecipientKey: PublicKey?
+    /// The same identifiers, matched by their bytes (`Identifier`).
+    private let exactMerchantIDs: Set<Identifier>
+    private let exactOrigins: Set<Identifier>
 
     public init(
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
+        pinnedDocumentSigners: [Certificate] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil
     ) {
         self.id = id
         self.merchantIDs = merchantIDs
         self.teamID = teamID
         self.keys = keys
-        self.trustStore = TrustStore(anchors: trustAnchors)
+        self.trustStore = TrustStore(anchors: trustAnchors, pinnedSigners: pinnedDocumentSigners)
         self.origins = origins
         self.maxRequestAge = maxRequestAge
         self.retention = retention
         self.outcomeRecipientKey = outcomeRecipientKey
+        exactMerchantIDs = Set(merchantIDs.map(Identifier.init))
+        exactOrigins = Set(origins.map(Identifier.init))
     }
+
+    /// Whether `merchantID` is, byte for byte, one of the tenant's.
+    public func owns(merchantID: String) -> Bool { exactMerchantIDs.contains(Identifier(merchantID)) }
+
+    /// Whether `origin` is, byte for byte, one of the tenant's.
+    public func owns(origin: String) -> Bool { exactOrigins.contains(Identifier(origin)) }
 
     func key(withHash hash: [UInt8]) -> TenantKey? {
         keys.first { $0.keyHash == hash }
@@ -60,13 +72,16 @@ public struct Tenant: Sendable {
     }
 }
 
-/// The tenants a verifier serves, by id.
+/// The tenants a verifier serves, by id: by the id's bytes, as the nonce
+/// store keys them, so a lookalike id is an unknown tenant, never an alias.
 public struct TenantDirectory: Sendable {
-    public let tenants: [String: Tenant]
+    private let byID: [Identifier: Tenant]
 
     public init(_ tenants: [Tenant]) {
-        self.tenants = Dictionary(tenants.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        byID = Dictionary(tenants.map { (Identifier($0.id), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    public subscript(id: String) -> Tenant? { tenants[id] }
+    public var tenants: [Tenant] { Array(byID.values) }
+
+    public subscript(id: String) -> Tenant? { byID[Identifier(id)] }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MDoc
 
 /// A tenant's own retention policy (config `maxRetentionDays`,
 /// `retentionDefaults`). It only states the settings; how they combine with
@@ -33,9 +34,10 @@ public struct TenantRetention: Sendable, Equatable {
 
     /// The most specific default: the exact element, then the namespace's
     /// "*", then "*"/"*".
+    /// Names match by their bytes, as everywhere a disclosed name is matched.
     public func defaultRetention(namespace: String, element: String) -> Retention? {
-        defaults.first { $0.namespace == namespace && $0.element == element }?.retention
-            ?? defaults.first { $0.namespace == namespace && $0.element == "*" }?.retention
+        defaults.first { $0.namespace.hasSameUTF8(as: namespace) && $0.element.hasSameUTF8(as: element) }?.retention
+            ?? defaults.first { $0.namespace.hasSameUTF8(as: namespace) && $0.element == "*" }?.retention
             ?? defaults.first { $0.namespace == "*" && $0.element == "*" }?.retention
     }
 }

@@ -14,7 +14,7 @@ enum TranscriptDiagnosis {
             sha256(SessionTranscript.appleWalletApp(nonce: nonce, merchantID: merchantID, teamID: teamID, recipientKeyHash: keyHash).encoded) == infoHash
         }
         let prefix = "infoHash does not match the SessionTranscript rebuilt from the event and tenant config: "
-        for other in tenant.merchantIDs.sorted() where other != merchantID && matches(merchantID: other) {
+        for other in tenant.merchantIDs.sorted() where !other.hasSameUTF8(as: merchantID) && matches(merchantID: other) {
             return prefix + "merchantId differs (the device used another of tenant \(tenant.id)'s merchant IDs)"
         }
         if teamID != appleTestTeamID && matches(teamID: appleTestTeamID) {

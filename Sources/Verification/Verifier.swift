@@ -10,7 +10,8 @@ import MDoc
 public struct Verifier: Sendable {
     public let directory: TenantDirectory
     public var eventParser: EventParser
-    /// Limits for CBOR from strangers (envelopes, plaintexts, responses).
+    /// Limits for CBOR from strangers (envelopes, plaintexts, responses);
+    /// `maxItems` is also what all decodes of one event may take together.
     public var cborLimits: CBORDecoder.Limits
     /// How far in the future an event's `time` may lie (clock skew between producer and worker).
     public var allowedClockSkew: TimeInterval = 300
@@ -47,7 +48,8 @@ public struct Verifier: Sendable {
                 report.fail(.eventTenant, .eventUnknownTenant, problem)
             } else {
                 report.pass(.eventTenant)
-                var session = Session(request: request, tenant: tenant, time: time, limits: cborLimits)
+                // One budget for every CBOR decode of this event, however deeply its structures nest.
+                var session = Session(request: request, tenant: tenant, time: time, limits: cborLimits.budgeted())
                 if let response = session.openResponse(into: &report) {
                     documents = verifyDocuments(response, session: session, into: &report)
                 }
@@ -67,10 +69,10 @@ public struct Verifier: Sendable {
     private func attributionProblem(_ request: VerificationRequest, _ tenant: Tenant) -> String? {
         switch request.input {
         case .appleWalletApp(_, _, _, let merchantID):
-            if !tenant.merchantIDs.contains(merchantID) { return "merchantId is not one of tenant \(tenant.id)'s merchant IDs" }
+            if !tenant.owns(merchantID: merchantID) { return "merchantId is not one of tenant \(tenant.id)'s merchant IDs" }
             if tenant.teamID == nil { return "tenant \(tenant.id) has no teamId for apple-wallet-app requests" }
         case .appleWalletWeb(_, _, _, let origin):
-            if !tenant.origins.contains(origin) { return "origin is not one of tenant \(tenant.id)'s origins" }
+            if !tenant.owns(origin: origin) { return "origin is not one of tenant \(tenant.id)'s origins" }
         case .isoDeviceResponse:
             break
         }
@@ -92,7 +94,7 @@ public struct Verifier: Sendable {
         report.pass(.responseDocuments)
         guard let transcript = session.transcript else { return [] }
         let context = DocumentVerificationContext(
-            transcript: transcript, trustStore: session.tenant.trustStore, time: session.time, readerKey: session.readerKey)
+            transcript: transcript, trustStore: session.tenant.trustStore, time: session.time, readerKey: session.readerKey, limits: session.limits)
         let verifier = DocumentVerifier()
         return response.documents.enumerated().map { index, document in
             verifier.verify(document, index: index, context: context, into: &report)

@@ -226,3 +226,50 @@ private let appendixA: [(String, CBOR)] = [
         #expect(try CBORDecoder().decode(lookalike.encoded())["device\u{212A}eyInfo"]?.int == 1)
     }
 }
+
+/// One budget for every decode of one event (`CBORBudget`).
+@Suite struct CBORBudgetTests {
+    /// An array of `count` small integers: count + 1 items.
+    static func array(_ count: Int) -> [UInt8] {
+        CBOR.array((0..<count).map { .unsigned(UInt64($0 % 24)) }).encoded()
+    }
+
+    @Test func decodesSharingABudgetAreLimitedTogether() throws {
+        let limits = CBORDecoder.Limits(maxItems: 1_000).budgeted()
+        let decoder = CBORDecoder(limits: limits)
+        // Each decode alone is well within the per-decode limit of 1,000 items.
+        for _ in 0..<3 { _ = try decoder.decode(Self.array(299)) }
+        #expect(limits.budget?.items == 900)
+        #expect(throws: CBORError.budgetExceeded(items: 1_000, bytes: limits.budget!.maxBytes)) {
+            _ = try decoder.decode(Self.array(299))
+        }
+        // Without a budget the same decodes all pass.
+        let plain = CBORDecoder(limits: CBORDecoder.Limits(maxItems: 1_000))
+        for _ in 0..<4 { _ = try plain.decode(Self.array(299)) }
+    }
+
+    @Test func cursorsReadOnTheSameBudget() throws {
+        let limits = CBORDecoder.Limits(maxItems: 100).budgeted()
+        let bytes = Self.array(60)[...]
+        var first = try #require(CBORCursor(bytes, limits: limits))
+        #expect(first.arrayCount() == 60)
+        for _ in 0..<60 { #expect(first.unsigned() != nil) }
+        var second = try #require(CBORCursor(bytes, limits: limits))
+        #expect(second.arrayCount() == 60)
+        var read = 0
+        while second.unsigned() != nil { read += 1 }
+        #expect(read == 100 - 61 - 1, "the second cursor stops where the event's budget ends")
+    }
+
+    @Test func bytesReadAreBudgetedToo() throws {
+        let limits = CBORDecoder.Limits(maxItems: 1_000_000, maxInputSize: 1_000).budgeted(bytesPerInput: 2)
+        let decoder = CBORDecoder(limits: limits)
+        let input = CBOR.bytes([UInt8](repeating: 7, count: 600)).encoded()
+        // 603 bytes each: three fit in 2,000, the fourth does not.
+        for _ in 0..<3 { _ = try decoder.decode(input) }
+        #expect(limits.budget?.bytes == 3 * input.count)
+        #expect(throws: CBORError.budgetExceeded(items: 1_000_000, bytes: 2_000)) {
+            _ = try decoder.decode(input)
+        }
+    }
+}

@@ -10,6 +10,28 @@ import Verification
 /// worker keeps running.
 @Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
 struct HostileWorkerTests {
+    /// A verified Apple response replayed under a new event id, its tenant
+    /// spelled with U+212A KELVIN SIGN for the K: Swift's String equality
+    /// found the tenant while the nonce store keyed the replay apart, and it
+    /// verified twice. By bytes it is an unknown tenant.
+    @Test func aReplayUnderALookalikeTenantIsNotVerifiedAgain() throws {
+        let fixture = try PipelineFixture(tenantID: "Kacme")
+        let original = try fixture.factory.event(.appleWalletApp)
+        var replay = original
+        replay.attributes["id"] = "replay-\(original.id!)"
+        replay.data["tenant"] = "\u{212A}acme"
+        var sameTenant = original
+        sameTenant.attributes["id"] = "again-\(original.id!)"
+        let worker = try fixture.startWorker()
+        try produce([("k1", original.json()), ("k2", replay.json()), ("k1", sameTenant.json())], to: fixture.broker.bootstrap)
+        #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM results") >= 3 }, "\(worker.log.suffix(1500))")
+        let stored = try fixture.database.results()
+        #expect(stored[original.id!]?.reasons == [], "\(String(describing: stored[original.id!]))")
+        #expect(stored[replay.attributes["id"]!]?.reasons == ["event.unknown_tenant"], "\(String(describing: stored[replay.attributes["id"]!]))")
+        #expect(stored[sameTenant.attributes["id"]!]?.reasons == ["request.nonce_reused"], "\(String(describing: stored[sameTenant.attributes["id"]!]))")
+        #expect(worker.terminate() == 0)
+    }
+
     @Test func hostileRecordsEndAsResultsOrDeadLettersAndTheWorkerSurvives() throws {
         let fixture = try PipelineFixture()
         var records: [(key: String, value: [UInt8])] = []

@@ -47,7 +47,7 @@ import Verification
         #expect(try issuerAuth.x5chain(context: "test") == [factory.authority.documentSigner, factory.authority.iaca])
         let mso = try MobileSecurityObject(payload: try #require(issuerAuth.payload))
         #expect(mso.digestAlgorithm == .sha384)
-        #expect(mso.valueDigests.keys.sorted() == [TestIssuer.Credential.mDLNameSpace, TestIssuer.Credential.aamvaNameSpace].sorted())
+        #expect(mso.valueDigests.keys.map(\.text).sorted() == [TestIssuer.Credential.mDLNameSpace, TestIssuer.Credential.aamvaNameSpace].sorted())
         let raw = try CBORDecoder().decode(event.deviceResponse)
         let tag = raw["documents"]?.array?.first?["issuerSigned"]?["issuerAuth"]?.tagged?.tag
         #expect(tag == 18)

@@ -32,8 +32,9 @@ struct AnnexDVectorTests {
     }
 
     static func verify(at time: Date, form: TranscriptForm = .sessionTranscriptBytes, readerKey: Bool = true) throws -> VerificationResult {
-        let anchor = try certificates("\(folder)/ds_cert.pem")
-        let verifier = Verifier(directory: TenantDirectory([Tenant(id: "t", trustAnchors: anchor)]))
+        // The utopia IACA is not published: the signer is pinned, as multipaz and mdoc-ts do.
+        let signer = try certificates("\(folder)/ds_cert.pem")
+        let verifier = Verifier(directory: TenantDirectory([Tenant(id: "t", trustAnchors: [], pinnedDocumentSigners: signer)]))
         let event = isoEvent(
             payload: try Vectors.hex("\(folder)/device_response.hex"), transcript: try transcript(form),
             readerKey: readerKey ? try readerScalar() : nil, verifiedAt: time)
@@ -78,14 +79,22 @@ struct AnnexDVectorTests {
 /// deviceSignature payloads, so the received bytes must be hashed as received.
 ///
 /// The signer `issuer_ny_dmv.pem` is a self-signed CA certificate without the
-/// Annex B document-signer extensions; it is pinned as the trust anchor, and a
-/// pinned signer is trusted as it is (the profile binds IACA-issued signers).
+/// Annex B document-signer extensions; it is pinned (`pinnedDocumentSigners`),
+/// and a pinned signer is trusted as it is (the profile binds IACA-issued signers).
 @Suite(.enabled(if: Vectors.available, "shared/vectors not found (set VERIDOC_VECTORS or place shared/vectors next to the package)"))
 struct Auth0VectorTests {
     static let at = instant("2024-01-01T00:00:00Z")
 
     static func verify(_ example: String, transcriptFile: String = "session_transcript.cbor.hex") throws -> VerificationResult {
-        try verifyISOFolder("auth0-mdl/\(example)", anchors: certificates("auth0-mdl/issuer_ny_dmv.pem"), at: at, transcriptFile: transcriptFile)
+        try verifyISOFolder("auth0-mdl/\(example)", pinned: certificates("auth0-mdl/issuer_ny_dmv.pem"), at: at, transcriptFile: transcriptFile)
+    }
+
+    /// The same self-signed signer configured as a trust anchor is not a
+    /// document signer: an anchor never signs an MSO itself unless pinned.
+    @Test func theSignerAsATrustAnchorIsRefused() throws {
+        let result = try verifyISOFolder("auth0-mdl/example1", anchors: certificates("auth0-mdl/issuer_ny_dmv.pem"), at: Self.at)
+        #expect(result.codes == [.issuerUntrusted, .issuerCertificateInvalid], "\(result.summary)")
+        #expect(result.report.reasons.first?.detail.contains("trust anchor itself") == true)
     }
 
     @Test(arguments: ["example1", "example2", "example4"])
@@ -99,7 +108,7 @@ struct Auth0VectorTests {
         let result = try Self.verify("example3")
         #expect(result.codes == [.msoDigestMismatch], "\(result.summary)")
         let digest = result.report.reasons.first { $0.code == .msoDigestMismatch }
-        #expect(digest?.detail.hasSuffix("digest mismatch for org.iso.18013.5.1/family_name") == true)
+        #expect(digest?.detail.hasSuffix("digest mismatch for 1 item(s): org.iso.18013.5.1/family_name") == true, "\(digest?.detail ?? "")")
         #expect(result.report.status(of: .issuerSignature) == .passed)
         #expect(result.report.status(of: .deviceAuthentication) == .passed)
     }
@@ -126,8 +135,15 @@ struct AnimoVectorTests {
         Case(folder: "animo-oid4vp-1.0", validAt: "2026-01-12T00:00:00Z"),
     ]
 
+    /// Folders whose `trust_anchor.pem` is the document signer itself (README §3):
+    /// pinned. Animo's is a real root that issued its signer.
+    static let pinnedSigner: Set<String> = ["google-dcapi-oid4vp-draft24", "france-oid4vp-draft18", "ubique-oid4vp-draft18"]
+
     static func verify(_ folder: String, at time: Date) throws -> VerificationResult {
-        try verifyISOFolder("animo-mdoc/\(folder)", anchors: certificates("animo-mdoc/\(folder)/trust_anchor.pem"), at: time)
+        let trust = try certificates("animo-mdoc/\(folder)/trust_anchor.pem")
+        return pinnedSigner.contains(folder)
+            ? try verifyISOFolder("animo-mdoc/\(folder)", pinned: trust, at: time)
+            : try verifyISOFolder("animo-mdoc/\(folder)", anchors: trust, at: time)
     }
 
     @Test(arguments: valid)
@@ -138,8 +154,8 @@ struct AnimoVectorTests {
         #expect(result.documents.count == 1)
     }
 
-    /// Ubique's DS "C=CH, CN=Subject" has no extensions at all; it is the
-    /// pinned anchor, so it is trusted as it is.
+    /// Ubique's DS "C=CH, CN=Subject" has no extensions at all; it is
+    /// pinned, so it is trusted as it is.
     @Test func ubiqueVerifiedWithItsPinnedSigner() throws {
         let result = try Self.verify("ubique-oid4vp-draft18", at: instant("2025-02-01T00:00:00Z"))
         #expect(result.codes == [], "\(result.summary)")
@@ -185,7 +201,7 @@ struct AnimoVectorTests {
         var counts: [String: Int] = [:]
         for space in issuerSigned.nameSpaces {
             for item in space.items {
-                let expected = try #require(mso.valueDigests[space.name]?[item.digestID], "\(space.name)/\(item.elementIdentifier)")
+                let expected = try #require(mso.valueDigests[Identifier(space.name)]?[item.digestID], "\(space.name)/\(item.elementIdentifier)")
                 #expect(mso.digestAlgorithm.hash(item.taggedBytes) == Array(expected), "\(space.name)/\(item.elementIdentifier)")
                 counts[space.name, default: 0] += 1
             }
@@ -196,6 +212,6 @@ struct AnimoVectorTests {
         let item = try #require(issuerSigned.nameSpaces.first?.items.first)
         var tampered = Array(item.taggedBytes)
         tampered[tampered.count - 1] ^= 0x01
-        #expect(mso.digestAlgorithm.hash(tampered) != Array(try #require(mso.valueDigests[issuerSigned.nameSpaces[0].name]?[item.digestID])))
+        #expect(mso.digestAlgorithm.hash(tampered) != Array(try #require(mso.valueDigests[Identifier(issuerSigned.nameSpaces[0].name)]?[item.digestID])))
     }
 }

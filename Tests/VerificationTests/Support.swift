@@ -46,9 +46,11 @@ func isoEvent(
 }
 
 /// Verifies a plain DeviceResponse vector folder (`device_response.hex` and
-/// `session_transcript.cbor.hex`) against `anchors` at `time`.
-func verifyISOFolder(_ folder: String, anchors: [Certificate], at time: Date, transcriptFile: String = "session_transcript.cbor.hex") throws -> VerificationResult {
-    let verifier = Verifier(directory: TenantDirectory([Tenant(id: "t", trustAnchors: anchors)]))
+/// `session_transcript.cbor.hex`) against `anchors` (and signers pinned as they are) at `time`.
+func verifyISOFolder(
+    _ folder: String, anchors: [Certificate] = [], pinned: [Certificate] = [], at time: Date, transcriptFile: String = "session_transcript.cbor.hex"
+) throws -> VerificationResult {
+    let verifier = Verifier(directory: TenantDirectory([Tenant(id: "t", trustAnchors: anchors, pinnedDocumentSigners: pinned)]))
     let event = isoEvent(
         payload: try Vectors.hex("\(folder)/device_response.hex"), transcript: try Vectors.hex("\(folder)/\(transcriptFile)"), verifiedAt: time)
     return verifier.verify(eventJSON: event, at: time)
