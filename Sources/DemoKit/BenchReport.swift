@@ -97,6 +97,197 @@ public struct BenchReport: Codable, Sendable {
         }
     }
 
+    /// A valid event verified in a child process: the baseline of the hostile row's ratios.
+    public struct HostileNormal: Codable, Sendable {
+        public var flow: String
+        public var bytes: Int
+        public var cpuMilliseconds: Double
+        public var peakRSSMegabytes: Double
+        public var verdict: String
+
+        public init(flow: String, bytes: Int, cpuMilliseconds: Double, peakRSSMegabytes: Double, verdict: String) {
+            self.flow = flow
+            self.bytes = bytes
+            self.cpuMilliseconds = cpuMilliseconds
+            self.peakRSSMegabytes = peakRSSMegabytes
+            self.verdict = verdict
+        }
+    }
+
+    /// One hostile event, verified in a child process, against the valid event of its flow and size.
+    public struct HostileMeasure: Codable, Sendable {
+        public var bytes: Int
+        /// Items of the dimension the event carries.
+        public var count: Int
+        /// The child's user + system CPU, ms.
+        public var cpuMilliseconds: Double
+        public var peakRSSMegabytes: Double
+        /// ÷ the valid event's, whole processes.
+        public var cpuRatio: Double
+        public var rssRatio: Double
+        /// What the event costs beyond a process's start-up ÷ what a valid event of its size does, both from
+        /// `Hostile.validLine`: what verifying costs in a worker, which starts once. Set by `Hostile.init`.
+        public var netCPURatio: Double = 0
+        public var netRSSRatio: Double = 0
+        /// verified, rejected, timeout (killed at the time limit: the ratios are lower bounds) or error.
+        public var verdict: String
+        public var reasons: [String]
+
+        public init(bytes: Int, count: Int, cpuMilliseconds: Double, peakRSSMegabytes: Double, normal: HostileNormal, verdict: String, reasons: [String]) {
+            self.bytes = bytes
+            self.count = count
+            self.cpuMilliseconds = cpuMilliseconds
+            self.peakRSSMegabytes = peakRSSMegabytes
+            cpuRatio = cpuMilliseconds / max(normal.cpuMilliseconds, 1e-9)
+            rssRatio = peakRSSMegabytes / max(normal.peakRSSMegabytes, 1e-9)
+            self.verdict = verdict
+            self.reasons = reasons
+        }
+    }
+
+    /// One hostile dimension: its largest event within the size limit and, when
+    /// the verifier refuses that one for a budget (its reasons differ from a
+    /// small event's of the dimension), the largest it still reads through.
+    public struct HostileRow: Codable, Sendable {
+        public var dimension: String
+        public var flow: String
+        public var atLimit: HostileMeasure
+        public var largestRead: HostileMeasure?
+
+        public init(dimension: String, flow: String, atLimit: HostileMeasure, largestRead: HostileMeasure?) {
+            self.dimension = dimension
+            self.flow = flow
+            self.atLimit = atLimit
+            self.largestRead = largestRead
+        }
+
+        var measures: [HostileMeasure] { [atLimit] + (largestRead.map { [$0] } ?? []) }
+    }
+
+    /// What valid events cost by size, fitted (least squares) through every
+    /// valid event measured: the intercept is a process's start-up, the slope
+    /// what verifying costs per MiB. One start-up varies by more than a valid
+    /// event of a few MB costs beyond it, so no single pair of runs is used.
+    public struct HostileLine: Codable, Sendable {
+        public var startupCPUMilliseconds: Double
+        public var cpuMillisecondsPerMiB: Double
+        public var startupRSSMegabytes: Double
+        public var rssMegabytesPerMiB: Double
+
+        init(_ points: [HostileNormal]) {
+            func fit(_ y: (HostileNormal) -> Double) -> (intercept: Double, slope: Double) {
+                let xs = points.map { Double($0.bytes) / 1_048_576 }
+                let ys = points.map(y)
+                let n = Double(max(points.count, 1))
+                let (mx, my) = (xs.reduce(0, +) / n, ys.reduce(0, +) / n)
+                let variance = zip(xs, xs).map { ($0 - mx) * ($1 - mx) }.reduce(0, +)
+                let slope = variance > 0 ? max(0, zip(xs, ys).map { ($0 - mx) * ($1 - my) }.reduce(0, +) / variance) : 0
+                return (max(0, my - slope * mx), slope)
+            }
+            (startupCPUMilliseconds, cpuMillisecondsPerMiB) = fit(\.cpuMilliseconds)
+            (startupRSSMegabytes, rssMegabytesPerMiB) = fit(\.peakRSSMegabytes)
+        }
+
+        /// Floors of 1 ms and 1 MB on a valid event's share: below them one run's
+        /// noise, not the hostile event, would make the ratio.
+        func net(_ measure: HostileMeasure) -> (cpu: Double, rss: Double) {
+            let mebibytes = Double(measure.bytes) / 1_048_576
+            return (max(measure.cpuMilliseconds - startupCPUMilliseconds, 0) / max(cpuMillisecondsPerMiB * mebibytes, Hostile.cpuFloor),
+                    max(measure.peakRSSMegabytes - startupRSSMegabytes, 0) / max(rssMegabytesPerMiB * mebibytes, Hostile.rssFloor))
+        }
+    }
+
+    public struct Hostile: Codable, Sendable {
+        static let cpuFloor = 1.0
+        static let rssFloor = 1.0
+
+        public var maxEventBytes: Int
+        public var runsPerEvent: Int
+        public var timeoutSeconds: Double
+        /// The worst ratio aimed at (reported, not enforced).
+        public var goalRatio: Double
+        /// The smallest valid event: starting a process, loading the config, one small verification.
+        public var startup: HostileNormal
+        public var normal: [HostileNormal]
+        /// Fitted through `startup` and `normal`; the net ratios' baseline.
+        public var validLine: HostileLine
+        public var rows: [HostileRow]
+        public var worstCPURatio: Double
+        public var worstRSSRatio: Double
+        public var worstNetCPURatio: Double
+        public var worstNetRSSRatio: Double
+
+        public init(maxEventBytes: Int, runsPerEvent: Int, timeoutSeconds: Double, goalRatio: Double, startup: HostileNormal, normal: [HostileNormal],
+                    rows: [HostileRow]) {
+            self.maxEventBytes = maxEventBytes
+            self.runsPerEvent = runsPerEvent
+            self.timeoutSeconds = timeoutSeconds
+            self.goalRatio = goalRatio
+            self.startup = startup
+            self.normal = normal
+            let line = HostileLine([startup] + normal)
+            validLine = line
+            self.rows = rows.map { row in
+                var row = row
+                (row.atLimit.netCPURatio, row.atLimit.netRSSRatio) = line.net(row.atLimit)
+                if let read = row.largestRead { (row.largestRead!.netCPURatio, row.largestRead!.netRSSRatio) = line.net(read) }
+                return row
+            }
+            let measures = self.rows.flatMap(\.measures)
+            worstCPURatio = measures.map(\.cpuRatio).max() ?? 0
+            worstRSSRatio = measures.map(\.rssRatio).max() ?? 0
+            worstNetCPURatio = measures.map(\.netCPURatio).max() ?? 0
+            worstNetRSSRatio = measures.map(\.netRSSRatio).max() ?? 0
+        }
+
+        /// Section 5 of the report, also printed alone by `bench --hostile-only`.
+        public func table() -> [String] {
+            func f(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
+            func ratio(_ value: Double, _ measure: HostileMeasure) -> String {
+                let text = (measure.verdict == "timeout" ? "≥ " : "") + f(value, 1) + "×"
+                return value > goalRatio ? "**\(text)**" : text
+            }
+            func line(_ name: String, _ flow: String, _ measure: HostileMeasure) -> String {
+                let outcome = measure.reasons.isEmpty ? measure.verdict : "\(measure.verdict): \(measure.reasons.joined(separator: ", "))"
+                return "| \(name) | \(flow) | \(measure.bytes) | \(measure.count) | \(f(measure.cpuMilliseconds, 1)) | \(f(measure.peakRSSMegabytes, 1)) | "
+                    + "\(ratio(measure.cpuRatio, measure)) | \(ratio(measure.rssRatio, measure)) | \(ratio(measure.netCPURatio, measure)) | \(ratio(measure.netRSSRatio, measure)) | \(outcome) |"
+            }
+            func baseline(_ name: String, _ normal: HostileNormal) -> String {
+                "| \(name) | \(normal.flow) | \(normal.bytes) | | \(f(normal.cpuMilliseconds, 1)) | \(f(normal.peakRSSMegabytes, 1)) | | | | | \(normal.verdict) |"
+            }
+            var lines: [String] = []
+            lines.append("## 5. Hostile input: the largest event of each dimension within \(maxEventBytes) bytes")
+            lines.append("")
+            lines.append("Each event verified by `veridoc verify --json` in a child process of its own (CPU and peak RSS from `wait4`, the least of \(runsPerEvent) run\(runsPerEvent == 1 ? "" : "s"), killed after \(f(timeoutSeconds)) s), divided by a valid event's of the same flow and size. \"Net\" divides what the event costs beyond a process's start-up by what a valid event of its size costs beyond it, both from a line fitted through every valid event measured (start-up \(f(validLine.startupCPUMilliseconds, 1)) ms and \(f(validLine.startupRSSMegabytes, 1)) MB, then \(f(validLine.cpuMillisecondsPerMiB, 2)) ms and \(f(validLine.rssMegabytesPerMiB, 2)) MB per MiB), with floors of \(f(Self.cpuFloor)) ms and \(f(Self.rssFloor)) MB on the latter: what verifying costs in a worker, which starts once. Where the verifier refuses the largest event for a budget, \"largest read\" is the largest one it still reads through (the reasons of a small one). Goal: every ratio ≤ \(f(goalRatio))×.")
+            lines.append("")
+            lines.append("| dimension | flow | bytes | count | CPU ms | peak RSS MB | CPU ÷ normal | RSS ÷ normal | net CPU ÷ | net RSS ÷ | outcome |")
+            lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+            lines.append(baseline("start-up (smallest valid event)", startup))
+            for normal in normal { lines.append(baseline("normal (valid, large portrait)", normal)) }
+            for row in rows {
+                lines.append(line(row.dimension, row.flow, row.atLimit))
+                if let read = row.largestRead { lines.append(line("\(row.dimension), largest read", row.flow, read)) }
+            }
+            if rows.isEmpty { lines.append("| (skipped) | | | | | | | | | | |") }
+            lines.append("| **worst** | | | | | | **\(f(worstCPURatio, 1))×** | **\(f(worstRSSRatio, 1))×** | **\(f(worstNetCPURatio, 1))×** | **\(f(worstNetRSSRatio, 1))×** | goal ≤ \(f(goalRatio))× |")
+            return lines
+        }
+
+        public func json() throws -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return try encoder.encode(self)
+        }
+
+        public func markdown(generatedAt: String, machine: Machine) -> String {
+            var lines = ["# Veridoc benchmark: hostile input", ""]
+            lines.append("Generated \(generatedAt) on \(machine.cores) cores, \(machine.cpuModel), \(machine.memoryMegabytes) MB, \(machine.kernel), \(machine.openSSL).")
+            lines.append("")
+            lines.append(contentsOf: table())
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+
     public var generatedAt: String
     public var quick: Bool
     public var machine: Machine
@@ -104,10 +295,12 @@ public struct BenchReport: Codable, Sendable {
     public var verifyPool: [PoolRun]
     public var endToEnd: EndToEnd?
     public var scaling: [ScalingRow]
+    /// nil when the run skipped it (`--skip-hostile`).
+    public var hostile: Hostile?
     public var notes: [String]
 
     public init(generatedAt: String, quick: Bool, machine: Machine, ceiling: Ceiling, verifyPool: [PoolRun], endToEnd: EndToEnd?,
-                scaling: [ScalingRow], notes: [String]) {
+                scaling: [ScalingRow], hostile: Hostile? = nil, notes: [String]) {
         self.generatedAt = generatedAt
         self.quick = quick
         self.machine = machine
@@ -115,6 +308,7 @@ public struct BenchReport: Codable, Sendable {
         self.verifyPool = verifyPool
         self.endToEnd = endToEnd
         self.scaling = scaling
+        self.hostile = hostile
         self.notes = notes
     }
 
@@ -216,6 +410,14 @@ public struct BenchReport: Codable, Sendable {
             lines.append("| \(row.run.workers) × \(row.run.threadsPerWorker) | \(row.run.events) | \(f(row.run.eventsPerSecond)) | \(percent(row.ratioToCeilingTimesCores)) | \(f(row.run.cpuMillisecondsPerEvent, 3)) | \(f(row.run.peakRSSMegabytes)) |")
         }
         if scaling.isEmpty { lines.append("| (skipped) | | | | | |") }
+        lines.append("")
+        if let hostile {
+            lines.append(contentsOf: hostile.table())
+        } else {
+            lines.append("## 5. Hostile input")
+            lines.append("")
+            lines.append("(skipped)")
+        }
         return lines
     }
 }

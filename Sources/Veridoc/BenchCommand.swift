@@ -3,20 +3,31 @@ import DemoKit
 import Foundation
 import Pipeline
 import TestIssuer
+import Verification
 
-/// `veridoc bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]`:
+/// `veridoc bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]
+/// [--skip-hostile] [--hostile-bytes B] [--hostile-runs R] [--hostile-timeout S] [--hostile-keep DIR]`:
 /// the measurements of `make bench` — crypto ceiling, verification pool, end
-/// to end (worker processes, broker, PostgreSQL) and scaling — printed as a
-/// table and written to DIR/latest.json and DIR/latest.md.
+/// to end (worker processes, broker, PostgreSQL), scaling and hostile input —
+/// printed as a table and written to DIR/latest.json and DIR/latest.md.
+///
+/// `veridoc bench --hostile-only [--quick] [--hostile-bytes B …] [--output DIR]`: the hostile-input
+/// row alone, written to DIR/hostile.json and DIR/hostile.md (a full run's latest.* stay as they were).
+/// `--hostile-keep DIR` leaves the row's events, their tenant and a `veridoc verify` line for each in DIR.
 ///
 /// `veridoc bench --profile-verify N [--issuers I --tenants T]`: generates N
 /// events (from I issuers for T tenants), then only verifies them on one
 /// thread (for callgrind/perf, so profiles are not about generation).
 enum BenchCommand {
     static func run(_ arguments: [String]) -> Int32 {
+        // The hostile row's measuring helper (see HostileBench.measureChild); not for people.
+        if arguments.first == "--measure-child" {
+            return HostileBench.measureChild(Array(arguments.dropFirst()), binary: selfPath())
+        }
         do {
-            let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants"],
-                                             flags: ["--quick", "--skip-e2e", "--skip-scaling"])
+            let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants",
+                                                                  "--hostile-bytes", "--hostile-runs", "--hostile-timeout", "--hostile-keep"],
+                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--hostile-only"])
             Interruption.installHandlers()
             if let profile = parsed.options["--profile-verify"] {
                 guard let count = Int(profile), count > 0 else { throw UsageError("--profile-verify needs a number of events") }
@@ -37,6 +48,35 @@ enum BenchCommand {
             var notes: [String] = []
             let machine = BenchReport.machine(openSSL: openSSLVersionText)
             print("Machine: \(machine.cores) cores · \(machine.cpuModel) · \(machine.openSSL)")
+
+            // 5. Hostile input, one child process per event. Quick runs smaller
+            // events once each: enough to show the row works, not to measure it.
+            var hostileOptions = HostileBench.Options(
+                maxEventBytes: Int(parsed.options["--hostile-bytes"] ?? "") ?? (quick ? 128 << 10 : EventParser().maxEventBytes),
+                runs: Int(parsed.options["--hostile-runs"] ?? "") ?? (quick ? 1 : 5),
+                timeoutSeconds: Double(parsed.options["--hostile-timeout"] ?? "") ?? (quick ? 30 : 60))
+            hostileOptions.keepDirectory = parsed.options["--hostile-keep"].map { URL(fileURLWithPath: $0) }
+            guard hostileOptions.maxEventBytes > 0, hostileOptions.runs > 0, hostileOptions.timeoutSeconds > 0 else {
+                throw UsageError("--hostile-bytes, --hostile-runs and --hostile-timeout need positive numbers")
+            }
+            func hostile() throws -> BenchReport.Hostile {
+                let directory = URL(fileURLWithPath: "/tmp/veridoc-hostile-\(UUID().uuidString.prefix(8).lowercased())")
+                let result = try HostileBench.run(binary: selfPath(), options: hostileOptions, directory: directory, progress: log)
+                log("")
+                return result
+            }
+            if parsed.flags.contains("--hostile-only") {
+                let result = try hostile()
+                let generatedAt = ISO8601DateFormatter().string(from: Date())
+                try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+                try result.json().write(to: output.appendingPathComponent("hostile.json"))
+                try Data(result.markdown(generatedAt: generatedAt, machine: machine).utf8).write(to: output.appendingPathComponent("hostile.md"))
+                print("")
+                for line in result.table() { print(line) }
+                print("")
+                print("Written: \(output.appendingPathComponent("hostile.json").path), \(output.appendingPathComponent("hostile.md").path)")
+                return 0
+            }
 
             // 1 and 2. The ceiling and the pool, measured in interleaved rounds,
             // each keeping its best: on a shared machine a neighbour's burst would
@@ -147,12 +187,15 @@ enum BenchCommand {
                 }
                 log("")
             }
+            // 5. Hostile input, last: its child processes run alone on the machine.
+            let hostileRow = parsed.flags.contains("--skip-hostile") ? nil : try hostile()
+
             notes.append("Latency run: librdkafka's mock broker answers a fetch with one message set per partition (its Fetch handler writes a single set and leaves more to a to-do), and at half of peak, producers sending with linger.ms 0, a message set is mostly one record; so every consumer (the worker's, the outcome reader) makes about one fetch per record, and the mock broker finds each fetch offset by walking the partition's retained sets from the oldest. The worker's and the harness's CPU per event there are higher than Apache Kafka would make them.")
             notes.append("Peak: the corpus produced as fast as the worker takes it, with a backlog of 2,000 events kept ahead of the outcomes (librdkafka's mock broker trims each partition to a few MB, so a large backlog is staged only in the separate backlog run, spread over more partitions); the rate is measured between the 10th and the 90th percent of outcomes read back from the outcome topic. CPU per event is the worker processes' user + system time in that window.")
 
             let formatter = ISO8601DateFormatter()
             let report = BenchReport(generatedAt: formatter.string(from: Date()), quick: quick, machine: machine, ceiling: ceiling,
-                                     verifyPool: pool, endToEnd: endToEnd, scaling: scaling, notes: notes)
+                                     verifyPool: pool, endToEnd: endToEnd, scaling: scaling, hostile: hostileRow, notes: notes)
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             try report.json().write(to: output.appendingPathComponent("latest.json"))
             try Data(report.markdown().utf8).write(to: output.appendingPathComponent("latest.md"))

@@ -27,6 +27,9 @@ enum Usage {
                               Crypto ceiling, verify pool, end to end (worker processes, broker, PostgreSQL) and scaling;
                               a table on stdout, DIR/latest.json and DIR/latest.md (default DIR bench/results);
                       --backlog N: events staged before a worker starts (default 100000; 0 skips).
+          bench --hostile-only [--quick] [--hostile-bytes B] [--hostile-runs R] [--hostile-timeout S] [--hostile-keep DIR] [--output DIR]
+                              The hostile-input row alone (also in a full run, unless --skip-hostile): the worst event
+                              per dimension at B bytes (default 4 MiB) beside a valid event of that size; DIR/hostile.*.
           bench --profile-verify N [--issuers I --tenants T]
                               Generate N events, then only verify them on one thread (for valgrind/perf).
           loadgen --bootstrap SERVERS [--topic T] [--rate R] [--count N] [--mix M] [--fixture DIR] [--seed S]

@@ -5,6 +5,13 @@ import Testing
 /// it asserts only that the reports are well-formed with every section — never
 /// a rate or a latency, which belong to `make bench`, not to a test.
 @Suite struct BenchCommandTests {
+    /// TestIssuer.HostileDimension's cases, in order (this target runs the binary and links no TestIssuer).
+    static let hostileDimensions = [
+        "documents", "documentsApp", "documentsWeb", "eventAttributes", "requestedElements", "outcomeElements", "msoUnknownKeys",
+        "responseUnknownKeys", "documentUnknownKeys", "issuerSignedUnknownKeys", "namespaces", "elements", "digests", "tag24Items",
+        "deviceNamespaces", "x5chain", "detail",
+    ]
+
     static var postgresInstalled: Bool {
         let root = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
@@ -65,10 +72,68 @@ import Testing
         #expect(scaling.count >= 2)
         #expect(scaling.allSatisfy { $0["run"] is [String: Any] && $0["ratioToCeilingTimesCores"] is Double })
 
+        try Self.checkHostile(try #require(report["hostile"] as? [String: Any]))
+
         let markdown = try String(contentsOf: directory.appendingPathComponent("latest.md"), encoding: .utf8)
-        for heading in ["## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling"] {
+        for heading in ["## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling", "## 5. Hostile input"] {
             #expect(markdown.contains(heading), "latest.md: \(heading)")
             #expect(run.stdout.contains(heading), "stdout: \(heading)")
         }
+    }
+
+    /// The hostile row: one entry per dimension, each with positive figures, against valid events of its flow.
+    static func checkHostile(_ hostile: [String: Any]) throws {
+        let rows = try #require(hostile["rows"] as? [[String: Any]])
+        #expect(rows.compactMap { $0["dimension"] as? String } == Self.hostileDimensions)
+        let flows = Set(["apple-wallet-app", "apple-wallet-web", "iso-device-response"])
+        for row in rows {
+            let name = row["dimension"] as? String ?? "?"
+            #expect(flows.contains(row["flow"] as? String ?? ""), "hostile \(name).flow")
+            var measures = [try #require(row["atLimit"] as? [String: Any], "hostile \(name).atLimit")]
+            if let read = row["largestRead"] as? [String: Any] { measures.append(read) }
+            for measure in measures {
+                for key in ["bytes", "count"] {
+                    #expect((measure[key] as? Int ?? 0) > 0, "hostile \(name).\(key)")
+                }
+                for key in ["cpuMilliseconds", "peakRSSMegabytes", "cpuRatio", "rssRatio"] {
+                    #expect((measure[key] as? Double ?? 0) > 0, "hostile \(name).\(key)")
+                }
+                // Net of the start-up a ratio can be 0 (an event refused as cheaply as the smallest is read).
+                for key in ["netCPURatio", "netRSSRatio"] {
+                    #expect((measure[key] as? Double ?? -1) >= 0, "hostile \(name).\(key)")
+                }
+                #expect(["verified", "rejected", "timeout"].contains(measure["verdict"] as? String ?? ""), "hostile \(name).verdict: \(measure["verdict"] ?? "none")")
+                #expect((measure["bytes"] as? Int ?? .max) <= hostile["maxEventBytes"] as? Int ?? 0, "hostile \(name) within the size limit")
+            }
+        }
+        let startup = try #require(hostile["startup"] as? [String: Any])
+        #expect(startup["verdict"] as? String == "verified" && (startup["cpuMilliseconds"] as? Double ?? 0) > 0, "the start-up event is valid")
+        let normal = try #require(hostile["normal"] as? [[String: Any]])
+        #expect(Set(normal.compactMap { $0["flow"] as? String }) == flows)
+        #expect(normal.allSatisfy { $0["verdict"] as? String == "verified" && ($0["cpuMilliseconds"] as? Double ?? 0) > 0 && ($0["peakRSSMegabytes"] as? Double ?? 0) > 0 },
+                "the baseline events are valid")
+        let line = try #require(hostile["validLine"] as? [String: Any])
+        for key in ["startupCPUMilliseconds", "startupRSSMegabytes", "cpuMillisecondsPerMiB", "rssMegabytesPerMiB"] {
+            #expect((line[key] as? Double ?? -1) >= 0, "hostile.validLine.\(key)")
+        }
+        for key in ["worstCPURatio", "worstRSSRatio"] {
+            #expect((hostile[key] as? Double ?? 0) > 0, "hostile.\(key)")
+        }
+    }
+
+    @Test("bench --hostile-only writes the hostile row alone", .timeLimit(.minutes(5)))
+    func hostileOnlyWritesItsReport() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try CLI.run(["bench", "--hostile-only", "--quick", "--hostile-bytes", "32768", "--output", directory.path])
+        #expect(run.status == 0, "\(run.stderr.suffix(2000))")
+        let data = try Data(contentsOf: directory.appendingPathComponent("hostile.json"))
+        let hostile = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(hostile["maxEventBytes"] as? Int == 32768)
+        try Self.checkHostile(hostile)
+        let markdown = try String(contentsOf: directory.appendingPathComponent("hostile.md"), encoding: .utf8)
+        #expect(markdown.contains("## 5. Hostile input"))
+        #expect(run.stdout.contains("## 5. Hostile input"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("latest.json").path), "a full run's report is left alone")
     }
 }

@@ -1,0 +1,136 @@
+import CBOR
+import Foundation
+import MDoc
+import Testing
+import TestIssuer
+import Verification
+
+/// Every dimension of an event that its sender controls costs time linear in
+/// its size (n log n at worst): `veridoc verify` runs under callgrind on
+/// events with n, 2n and 4n items of one dimension, and the instructions the
+/// second doubling adds may be at most `maximumGrowth` times those the first
+/// added (2 for linear work, about 2.1 for n log n, 4 for quadratic). The
+/// counts are exact, so the test does not depend on the machine's speed or load.
+@Suite(.enabled(if: Callgrind.available, "valgrind not installed (make setup installs it)"))
+struct ScalingTests {
+    static let maximumGrowth = 2.6
+
+    /// One dimension: the smallest n, large enough that the work per item
+    /// outweighs a run's noise (allocator, hash seeds) and a quadratic term
+    /// shows, small enough that a debug build under callgrind stays within seconds.
+    struct Dimension: CustomTestStringConvertible, Sendable {
+        let name: String
+        let base: Int
+        let build: @Sendable (TestIssuer.HostileEvents, Int) throws -> [UInt8]
+        var testDescription: String { name }
+    }
+
+    static let dimensions: [Dimension] = TestIssuer.HostileDimension.allCases.compactMap { dimension in
+        let base: Int
+        switch dimension {
+        // At most 16 documents are read (DeviceResponse.maxDocuments), each costing its signatures.
+        case .documents, .documentsApp, .documentsWeb: base = 4
+        case .tag24Items: base = 8
+        // Capped at 8 certificates and refused past them: nothing grows.
+        case .x5chain: return nil
+        // Costly per item (signed elements, each digested and reported): fewer show the shape.
+        case .outcomeElements, .namespaces, .elements, .detail: base = 250
+        case .requestedElements, .deviceNamespaces: base = 500
+        default: base = 1_000
+        }
+        return Dimension(name: dimension.rawValue, base: base) { events, count in try events.event(dimension, count: count) }
+    } + [
+        // Unknown keys where the web flow's DeviceResponse is read in place.
+        Dimension(name: "responseUnknownKeysWeb", base: 2_000) { events, count in
+            try webResponse(events) { response in response.adding(keys: count) }
+        },
+        Dimension(name: "documentUnknownKeysWeb", base: 2_000) { events, count in
+            try webResponse(events) { response in response.editingDocument { $0.adding(keys: count) } }
+        },
+        Dimension(name: "issuerSignedUnknownKeysWeb", base: 2_000) { events, count in
+            try webResponse(events) { response in
+                response.editingDocument { document in document.replacing("issuerSigned", with: document["issuerSigned"]!.adding(keys: count)) }
+            }
+        },
+    ]
+
+    /// An apple-wallet-web event whose DeviceResponse is `edit` of a valid one, sealed to the merchant.
+    static func webResponse(_ events: TestIssuer.HostileEvents, _ edit: (CBOR) -> CBOR) throws -> [UInt8] {
+        var factory = events.factory
+        let event = try factory.event(.appleWalletWeb)
+        let response = try CBORDecoder().decode(event.deviceResponse).value
+        return try factory.replacingDeviceResponse(of: event, with: edit(response).encoded()).json()
+    }
+
+    @Test(arguments: dimensions)
+    func costIsLinearInTheDimension(_ dimension: Dimension) throws {
+        let events = try TestIssuer.HostileEvents(now: Lab.now, seed: 77)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-scaling-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = try events.writeConfiguration(to: directory)
+        let n = dimension.base
+        var costs: [Int] = []
+        for count in [n, 2 * n, 4 * n] {
+            let file = directory.appendingPathComponent("\(dimension.name)-\(count).json")
+            try Data(try dimension.build(events, count)).write(to: file)
+            costs.append(try Callgrind.instructions(["verify", "--config", config.path, "--at", RFC3339.string(from: events.now), "--json", file.path]))
+        }
+        let first = Double(costs[1] - costs[0]), second = Double(costs[2] - costs[1])
+        print("scaling \(dimension.name): n = \(n), \(2 * n), \(4 * n): instructions \(costs), growth \(String(format: "%.2f", second / first))")
+        #expect(first > 0, "\(dimension.name): \(costs)")
+        #expect(second / first <= Self.maximumGrowth,
+                "\(dimension.name): doubling \(2 * n) to \(4 * n) added \(Int(second)) instructions, \(n) more added \(Int(first)): \(costs)")
+    }
+}
+
+extension CBOR {
+    /// A map with `count` more text keys no reader knows.
+    fileprivate func adding(keys count: Int) -> CBOR {
+        guard case .map(let entries) = self else { return self }
+        return .map(entries + (0..<count).map { CBOR.MapEntry(.text("k\($0)"), 0) })
+    }
+
+    /// A DeviceResponse with its first document edited.
+    fileprivate func editingDocument(_ edit: (CBOR) -> CBOR) -> CBOR {
+        guard case .array(let documents)? = self["documents"], let first = documents.first else { return self }
+        return replacing("documents", with: .array([edit(first)] + documents.dropFirst()))
+    }
+}
+
+/// `veridoc` under callgrind: the instructions one run executes.
+enum Callgrind {
+    static let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static var available: Bool { valgrind != nil }
+
+    static let binary: URL = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("veridoc").path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("veridoc")
+    }()
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func instructions(_ arguments: [String]) throws -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: valgrind!)
+        process.arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null", binary.path] + arguments
+        // Hash seeds otherwise differ per process, and with them the work of every Set and Dictionary.
+        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { $1 }
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        // "==123== Collected : 4567890"
+        guard let line = text.split(separator: "\n").last(where: { $0.contains("Collected :") }),
+              let count = line.split(separator: " ").last.flatMap({ Int($0) })
+        else { throw Failure(description: "no instruction count from callgrind: \(text.suffix(500))") }
+        return count
+    }
+}
