@@ -1,7 +1,8 @@
 # Veridoc — each entry point installs what it needs first (Debian, as root or with sudo).
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libssl-dev librdkafka-dev libpq-dev libmicrohttpd-dev postgresql python3-venv
+# valgrind: the hostile-input scaling tests count instructions under callgrind.
+APT_PACKAGES := pkg-config libssl-dev librdkafka-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
 
