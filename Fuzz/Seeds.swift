@@ -62,19 +62,33 @@ struct Fixture: @unchecked Sendable {
 }
 
 enum SeedWriter {
-    /// Writes `<dir>/<target>/seed-NNNN` for cbor, apple-envelope, annex-c and verify.
+    /// Writes `<dir>/<target>/seed-NNNN` for cbor, apple-envelope, annex-c, verify and parsers.
     static func write(to directory: String, vectors: String?) throws {
         var fixture = Fixture.shared
-        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": []]
+        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": [], "parsers": []]
         func add(_ target: String, _ bytes: [UInt8]) { corpora[target]!.append(bytes) }
         func addDeviceResponse(_ response: [UInt8]) {
+            let plaintext = CBOR.map([.init("identity", .preEncoded(response))]).encoded()
             add("cbor", response)
             add("annex-c", response)
-            add("apple-envelope", CBOR.map([.init("identity", .preEncoded(response))]).encoded())
+            add("apple-envelope", plaintext)
             for mode: UInt8 in [1, 2, 3] { add("verify", [mode] + response) }
+            // parsers modes (Fuzz/parsers.swift): 0 DeviceResponse, 1 MSO, 2 item content, 4 Apple plaintext.
+            add("parsers", [0] + response)
+            add("parsers", [4] + plaintext)
             if let parsed = try? DeviceResponse(bytes: response[...]) {
                 for document in parsed.documents {
-                    if let payload = document.issuerSigned.issuerAuth.payload { add("cbor", Array(payload)) }
+                    if let payload = document.issuerSigned.issuerAuth.payload {
+                        add("cbor", Array(payload))
+                        add("parsers", [1] + Array(payload))
+                    }
+                    for space in document.issuerSigned.nameSpaces {
+                        for item in space.items {
+                            if let content = (try? CBORDecoder().decode(item.taggedBytes))?.tagged?.item.bytes {
+                                add("parsers", [2] + Array(content))
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -98,6 +112,7 @@ enum SeedWriter {
         }
         for event in generated {
             add("verify", [0] + event.json())
+            add("parsers", [3] + event.json())
             let payload = event.payload
             add("cbor", payload)
             add("cbor", event.transcript.encoded)

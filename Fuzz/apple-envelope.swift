@@ -3,8 +3,16 @@
 import CBOR
 import MDoc
 
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
+    HeapBudget.install()
+    return 0
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let heap = HeapBudget.start()
+    defer { HeapBudget.check(since: heap, "apple-envelope") }
     let bytes = count == 0 ? [] : Array(UnsafeBufferPointer(start: start, count: count))
     _ = try? AppleEnvelope(bytes: bytes[...])
     if let identity = try? AppleEnvelope.identity(inPlaintext: bytes), let response = try? DeviceResponse(identity) {

@@ -6,8 +6,16 @@ import CBOR
 
 private let relaxed = CBORDecoder(limits: .init(maxDepth: 64, maxItems: 1 << 20, maxInputSize: 64 << 20))
 
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
+    HeapBudget.install()
+    return 0
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let heap = HeapBudget.start()
+    defer { HeapBudget.check(since: heap, "cbor") }
     let bytes = count == 0 ? [] : Array(UnsafeBufferPointer(start: start, count: count))
     guard let item = try? CBORDecoder().decode(bytes) else { return 0 }
     precondition(item.encoded.count == bytes.count, "a top-level item spans its whole input")

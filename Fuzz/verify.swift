@@ -5,6 +5,8 @@
 //   2 — the Annex C plaintext of a valid apple-wallet-web event (sealed to the merchant here);
 //   3 — the `identity` of a valid apple-wallet-app event (sealed to the merchant here).
 // Modes 1–3 reach the deep DeviceResponse/MSO/COSE checks without forging JSON or HPKE.
+// Mutations are partly structural (Fuzz/StructureMutator.swift), and one
+// input may hold no more than `HeapBudget.limit` of heap at once.
 // With VERIDOC_FUZZ_SEEDS=DIR set, the binary writes every target's seeds and exits.
 import Foundation
 import Verification
@@ -22,12 +24,15 @@ public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRa
         exit(0)
     }
     _ = Fixture.shared
+    HeapBudget.install()
     return 0
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard count > 0, let start else { return 0 }
+    let heap = HeapBudget.start()
+    defer { HeapBudget.check(since: heap, "verify") }
     let fixture = Fixture.shared
     let rest = Array(UnsafeBufferPointer(start: start + 1, count: count - 1))
     let result: VerificationResult
@@ -40,4 +45,9 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     // Building the outcome is part of what the worker does with every result.
     _ = OutcomeEvent(result).json()
     return 0
+}
+
+@_cdecl("LLVMFuzzerCustomMutator")
+public func customMutator(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int, _ seed: UInt32) -> Int {
+    StructureMutator.mutate(data, size, maxSize, seed, modeByte: true) { $0 % 4 == 0 ? .json : .cbor }
 }

@@ -38,6 +38,11 @@ public struct CBORDecoder: Sendable {
 
     public let limits: Limits
 
+    /// The most elements room is made for ahead of reading them, whatever a
+    /// head claims; larger containers grow as their items arrive. For every
+    /// reader of counts from strangers.
+    public static let maxReservation = 1_024
+
     public init(limits: Limits = .default) {
         self.limits = limits
     }
@@ -152,15 +157,13 @@ private struct Reader {
         }
     }
 
-    /// Items that may still be decoded. Room is reserved for no more than
-    /// this: a claimed count may be bounded by the input, but nested
-    /// containers each claiming the whole remaining input would otherwise
-    /// reserve 40 bytes per input byte at every level (gigabytes of address
-    /// space for a few megabytes of input).
-    private var itemBudget: Int {
-        let own = limits.maxItems - itemCount
-        let shared = limits.budget.map { $0.maxItems - $0.items } ?? own
-        return max(0, min(own, shared))
+    /// Room reserved for a container's claimed count: no more than
+    /// `CBORDecoder.maxReservation`, the rest grows as items arrive. Every
+    /// level of a nest reserves at once, before any item is read, so a bound
+    /// by the items still allowed would let 31 levels each claiming the
+    /// remaining input hold 31 times the item limit's memory.
+    private func reservation(_ claimed: UInt64) -> Int {
+        Int(min(claimed, UInt64(CBORDecoder.maxReservation)))
     }
 
     private func nextIsBreak() -> Bool {
@@ -228,7 +231,7 @@ private struct Reader {
         if let count = head.argument {
             // Every item takes at least one byte: a larger count is a lie.
             guard count <= UInt64(remaining) else { throw .lengthExceedsInput(offset: offset) }
-            items.reserveCapacity(min(Int(count), itemBudget))
+            items.reserveCapacity(reservation(count))
             for _ in 0..<count { items.append(try readItem(depth: depth + 1)) }
         } else {
             while !nextIsBreak() {
@@ -247,7 +250,7 @@ private struct Reader {
         // taking them as arguments copied both, retains included).
         if let count = head.argument {
             guard count <= UInt64(remaining / 2) else { throw .lengthExceedsInput(offset: offset) }
-            entries.reserveCapacity(min(Int(count), itemBudget / 2))
+            entries.reserveCapacity(reservation(count))
             for _ in 0..<count {
                 let keyOffset = offset
                 let key = try readItem(depth: depth + 1)

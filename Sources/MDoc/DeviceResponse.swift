@@ -221,12 +221,12 @@ public struct IssuerSigned: Sendable {
     private static func nameSpaces(_ cursor: inout CBORCursor) -> [(name: String, items: [IssuerSignedItem])]? {
         guard let count = cursor.mapCount() else { return nil }
         var spaces: [(name: String, items: [IssuerSignedItem])] = []
-        spaces.reserveCapacity(count)
+        spaces.reserveCapacity(min(count, CBORDecoder.maxReservation))
         var names = TextKeySet()
         for _ in 0..<count {
             guard let name = cursor.textBytes(), name.count <= maxNameLength, names.insert(name), let itemCount = cursor.arrayCount() else { return nil }
             var items: [IssuerSignedItem] = []
-            items.reserveCapacity(itemCount)
+            items.reserveCapacity(min(itemCount, CBORDecoder.maxReservation))
             for _ in 0..<itemCount {
                 let start = cursor.position
                 guard cursor.tag() == 24, let content = cursor.bytes(),

@@ -160,12 +160,12 @@ public struct MobileSecurityObject: Sendable {
     private static func valueDigests(_ cursor: inout CBORCursor) -> [Identifier: [UInt64: ArraySlice<UInt8>]]? {
         guard let spaceCount = cursor.mapCount() else { return nil }
         var digests: [Identifier: [UInt64: ArraySlice<UInt8>]] = [:]
-        digests.reserveCapacity(spaceCount)
+        digests.reserveCapacity(min(spaceCount, CBORDecoder.maxReservation))
         var names = TextKeySet()
         for _ in 0..<spaceCount {
             guard let nameBytes = cursor.textBytes(), names.insert(nameBytes), let idCount = cursor.mapCount() else { return nil }
             var byID: [UInt64: ArraySlice<UInt8>] = [:]
-            byID.reserveCapacity(idCount)
+            byID.reserveCapacity(min(idCount, CBORDecoder.maxReservation))
             for _ in 0..<idCount {
                 // An unsigned key is the same key exactly when its value is, whatever its head's width.
                 guard let id = cursor.unsigned(), let digest = cursor.bytes(), byID.updateValue(digest, forKey: id) == nil else { return nil }

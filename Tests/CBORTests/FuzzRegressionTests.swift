@@ -65,4 +65,16 @@ import CBOR
             #expect(after - before < 8 << 30, "decoding reserved \((after - before) >> 20) MiB of address space")
         }
     }
+
+    /// From the verify target's per-input heap budget (64 MB): definite arrays
+    /// nested 31 deep, each claiming 39,321 items (`99 99 99`), then zeros.
+    /// Every level reserved room for its claim, bounded only by the items
+    /// still allowed, before reading any: 31 reservations of ~2.8 MB alive at
+    /// once (83 MB for these 60 KB). Reservations are now at most
+    /// `CBORDecoder.maxReservation` elements; the heap side is the fuzz
+    /// target's to judge, this keeps the input and its typed refusal.
+    @Test func nestedArrayHeadsAreRefusedWithoutReservingTheirClaims() {
+        let input = [UInt8](repeating: 0x99, count: 3 * 31) + [UInt8](repeating: 0, count: 60_000)
+        #expect(throws: CBORError.self) { _ = try CBORDecoder().decode(input) }
+    }
 }
