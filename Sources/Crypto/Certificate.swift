@@ -312,15 +312,23 @@ extension Certificate {
     /// DER with the dictionary's seeded hash, which also resists flooding.)
     /// The cached value is the same immutable certificate a fresh parse would
     /// give; DER that fails to parse is never cached. Bounded: at `capacity`
-    /// entries the cache starts over.
+    /// entries the cache starts over, and a certificate larger than
+    /// `maxCachedDER` is parsed every time instead of kept: anyone may put
+    /// eight certificates in an x5chain, and one of hundreds of kilobytes
+    /// per entry would make the cache gigabytes.
     public static func cached(der input: some Collection<UInt8>) throws(CryptoError) -> Certificate {
         let bytes = Array(input)
         guard !bytes.isEmpty else { throw .malformedEncoding("certificate DER") }
+        guard bytes.count <= maxCachedDER else { return try Certificate(der: bytes) }
         if let hit = CertificateCache.shared.get(bytes) { return hit }
         let certificate = try Certificate(der: bytes)
         CertificateCache.shared.put(bytes, certificate)
         return certificate
     }
+
+    /// Document signers and IACAs are one to two kilobytes; past this a
+    /// certificate is not cached (so the cache holds at most 4,096 of them).
+    public static let maxCachedDER = 4_096
 }
 
 final class CertificateCache: @unchecked Sendable {
