@@ -61,7 +61,7 @@ let package = Package(
         // A short chaos run (make test) against its own PostgreSQL and broker.
         .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "Chaos"]),
         // Hostile events through the real Verifier: exact reason codes within bounded time.
-        .testTarget(name: "HostileInputTests", dependencies: ["Verification", "TestIssuer", "MDoc", "CBOR", "Crypto", "Veridoc"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["Verification", "TestIssuer", "MDoc", "CBOR", "Crypto", "JSON", "Veridoc"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,6 +13,7 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidUTF8 = "invalid UTF-8"
         case controlCharacter = "unescaped control character in a string"
         case tooDeep = "nesting too deep"
+        case tooManyMembers = "an object with more members than allowed"
         case duplicateKey = "duplicate object key"
     }
 

@@ -6,11 +6,16 @@
 public struct JSONParser: Sendable {
     /// Containers (arrays and objects) that may be open at once.
     public var maxDepth: Int
+    /// Members one object may have: past them the input is refused at once,
+    /// not after the rest of it was read.
+    public var maxMembers: Int
 
-    /// The limit is also the parser's recursion depth, hence capped.
-    public init(maxDepth: Int = 64) {
+    /// The depth limit is also the parser's recursion depth, hence capped.
+    public init(maxDepth: Int = 64, maxMembers: Int = .max) {
         precondition((1...1024).contains(maxDepth), "maxDepth must be 1...1024")
+        precondition(maxMembers >= 0, "maxMembers must not be negative")
         self.maxDepth = maxDepth
+        self.maxMembers = maxMembers
     }
 
     public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
@@ -29,7 +34,7 @@ public struct JSONParser: Sendable {
     }
 
     private func parseResult(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseError> {
-        var reader = JSONReader(buffer, maxDepth: maxDepth)
+        var reader = JSONReader(buffer, maxDepth: maxDepth, maxMembers: maxMembers)
         do throws(JSONParseError) {
             return .success(try reader.document())
         } catch {
@@ -58,13 +63,15 @@ private enum Byte {
 struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
+    let maxMembers: Int
     var position = 0
     /// Reused for strings with escapes, so each does not allocate its own buffer.
     var scratch: [UInt8] = []
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxMembers: Int = .max) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.maxMembers = maxMembers
     }
 
     mutating func document() throws(JSONParseError) -> JSONValue {
@@ -152,6 +159,7 @@ struct JSONReader {
             guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }
             guard bytes[position] == Byte.quote else { throw fail(.unexpectedByte) }
             let keyOffset = position
+            guard object.count < maxMembers else { throw JSONParseError(.tooManyMembers, at: keyOffset) }
             let key = try string()
             skipWhitespace()
             guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }

@@ -18,10 +18,13 @@ public struct JSONScanner {
     private var position = 0
     /// As `JSONParser`'s: containers open at once, counting the top level's as 1.
     public let maxDepth: Int
+    /// As `JSONParser`'s, for the values the scanner reads whole (`value(depth:)`).
+    public let maxMembers: Int
 
-    public init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser().maxDepth) {
+    public init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser().maxDepth, maxMembers: Int = .max) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.maxMembers = maxMembers
     }
 
     @inline(__always)
@@ -85,7 +88,7 @@ public struct JSONScanner {
         let start = position
         if let run = plainString() { return String(decoding: run, as: UTF8.self) }
         guard start < bytes.count, bytes[start] == UInt8(ascii: "\"") else { return nil }
-        var reader = JSONReader(bytes, maxDepth: maxDepth)
+        var reader = JSONReader(bytes, maxDepth: maxDepth, maxMembers: maxMembers)
         reader.position = start
         do throws(JSONParseError) {
             let text = try reader.string()
@@ -137,7 +140,7 @@ public struct JSONScanner {
     /// at nesting `depth`; nil where the parser would throw.
     public mutating func value(depth: Int) -> JSONValue? {
         skipWhitespace()
-        var reader = JSONReader(bytes, maxDepth: maxDepth)
+        var reader = JSONReader(bytes, maxDepth: maxDepth, maxMembers: maxMembers)
         reader.position = position
         do throws(JSONParseError) {
             let value = try reader.value(depth: depth)

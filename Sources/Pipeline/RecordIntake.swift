@@ -44,9 +44,14 @@ struct RecordIntake: Sendable {
                 binary["datacontenttype"] = contentType.split(separator: ";").first.map { .string($0.trimmingCharacters(in: .whitespaces)) }
             }
             attributes = binary
-            data = try? JSONParser().parse(record.value)
+            data = try? JSONParser(maxMembers: EventParser.maxObjectMembers).parse(record.value)
+            if binary.count > EventParser.maxObjectMembers, let id = binary["id"]?.stringValue, isUsable(id: id) {
+                return .event(.invalid(EventRejection(
+                    id: id, tenant: nil, flow: nil, detail: "more than \(EventParser.maxObjectMembers) CloudEvents attributes")))
+            }
         } else {
-            guard let object = (try? JSONParser().parse(record.value))?.objectValue else {
+            // The same bound on members as the event parser's: what it refuses, the worker refuses.
+            guard let object = (try? JSONParser(maxMembers: EventParser.maxObjectMembers).parse(record.value))?.objectValue else {
                 return deadLetter(Cause.noID)
             }
             attributes = object

@@ -90,16 +90,19 @@ struct EventCommonForm {
     }
 
     static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> VerificationRequest? {
-        var scanner = JSONScanner(bytes)
+        var scanner = JSONScanner(bytes, maxMembers: EventParser.maxObjectMembers)
         // The top level is at depth 1, `data` at 2, its members' containers at 3.
         guard scanner.maxDepth >= 2, scanner.consume(UInt8(ascii: "{")) else { return nil }
         var id: String?, specVersionOK = false, typeOK = false, source: String?, time: Date?, contentTypeOK = false
         var data: DataFields?
         var seen = 0
         var otherKeys = TextKeySet()
+        var members = 0
         if !scanner.consume(UInt8(ascii: "}")) {
             repeat {
                 guard let key = scanner.plainString(), scanner.consume(UInt8(ascii: ":")) else { return nil }
+                members += 1
+                guard members <= EventParser.maxObjectMembers else { return nil }
                 guard let attribute = Attribute(key) else {
                     // An extension attribute: any valid value, read by the parser's rules.
                     guard otherKeys.insert(Array(key)[...]), scanner.value(depth: 1) != nil else { return nil }

@@ -10,6 +10,13 @@ public struct EventRejection: Error, Sendable, Equatable {
     public let flow: Flow?
     /// Names the attribute or field; never quotes its value.
     public let detail: String
+
+    public init(id: String?, tenant: String?, flow: Flow?, detail: String) {
+        self.id = id
+        self.tenant = tenant
+        self.flow = flow
+        self.detail = detail
+    }
 }
 
 /// Reads `veridoc.verification.requested.v1` CloudEvents (structured-mode JSON,
@@ -18,6 +25,11 @@ public struct EventRejection: Error, Sendable, Equatable {
 /// `event.invalid`, so that two producers never mean different things by one event.
 public struct EventParser: Sendable {
     public var maxEventBytes: Int
+
+    /// Members any object of an event may have. An event has a dozen at its
+    /// top level and in `data`; CloudEvents extensions may add some, never
+    /// thousands, and past this the event is refused before the rest is read.
+    public static let maxObjectMembers = 256
 
     public init(maxEventBytes: Int = 4 << 20) {
         self.maxEventBytes = maxEventBytes
@@ -28,7 +40,15 @@ public struct EventParser: Sendable {
             return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: "event of \(bytes.count) bytes exceeds \(maxEventBytes)"))
         }
         if let request = commonForm(bytes) { return .success(request) }
-        guard let object = (try? JSONParser().parse(bytes))?.objectValue else {
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser(maxMembers: Self.maxObjectMembers).parse(bytes)
+        } catch {
+            let detail = error.reason == .tooManyMembers
+                ? "event has an object of more than \(Self.maxObjectMembers) members" : "event is not a JSON object"
+            return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: detail))
+        }
+        guard let object = parsed.objectValue else {
             return .failure(EventRejection(id: nil, tenant: nil, flow: nil, detail: "event is not a JSON object"))
         }
         return parse(attributes: object, data: object["data"])

@@ -16,7 +16,13 @@ public struct Verifier: Sendable {
     /// How far in the future an event's `time` may lie (clock skew between producer and worker).
     public var allowedClockSkew: TimeInterval = 300
 
-    public init(directory: TenantDirectory, eventParser: EventParser = EventParser(), cborLimits: CBORDecoder.Limits = .default) {
+    /// What all CBOR decodes of one event may take together: 25,000 items is
+    /// some eighty times what a mobile document with every mDL element holds
+    /// (Apple's sample: about 300), and keeps the worst event within a few
+    /// times a valid one of its size.
+    public static let eventCBORLimits = CBORDecoder.Limits(maxItems: 25_000)
+
+    public init(directory: TenantDirectory, eventParser: EventParser = EventParser(), cborLimits: CBORDecoder.Limits = Verifier.eventCBORLimits) {
         self.directory = directory
         self.eventParser = eventParser
         self.cborLimits = cborLimits

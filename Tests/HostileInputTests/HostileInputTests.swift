@@ -186,12 +186,16 @@ struct Lab {
                           event: p.event.replacingPayload([0x9b] + [UInt8](repeating: 0xff, count: 8)).json()))
         cases.append(Case(name: "IssuerSignedItem content claims 2^62 bytes", expected: [.payloadMalformed], event: replacingFirstItem(p, content: huge)))
         // Many namespaces, each empty (none carries an item, so nothing signed is touched): the
-        // duplicate-name checks must not make this quadratic (debug build: 145 ms; 45,000 took 225 ms).
-        let manySpaces: CBOR = {
+        // duplicate-name checks must not make this quadratic; past the event's item budget
+        // (Verifier.eventCBORLimits) the payload is refused.
+        func manySpaces(_ count: Int) -> CBOR {
             guard case .map(let entries)? = p.issuerSigned["nameSpaces"] else { return .null }
-            return .map(entries + (0..<20_000).map { CBOR.MapEntry(.text("ns.\($0)"), .array([])) })
-        }()
-        cases.append(Case(name: "20,000 empty namespaces", expected: [], event: with(p, issuerSigned: p.issuerSigned.replacing("nameSpaces", with: manySpaces))))
+            return .map(entries + (0..<count).map { CBOR.MapEntry(.text("ns.\($0)"), .array([])) })
+        }
+        cases.append(Case(name: "10,000 empty namespaces", expected: [],
+                          event: with(p, issuerSigned: p.issuerSigned.replacing("nameSpaces", with: manySpaces(10_000)))))
+        cases.append(Case(name: "20,000 empty namespaces (past the event's item budget)", expected: [.payloadMalformed],
+                          event: with(p, issuerSigned: p.issuerSigned.replacing("nameSpaces", with: manySpaces(20_000))), detail: "nested structures included"))
         cases.append(Case(name: "10,000-deep array nesting", expected: [.payloadMalformed],
                           event: p.event.replacingPayload([UInt8](repeating: 0x81, count: 10_000) + [0]).json()))
         cases.append(Case(name: "100,000 indefinite maps never closed", expected: [.payloadMalformed],

@@ -30,9 +30,10 @@ struct ScalingTests {
         switch dimension {
         // At most 16 documents are read (DeviceResponse.maxDocuments), each costing its signatures.
         case .documents: base = 4
-        case .tag24Items: base = 8
-        // Capped at 8 certificates and refused past them: nothing grows.
-        case .x5chain: return nil
+        // 1,000 values each: 16 of them stay within the event's item budget.
+        case .tag24Items: base = 4
+        // Capped (8 certificates; 256 members an object) and refused past the cap: nothing grows.
+        case .x5chain, .eventAttributes: return nil
         // The same readers as .documents and .responseUnknownKeys (the flows differ in
         // decryption, linear in the bytes; every map the general decoder reads has one
         // duplicate check); the web flow's in-place readers are measured below.

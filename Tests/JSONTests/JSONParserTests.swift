@@ -211,4 +211,13 @@ private func reason(_ text: String, maxDepth: Int = 64) -> JSONParseError.Reason
         #expect(try JSONParser().parse(text) == viaRaw)
         #expect(try JSONValue(parsing: bytes) == viaRaw)
     }
+
+    @Test func objectsPastTheMemberLimitAreRefusedWhereTheyCross() throws {
+        let parser = JSONParser(maxMembers: 3)
+        #expect(try parser.parse(#"{"a":1,"b":{"c":2,"d":3,"e":4},"f":5}"#).objectValue?.count == 3)
+        let text = #"{"a":1,"b":2,"c":3,"d":4,"e":5}"#
+        #expect(throws: JSONParseError(.tooManyMembers, at: 19)) { try parser.parse(text) }
+        #expect(throws: JSONParseError.self) { try parser.parse(#"[{"a":1,"b":2,"c":3,"d":4}]"#) }
+        #expect(try JSONParser().parse(text).objectValue?.count == 5)
+    }
 }
