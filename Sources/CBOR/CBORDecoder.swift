@@ -1,5 +1,11 @@
 /// A strict RFC 8949 decoder for bytes from strangers.
 ///
+/// Map keys are integers, strings, simple values or floats. A key that is an
+/// array, a map or a tag is refused: no mdoc, COSE or Apple structure has one,
+/// and finding a duplicate among such keys means re-encoding each in
+/// preferred form, which a nest of maps keyed by maps repeats at every level
+/// (the cost of the input times its depth).
+///
 /// Every limit turns hostile input into a `CBORError` before any allocation
 /// proportional to a claimed length: a length prefix is checked against the
 /// bytes that remain, nesting is bounded (so recursion is bounded), and the
@@ -253,6 +259,7 @@ private struct Reader {
             entries.reserveCapacity(reservation(count))
             for _ in 0..<count {
                 let keyOffset = offset
+                try refuseContainerKey()
                 let key = try readItem(depth: depth + 1)
                 let value = try readItem(depth: depth + 1)
                 guard keys.insert(key, after: entries) else { throw .duplicateMapKey(offset: keyOffset) }
@@ -262,6 +269,7 @@ private struct Reader {
             while !nextIsBreak() {
                 guard position < input.endIndex else { throw .truncated(offset: offset) }
                 let keyOffset = offset
+                try refuseContainerKey()
                 let key = try readItem(depth: depth + 1)
                 guard !nextIsBreak() else { throw .notWellFormed(offset: offset, reason: "map key without a value") }
                 let value = try readItem(depth: depth + 1)
@@ -271,6 +279,12 @@ private struct Reader {
             position += 1
         }
         return entries
+    }
+
+    /// Before a key is read: its major type must not be 4, 5 or 6.
+    private func refuseContainerKey() throws(CBORError) {
+        guard position < input.endIndex else { return }
+        if (4...6).contains(input[position] >> 5) { throw .containerMapKey(offset: offset) }
     }
 
     private mutating func readSimpleOrFloat(_ head: Head, start: Int) throws(CBORError) -> CBORItem.Content {

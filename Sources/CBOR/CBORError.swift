@@ -10,6 +10,8 @@ public enum CBORError: Error, Equatable, Sendable {
     case notWellFormed(offset: Int, reason: String)
     case invalidUTF8(offset: Int)
     case duplicateMapKey(offset: Int)
+    /// A map key that is an array, a map or a tag (see `CBORDecoder`).
+    case containerMapKey(offset: Int)
     /// Bytes follow the single top-level item.
     case trailingBytes(offset: Int)
     case depthLimitExceeded(limit: Int)

@@ -27,6 +27,7 @@ public func describe(_ error: CBORError) -> String {
     case .notWellFormed(let offset, let reason): "CBOR not well-formed at byte \(offset): \(reason)"
     case .invalidUTF8(let offset): "CBOR text string at byte \(offset) is not UTF-8"
     case .duplicateMapKey(let offset): "CBOR map has a duplicate key at byte \(offset)"
+    case .containerMapKey(let offset): "CBOR map key at byte \(offset) is an array, map or tag"
     case .trailingBytes(let offset): "CBOR has trailing bytes after byte \(offset)"
     case .depthLimitExceeded(let limit): "CBOR nesting deeper than \(limit)"
     case .itemLimitExceeded(let limit): "CBOR has more than \(limit) items"

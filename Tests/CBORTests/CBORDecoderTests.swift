@@ -128,6 +128,20 @@ private let appendixA: [(String, CBOR)] = [
         #expect(throws: CBORError.self) { try decode(repeated + "03f6") }
     }
 
+    /// Keys that are containers are refused where they start: comparing them
+    /// cost a re-encoding of each, at every level of a nest of such keys.
+    @Test func containerMapKeysAreRefused() throws {
+        #expect(throws: CBORError.containerMapKey(offset: 1)) { try decode("a1 80 01") }
+        #expect(throws: CBORError.containerMapKey(offset: 1)) { try decode("a1 a0 01") }
+        #expect(throws: CBORError.containerMapKey(offset: 1)) { try decode("bf c100 01 ff") }
+        #expect(throws: CBORError.containerMapKey(offset: 3)) { try decode("a2 0102 8101 03") }
+        // The fuzzer's shape: thirty maps, each keyed by the next, around 10,000 items.
+        let nest = [UInt8](repeating: 0xa1, count: 30) + [0x99, 0x27, 0x10] + [UInt8](repeating: 0, count: 10_030)
+        #expect(throws: CBORError.containerMapKey(offset: 1)) { try CBORDecoder().decode(nest) }
+        // Containers as values, and every scalar key, stay as they were.
+        #expect(try decode("a4 01 80 61 61 a0 41 00 c1 00 f9 3c00 f6").entries?.count == 4)
+    }
+
     @Test func malformedInputIsATypedError() {
         let cases: [(String, String)] = [
             ("", "empty"), ("18", "missing argument"), ("1901", "short argument"), ("62 61", "short text"),
