@@ -4,9 +4,12 @@
 #   docker run --rm -v "$PWD/deploy/compose:/etc/veridoc:ro" veridoc:dev        # veridoc run --config /etc/veridoc/config.json
 #   docker run --rm veridoc:dev verify --config /etc/veridoc/config.json -    # any other subcommand
 #
-# Stage 1 builds a release binary with the Swift runtime linked statically;
-# stage 2 is Debian bookworm-slim with only the C libraries the binary links
-# (librdkafka, libpq, libcrypto from libssl3, libmicrohttpd) and CA certificates.
+# Stage 1 builds librdkafka 2.8 from Debian trixie's source package
+# (scripts/librdkafka: bookworm's 2.0.2 is too old) and a release binary with
+# the Swift runtime linked statically; stage 2 is Debian bookworm-slim with
+# only the C libraries the binary links (that librdkafka, libpq, libcrypto
+# from libssl3, libmicrohttpd, and librdkafka's codecs and SASL) and CA
+# certificates.
 # See docs/operations.md.
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
@@ -15,15 +18,20 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 # ---------------------------------------------------------------------------
 FROM ${SWIFT_IMAGE} AS build
 
-# Headers and pkg-config files for the system-library targets in Package.swift.
-# Unpinned on purpose: bookworm's point releases carry the security fixes.
+# Headers and pkg-config files for the system-library targets in Package.swift,
+# and what librdkafka's build needs. Unpinned on purpose: bookworm's point
+# releases carry the security fixes.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      librdkafka-dev libpq-dev libssl-dev libmicrohttpd-dev pkg-config \
+      libpq-dev libssl-dev libmicrohttpd-dev pkg-config \
+      gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
+# Where Package.swift links it from (.build/librdkafka, found through the rpath).
+COPY scripts/librdkafka ./scripts/librdkafka
+RUN scripts/librdkafka /src/.build/librdkafka
 # Tests/ is copied only because SwiftPM checks that every declared target's
 # folder exists; no test is built.
 COPY Package.swift ./
@@ -52,12 +60,17 @@ LABEL org.opencontainers.image.title="veridoc" \
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates librdkafka1 libpq5 libssl3 libmicrohttpd12 libstdc++6 \
+      ca-certificates libpq5 libssl3 libmicrohttpd12 libstdc++6 \
+      zlib1g libzstd1 liblz4-1 libsasl2-2 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 veridoc \
  && useradd --system --uid 10001 --gid 10001 --home-dir /nonexistent --no-create-home \
       --shell /usr/sbin/nologin veridoc
 
+# The binary's rpath names the build folder, absent here: the loader falls
+# back to its cache, which ldconfig makes hold /usr/local/lib.
+COPY --from=build /src/.build/librdkafka/lib/librdkafka.so.1 /usr/local/lib/
+RUN ldconfig
 COPY --from=build /out/veridoc /usr/local/bin/veridoc
 COPY deploy/docker/healthcheck /usr/local/bin/veridoc-healthcheck
 

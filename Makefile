@@ -2,13 +2,16 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # valgrind: the hostile-input scaling tests count instructions under callgrind.
-APT_PACKAGES := pkg-config libssl-dev librdkafka-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind
+# librdkafka is built from Debian trixie's source package (scripts/librdkafka);
+# gcc, make and the -dev packages after libmicrohttpd-dev are what it needs.
+APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind \
+	gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
 
 .PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo bench fuzz chaos clean
 
-## setup: install missing Debian packages (idempotent, quiet when nothing is missing)
+## setup: install missing Debian packages and build librdkafka (idempotent, quiet when nothing is missing)
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
@@ -19,6 +22,7 @@ setup:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 	@command -v $(SWIFT) >/dev/null || { echo "swift 6 toolchain not found on PATH"; exit 1; }
+	@scripts/librdkafka >/dev/null
 
 build: setup
 	$(SWIFT) build

@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// librdkafka is the one C library not taken from bookworm's packages: `make
+// setup` builds Debian trixie's 2.8 from source into .build/librdkafka
+// (scripts/librdkafka says why). CRdKafka's shim includes its headers by a
+// path relative to itself; everything that links Kafka links this copy, and
+// finds it at run time through the rpath.
+let librdkafka = Context.packageDirectory + "/.build/librdkafka/lib"
+
 // The rooms follow the data's path: bytes (CBOR) → cryptography (Crypto) →
 // ISO 18013-5 structures and checks (MDoc) → events, tenants and the ordered
 // verification (Verification) → the command line (Veridoc).
@@ -14,7 +21,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CRdKafka"),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // glibc's <malloc.h>, for mallopt (the worker caps its malloc arenas).
@@ -28,7 +35,8 @@ let package = Package(
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
         .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
-        .target(name: "Kafka", dependencies: ["CRdKafka"]),
+        .target(name: "Kafka", dependencies: ["CRdKafka"],
+                linkerSettings: [.unsafeFlags(["-L", librdkafka, "-Xlinker", "-rpath", "-Xlinker", librdkafka])]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
         .target(name: "Observability", dependencies: ["CMicroHTTPD"]),

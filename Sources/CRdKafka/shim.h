@@ -1,8 +1,15 @@
 #ifndef VERIDOC_CRDKAFKA_SHIM_H
 #define VERIDOC_CRDKAFKA_SHIM_H
 
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h> /* must follow rdkafka.h */
+/* The librdkafka that `make setup` builds (scripts/librdkafka), not the
+ * system's: a path relative to this header, so that no include path has to
+ * be passed to every module that imports this one. */
+#if __has_include("../../.build/librdkafka/include/librdkafka/rdkafka.h")
+#include "../../.build/librdkafka/include/librdkafka/rdkafka.h"
+#include "../../.build/librdkafka/include/librdkafka/rdkafka_mock.h" /* must follow rdkafka.h */
+#else
+#error "librdkafka 2.8 is not built yet: run `make setup` (scripts/librdkafka)"
+#endif
 
 /*
  * Swift cannot call variadic C functions nor expand function-like macros, so
