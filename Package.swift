@@ -36,7 +36,9 @@ let package = Package(
         // made at run time, for tests, the demo and the load generator.
         .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"],
-                linkerSettings: [.unsafeFlags(["-L", librdkafka, "-Xlinker", "-rpath", "-Xlinker", librdkafka])]),
+                // By path, not -lrdkafka: the other libraries' pkg-config flags put
+                // -L/usr/lib/x86_64-linux-gnu first, where a librdkafka-dev would win.
+                linkerSettings: [.unsafeFlags(["-Xlinker", librdkafka + "/librdkafka.so.1", "-Xlinker", "-rpath", "-Xlinker", librdkafka])]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
         .target(name: "Observability", dependencies: ["CMicroHTTPD"]),

@@ -19,9 +19,14 @@ public final class ChaosHarness: @unchecked Sendable {
     var postgres = ""                 // connection string (admin = the database the workers use)
     var postgresDirectory: URL { work.appendingPathComponent("pg") }
     var postmasterPIDs: Set<pid_t> = []
-    var broker: ChildProcess!
+    /// The broker process and its addresses; replaced when it dies (guarded by `brokerLock`).
+    var broker: ChaosBroker!
     var bootstrap = ""
+    let brokerLock = NSLock()
     var config: URL!
+    /// Every process started, for the SIGINT/SIGTERM cleanup (`Interruption`).
+    let roster = ProcessRoster()
+    var interruptionToken: Interruption.Token?
 
     // Workers, guarded by `lock`.
     let lock = NSLock()
@@ -31,6 +36,18 @@ public final class ChaosHarness: @unchecked Sendable {
     var faultCounts: [FaultKind: Int] = [:]
     var examples: [String] = []
     var invariantCounts: [String: Int] = [:]
+    var incidents: [String] = []
+    var brokerRestarts = 0
+    var postgresRestarts = 0
+    /// When the broker was last restarted (its topics lost with it).
+    var lastBrokerRestart: Date?
+    /// Set while a postgres fault has the server down on purpose.
+    var postgresFaultActive = false
+    /// Set while a brokerRestart fault replaces the broker on purpose.
+    var brokerFaultActive = false
+    /// Stored positions from the sampler's last snapshot, for the producer's backlog bound.
+    var latestPositions: [Int32: Int64] = [:]
+    let watchStop = Flag()
 
     // Events.
     struct Planned {
@@ -58,6 +75,11 @@ public final class ChaosHarness: @unchecked Sendable {
     /// the chaos run's one flake (2 of 12 probe rounds lost records with five in
     /// flight, none with one). Production keeps librdkafka's default of 5.
     static let maxInFlight = "1"
+    /// tansu joins a group in about half of session.timeout.ms (infra.md), and
+    /// a rebalance waits for a member that was killed until the rebalance
+    /// timeout, which librdkafka takes from max.poll.interval.ms (default
+    /// 300 s): seen as workers waiting minutes for an assignment after a kill.
+    static let tansuGroupProperties = ["session.timeout.ms": "2000", "max.poll.interval.ms": "15000"]
 
     public init(options: ChaosOptions, log: @escaping @Sendable (String) -> Void) {
         self.options = options
@@ -73,12 +95,22 @@ public final class ChaosHarness: @unchecked Sendable {
         summary.seed = options.seed
         summary.durationSeconds = options.duration
         if options.keep { summary.workDirectory = work.path }
+        // A broker that dies under a control command must not take the
+        // harness with it: write(2) then fails with EPIPE instead.
+        signal(SIGPIPE, SIG_IGN)
+        interruptionToken = Interruption.register { [roster, postgresDirectory, repository = options.repository] in
+            roster.stopAll(postgresScript: repository.appendingPathComponent("scripts/test-postgres").path, postgresDirectory: postgresDirectory.path)
+        }
         defer { teardown() }
 
+        log("work directory: \(work.path)")
         try startPostgres()
         try startBroker()
         try prepareEvents()
         for _ in 0..<options.workers { try startWorker() }
+        let watching = Thread { [self] in watch(stop: watchStop) }
+        watching.name = "chaos-watch"
+        watching.start()
 
         let stop = Flag()
         let producing = Thread { [self] in produce(stop: stop) }
@@ -97,11 +129,15 @@ public final class ChaosHarness: @unchecked Sendable {
         producing.cancel()
         Thread.sleep(forTimeInterval: 1.2)
 
+        stopWatching()
         stopWorkers()
         try check(into: &summary)
         lock.lock()
         summary.faults = Dictionary(uniqueKeysWithValues: faultCounts.map { ($0.key.rawValue, $0.value) })
         summary.workersStarted = workerSerial
+        summary.incidents = incidents
+        summary.brokerRestarts = brokerRestarts
+        summary.postgresRestarts = postgresRestarts
         lock.unlock()
         teardown()
         checkNoProcessLeft()
@@ -163,27 +199,49 @@ public final class ChaosHarness: @unchecked Sendable {
         return status == 0
     }
 
-    private func startBroker() throws {
-        broker = try ChildProcess(
-            options.binary.path,
-            ["dev-broker", "--brokers", "3", "--parent-pid", "\(getpid())",
-             "--topic", "\(Self.requestTopic):6", "--topic", "\(Self.outcomeTopic):6", "--topic", "\(Self.deadLetterTopic):6"],
-            name: "dev-broker", output: work.appendingPathComponent("broker.log").path, controlPipes: true)
-        lock.lock()
-        allChildren.append(broker)
-        lock.unlock()
-        guard let line = broker.readLine(timeout: 30), line.hasPrefix("BOOTSTRAP=") else {
-            throw ChildProcess.Failure(description: "dev-broker printed no BOOTSTRAP line")
+    func startBroker() throws {
+        let topics = [Self.requestTopic, Self.outcomeTopic, Self.deadLetterTopic]
+        let started: ChaosBroker
+        switch options.broker {
+        case .mock:
+            let mock = try MockChaosBroker(binary: options.binary.path, topics: topics, log: work.appendingPathComponent("broker.log").path)
+            remember(mock.process)
+            started = mock
+        case .tansu:
+            guard let binary = TansuServer.locate(repository: options.repository) else {
+                throw ChildProcess.Failure(description: "no tansu binary: run `make setup-tansu` or set VERIDOC_TANSU")
+            }
+            started = try TansuChaosBroker(binary: binary, topics: topics, log: work.appendingPathComponent("broker.log"))
+            if !roster.add(started.pid) { started.stop() }
         }
-        bootstrap = String(line.dropFirst("BOOTSTRAP=".count))
-        log("broker: \(bootstrap)")
+        brokerLock.lock()
+        broker = started
+        bootstrap = started.bootstrap
+        brokerLock.unlock()
+        log("broker: \(options.broker.rawValue) at \(currentBootstrap) (pid \(started.pid))")
+    }
+
+    var currentBootstrap: String {
+        brokerLock.lock()
+        defer { brokerLock.unlock() }
+        return bootstrap
+    }
+
+    /// Every child goes on both lists: `allChildren` for teardown and the
+    /// checks, the roster for an interruption.
+    func remember(_ child: ChildProcess) {
+        lock.lock()
+        allChildren.append(child)
+        lock.unlock()
+        if !roster.add(child.pid) { child.killNow() }
     }
 
     /// One control command; the answer line (OK / ERR …).
     @discardableResult
     func brokerCommand(_ command: String) -> String {
-        broker.writeLine(command)
-        return broker.readLine(timeout: 10) ?? "(no answer)"
+        brokerLock.lock()
+        defer { brokerLock.unlock() }
+        return broker.command(command) ?? "(no control channel)"
     }
 
     // MARK: events and config
@@ -198,11 +256,11 @@ public final class ChaosHarness: @unchecked Sendable {
         let file = try factory.merchant.writeConfiguration(to: configDirectory, trustAnchors: [factory.authority.iaca])
         var root = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
         root["kafka"] = [
-            "bootstrapServers": bootstrap, "groupId": Self.group,
+            "bootstrapServers": currentBootstrap, "groupId": Self.group,
             "properties": [
                 "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "fetch.wait.max.ms": "5",
                 "max.in.flight.requests.per.connection": Self.maxInFlight,
-            ],
+            ].merging(options.broker == .tansu ? Self.tansuGroupProperties : [:]) { $1 },
         ]
         root["postgres"] = ["connectionString": postgres]
         root["worker"] = ["threads": 2, "batchSize": 50, "batchLingerMilliseconds": 20, "drainTimeoutSeconds": 10, "outboxClaimSeconds": 3]
@@ -240,6 +298,7 @@ public final class ChaosHarness: @unchecked Sendable {
     // MARK: workers
 
     func startWorker() throws {
+        guard !roster.isStopping else { return }
         lock.lock()
         workerSerial += 1
         let serial = workerSerial
@@ -248,8 +307,8 @@ public final class ChaosHarness: @unchecked Sendable {
                                       output: work.appendingPathComponent("worker-\(serial).log").path)
         lock.lock()
         workers.append(worker)
-        allChildren.append(worker)
         lock.unlock()
+        remember(worker)
     }
 
     /// SIGTERM: the worker drains and must exit 0.
@@ -297,37 +356,72 @@ public final class ChaosHarness: @unchecked Sendable {
 
     // MARK: producing
 
-    private func produce(stop: Flag) {
-        let producer: KafkaProducer
+    private func makeProducer() -> KafkaProducer? {
         do {
-            producer = try KafkaProducer(properties: [
-                "bootstrap.servers": bootstrap, "linger.ms": "5", "message.timeout.ms": "60000", "log_level": "2",
+            return try KafkaProducer(properties: [
+                "bootstrap.servers": currentBootstrap, "linger.ms": "5", "message.timeout.ms": "60000", "log_level": "2",
                 "max.in.flight.requests.per.connection": Self.maxInFlight,
             ], onDelivery: { [delivery] report in delivery.report(report) }, onError: { _ in
                 // Broker-down connection errors are expected here; delivery reports tell what matters.
             })
         } catch {
             violation("producer", "cannot create the producer: \(error)")
-            return
+            return nil
         }
+    }
+
+    /// Bytes a partition may hold beyond its stored position before the
+    /// producer waits. The mock broker keeps about 5 MB a partition and deletes
+    /// older records: a producer that outruns the workers by more makes the
+    /// broker lose records, and the run would measure the broker's retention,
+    /// not the workers.
+    static let backlogBytesPerPartition = 3 << 20
+
+    private func produce(stop: Flag) {
+        guard var producer = makeProducer() else { return }
+        var epoch = delivery.epoch
         let window = max(1, options.duration * 0.7)
         let interval = window / Double(max(planned.count, 1))
         let started = Date()
         var next = 0
+        var resend: [Int] = []
+        var backlogCheckedAt = Date.distantPast
+        var backlogIsFull = false
         while !stop.isSet {
+            if delivery.epoch != epoch {
+                // The broker was replaced, empty: everything produced so far is sent
+                // to the new one (already stored events come back as duplicates).
+                producer.close(flushTimeoutMilliseconds: 0)
+                guard let fresh = makeProducer() else { return }
+                producer = fresh
+                epoch = delivery.epoch
+                resend = Array(0..<next)
+            }
+            // Computed at most every 100 ms: it walks every delivery of the epoch.
+            if Date().timeIntervalSince(backlogCheckedAt) > 0.1 {
+                backlogCheckedAt = Date()
+                backlogIsFull = backlogFull()
+            }
+            if backlogIsFull {
+                Thread.sleep(forTimeInterval: 0.05)
+                continue
+            }
             // Failed deliveries are sent again (same bytes, same id): duplicates are the worker's job.
             var batch = delivery.takeRetries()
-            if next < planned.count && Date().timeIntervalSince(started) >= Double(next) * interval {
+            if !resend.isEmpty {
+                batch += resend.prefix(200)
+                resend.removeFirst(min(200, resend.count))
+            } else if next < planned.count && Date().timeIntervalSince(started) >= Double(next) * interval {
                 batch.append(next)
                 next += 1
             }
             for index in batch {
                 let record = planned[index].record
-                delivery.sent(index)
+                let token = delivery.sent(index)
                 var attempts = 0
                 while !stop.isSet {
                     do {
-                        try producer.send(topic: Self.requestTopic, key: record.key, value: record.value, token: UInt64(index))
+                        try producer.send(topic: Self.requestTopic, key: record.key, value: record.value, token: token)
                         break
                     } catch {
                         attempts += 1
@@ -341,12 +435,26 @@ public final class ChaosHarness: @unchecked Sendable {
         producer.close(flushTimeoutMilliseconds: 5_000)
     }
 
+    /// Whether some partition holds `backlogBytesPerPartition` past its stored position.
+    private func backlogFull() -> Bool {
+        lock.lock()
+        let positions = latestPositions
+        lock.unlock()
+        let backlog = delivery.backlogBytes(beyond: positions) { planned[$0].record.value.count }
+        return backlog.values.contains { $0 > Self.backlogBytesPerPartition }
+    }
+
     var productionComplete: Bool { delivery.deliveredCount(of: planned.count) == planned.count }
 
     // MARK: convergence
 
     private func restoreServices() {
-        for broker in 1...3 { brokerCommand("up \(broker)") }
+        if options.broker == .mock {
+            for id in 1...3 { brokerCommand("up \(id)") }
+        }
+        brokerLock.lock()
+        broker.resume()
+        brokerLock.unlock()
         _ = postgresScript("resume")
         lock.lock()
         let count = workers.count
@@ -416,12 +524,15 @@ public final class ChaosHarness: @unchecked Sendable {
         tornDown = true
         let children = allChildren
         lock.unlock()
-        for child in children where child !== broker && child.isRunning { child.killNow() }
-        if let broker, broker.isRunning {
-            broker.signal(SIGTERM)
-            if !broker.wait(timeout: 10) { broker.killNow() }
-        }
+        watchStop.set()
+        brokerLock.lock()
+        let broker = self.broker
+        brokerLock.unlock()
+        let brokerProcess = (broker as? MockChaosBroker)?.process
+        for child in children where child !== brokerProcess && child.isRunning { child.killNow() }
+        broker?.stop()
         _ = postgresScript("stop")
+        if let interruptionToken { Interruption.unregister(interruptionToken) }
     }
 
     private func checkNoProcessLeft() {
@@ -446,20 +557,43 @@ final class Flag: @unchecked Sendable {
     var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }
 
-/// Which planned records are delivered, where (partition, offset), and which must be sent again.
+/// Which planned records are delivered, where (partition, offset), and which
+/// must be sent again, for the broker of the current epoch: a broker that is
+/// replaced starts a new epoch, and reports from the old one are ignored.
 final class DeliveryLedger: @unchecked Sendable {
     private let lock = NSLock()
+    private var currentEpoch: UInt64 = 0
     private var delivered: [Int: (partition: Int32, offset: Int64)] = [:]
     private var offsets: [Int32: [Int64: Int]] = [:]   // partition → offset → planned index
     private var retries: [Int] = []
     private var pending: Set<Int> = []
 
-    func sent(_ index: Int) { lock.lock(); pending.insert(index); lock.unlock() }
+    var epoch: UInt64 { lock.lock(); defer { lock.unlock() }; return currentEpoch }
 
-    func report(_ report: KafkaProducer.DeliveryReport) {
-        let index = Int(report.token)
+    /// Forgets every delivery: the broker that had them is gone.
+    func newEpoch() {
+        lock.lock()
+        currentEpoch += 1
+        delivered.removeAll()
+        offsets.removeAll()
+        retries.removeAll()
+        pending.removeAll()
+        lock.unlock()
+    }
+
+    /// Marks `index` in flight; the token its delivery report must carry.
+    func sent(_ index: Int) -> UInt64 {
         lock.lock()
         defer { lock.unlock() }
+        pending.insert(index)
+        return currentEpoch << 32 | UInt64(index)
+    }
+
+    func report(_ report: KafkaProducer.DeliveryReport) {
+        let index = Int(report.token & 0xFFFF_FFFF)
+        lock.lock()
+        defer { lock.unlock() }
+        guard report.token >> 32 == currentEpoch else { return }
         pending.remove(index)
         if report.error == nil, let partition = report.topicPartition?.partition, let offset = report.offset {
             if delivered[index] == nil { delivered[index] = (partition, offset) }
@@ -479,6 +613,9 @@ final class DeliveryLedger: @unchecked Sendable {
 
     func wasDelivered(_ index: Int) -> Bool { lock.lock(); defer { lock.unlock() }; return delivered[index] != nil }
 
+    /// Where `index` was delivered in this epoch.
+    func place(of index: Int) -> (partition: Int32, offset: Int64)? { lock.lock(); defer { lock.unlock() }; return delivered[index] }
+
     func deliveredCount(of total: Int) -> Int { lock.lock(); defer { lock.unlock() }; return delivered.count }
 
     /// Per partition: 1 + the highest offset a delivery report named.
@@ -490,4 +627,16 @@ final class DeliveryLedger: @unchecked Sendable {
 
     /// partition → offset → planned index, as far as delivery reports tell.
     func offsetMap() -> [Int32: [Int64: Int]] { lock.lock(); defer { lock.unlock() }; return offsets }
+
+    /// Per partition, the bytes delivered at or past its position.
+    func backlogBytes(beyond positions: [Int32: Int64], size: (Int) -> Int) -> [Int32: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        var backlog: [Int32: Int] = [:]
+        for (partition, byOffset) in offsets {
+            let position = positions[partition] ?? 0
+            backlog[partition] = byOffset.reduce(0) { $0 + ($1.key >= position ? size($1.value) : 0) }
+        }
+        return backlog
+    }
 }

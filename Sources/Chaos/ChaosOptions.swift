@@ -20,6 +20,8 @@ public struct ChaosOptions: Sendable {
     public var output: URL?
     /// Keep the work folder (logs, PostgreSQL data) afterwards.
     public var keep = false
+    /// The broker: the mock cluster (default) or tansu.
+    public var broker = BrokerKind.mock
     /// Seconds allowed, once faults stop, for everything to be stored and published.
     public var convergeTimeout: TimeInterval = 180
 
@@ -29,6 +31,11 @@ public struct ChaosOptions: Sendable {
     }
 
     var eventCount: Int { events ?? max(50, Int(duration * 20)) }
+
+    /// Broker restarts in a run: each one loses the broker's every record and
+    /// makes the producer send everything again, so a few per long run (one per
+    /// 150 faults), none in a short one.
+    var brokerRestartCount: Int { faultCount / 150 }
     var faultCount: Int { faults ?? max(4, Int(duration / 4)) }
 }
 
@@ -38,10 +45,11 @@ public enum FaultKind: String, CaseIterable, Sendable, Codable {
     case workerRestart         // SIGTERM (drain, must exit 0), start a replacement: a rolling restart step
     case workerJoin            // one more worker: a rebalance
     case workerLeave           // SIGTERM one worker for good (at least one stays)
-    case brokerDown            // `down N` for a few seconds, then `up N`
-    case produceErrors         // `errors 0 …` retriable Produce errors
-    case fetchErrors           // `errors 1 …` retriable Fetch errors
-    case commitErrors          // `errors 8 …` OffsetCommit errors
+    case brokerDown            // mock: `down N` for a few seconds, then `up N`; tansu: SIGSTOP, then SIGCONT
+    case brokerRestart         // SIGKILL the broker process and start a new one: a memory-only broker loses every topic
+    case produceErrors         // `errors 0 …` retriable Produce errors (mock only)
+    case fetchErrors           // `errors 1 …` retriable Fetch errors (mock only)
+    case commitErrors          // `errors 8 …` OffsetCommit errors (mock only)
     case postgresRestart       // fast stop, a few seconds down, start on the same port
     case postgresTerminate     // pg_terminate_backend of every veridoc-worker connection
     case postgresSlow          // ACCESS EXCLUSIVE lock on results held for seconds

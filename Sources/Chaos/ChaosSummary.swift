@@ -23,11 +23,23 @@ public struct ChaosSummary: Codable, Sendable {
     public var examples: [String] = []
     public var positionSnapshotsChecked = 0
     public var workDirectory: String?
+    /// What the run's own parts did unasked (a broker or PostgreSQL that died,
+    /// what the harness did about it), each with its log excerpt. A worker that
+    /// dies unasked is a violation (`workerCrashed`) as well.
+    public var incidents: [String] = []
+    public var brokerRestarts = 0
+    public var postgresRestarts = 0
+    /// Results stored before the last broker restart: their outcome events
+    /// went to the broker that was lost, so `outcomePublished` cannot see them.
+    public var outcomesLostWithBroker = 0
+    /// Gaps the workers recorded (`consumer_gaps`): records the broker deleted
+    /// or lost before they were read. Reported apart from events a worker lost.
+    public var offsetGaps: [String] = []
 
     enum CodingKeys: String, CodingKey {
         case seed, durationSeconds, records, distinctEventIDs, poisonRecords, results, verified, rejected, deadLetters
         case outcomeEvents, workersStarted, faults, faultsTotal, convergedAfterSeconds, invariants, violations, examples
-        case positionSnapshotsChecked, workDirectory
+        case positionSnapshotsChecked, workDirectory, incidents, brokerRestarts, postgresRestarts, outcomesLostWithBroker, offsetGaps
     }
 
     public init() {}
@@ -51,6 +63,11 @@ public struct ChaosSummary: Codable, Sendable {
         examples = try c.decode([String].self, forKey: .examples)
         positionSnapshotsChecked = try c.decode(Int.self, forKey: .positionSnapshotsChecked)
         workDirectory = try c.decodeIfPresent(String.self, forKey: .workDirectory)
+        incidents = try c.decodeIfPresent([String].self, forKey: .incidents) ?? []
+        brokerRestarts = try c.decodeIfPresent(Int.self, forKey: .brokerRestarts) ?? 0
+        postgresRestarts = try c.decodeIfPresent(Int.self, forKey: .postgresRestarts) ?? 0
+        outcomesLostWithBroker = try c.decodeIfPresent(Int.self, forKey: .outcomesLostWithBroker) ?? 0
+        offsetGaps = try c.decodeIfPresent([String].self, forKey: .offsetGaps) ?? []
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -74,6 +91,11 @@ public struct ChaosSummary: Codable, Sendable {
         try c.encode(examples, forKey: .examples)
         try c.encode(positionSnapshotsChecked, forKey: .positionSnapshotsChecked)
         try c.encodeIfPresent(workDirectory, forKey: .workDirectory)
+        try c.encode(incidents, forKey: .incidents)
+        try c.encode(brokerRestarts, forKey: .brokerRestarts)
+        try c.encode(postgresRestarts, forKey: .postgresRestarts)
+        try c.encode(outcomesLostWithBroker, forKey: .outcomesLostWithBroker)
+        try c.encode(offsetGaps, forKey: .offsetGaps)
     }
 
     public func json() -> Data {
@@ -96,6 +118,12 @@ public struct ChaosSummary: Codable, Sendable {
         for (name, count) in invariants.sorted(by: { $0.key < $1.key }) { lines.append("    \(count == 0 ? "✓" : "✗") \(name): \(count) violations") }
         lines.append("  invariant violations: \(violations)")
         for example in examples.prefix(20) { lines.append("    e.g. \(example)") }
+        lines.append("  broker restarts \(brokerRestarts), PostgreSQL restarts \(postgresRestarts)"
+                     + (outcomesLostWithBroker > 0 ? "; \(outcomesLostWithBroker) outcome events lost with a broker" : ""))
+        lines.append("  offset gaps (records the broker no longer had): \(offsetGaps.count)")
+        for gap in offsetGaps.prefix(10) { lines.append("    \(gap)") }
+        if !incidents.isEmpty { lines.append("  incidents:") }
+        for incident in incidents.prefix(20) { lines.append("    \(incident)") }
         return lines.joined(separator: "\n")
     }
 }

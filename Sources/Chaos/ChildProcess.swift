@@ -126,8 +126,28 @@ final class ChildProcess: @unchecked Sendable {
         return nil
     }
 
-    func writeLine(_ line: String) {
-        stdinWriter?.write(Data((line + "\n").utf8))
+    /// False when the child no longer reads its stdin (it died): write(2)
+    /// then fails with EPIPE, which FileHandle.write would turn into a crash,
+    /// and which is a SIGPIPE for a process that does not ignore it.
+    @discardableResult
+    func writeLine(_ line: String) -> Bool {
+        guard let writer = stdinWriter else { return false }
+        let bytes = Array((line + "\n").utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { write(writer.fileDescriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+
+    /// How it ended, for a report: "exit status 1", "signal 6"; nil while running.
+    var ending: String? {
+        guard !isRunning else { return nil }
+        if let exitSignal { return "signal \(exitSignal)" }
+        return exitStatus.map { "exit status \($0)" }
     }
 
     /// Whether /proc still lists the pid with `marker` in its command line

@@ -7,15 +7,23 @@ extension ChaosHarness {
     /// dealt from shuffled rounds of every kind, SIGKILL three times per round
     /// (so a run of 13+ faults has each kind at least once), run one after another.
     func injectFaults() {
-        let kinds = FaultKind.allCases + [.workerKill, .workerKill]
+        // Request errors need the mock's control channel; broker restarts are dealt apart.
+        let applicable = FaultKind.allCases.filter { kind in
+            kind != .brokerRestart && (options.broker == .mock || ![.produceErrors, .fetchErrors, .commitErrors].contains(kind))
+        }
+        let kinds = applicable + [.workerKill, .workerKill]
         var schedule: [(at: TimeInterval, kind: FaultKind)] = []
         var deck: [FaultKind] = []
         let count = options.faultCount
-        let spacing = options.duration * 0.9 / Double(count)
+        let spacing = options.duration * 0.9 / Double(max(count, 1))
+        let restarts = options.brokerRestartCount
         for index in 0..<count {
             if deck.isEmpty { deck = shuffled(kinds) }
             let jitter = Double(random.next() % 1000) / 1000 * spacing * 0.5
-            schedule.append((options.duration * 0.05 + Double(index) * spacing + jitter, deck.removeFirst()))
+            // Restarts at even intervals, in the first 70 % (while producing).
+            let kind = restarts > 0 && (index + 1) % max(1, Int(Double(count) * 0.7) / restarts) == 0 && index < Int(Double(count) * 0.7)
+                ? FaultKind.brokerRestart : deck.removeFirst()
+            schedule.append((options.duration * 0.05 + Double(index) * spacing + jitter, kind))
         }
         let started = Date()
         for (at, kind) in schedule {
@@ -69,10 +77,25 @@ extension ChaosHarness {
             guard workerCount > 1 else { return inject(.workerJoin) }
             terminate(removeWorker(at: Int(random.next() % UInt64(workerCount))))
         case .brokerDown:
-            let id = 1 + random.next() % 3
-            brokerCommand("down \(id)")
-            Thread.sleep(forTimeInterval: pick(2...5))
-            brokerCommand("up \(id)")
+            let seconds = pick(2...5)
+            if options.broker == .mock {
+                let id = 1 + random.next() % 3
+                brokerCommand("down \(id)")
+                Thread.sleep(forTimeInterval: seconds)
+                brokerCommand("up \(id)")
+            } else {
+                withBroker { $0.pause() }
+                Thread.sleep(forTimeInterval: seconds)
+                withBroker { $0.resume() }
+            }
+        case .brokerRestart:
+            setBrokerFault(true)
+            defer { setBrokerFault(false) }
+            withBroker { broker in
+                kill(broker.pid, SIGKILL)
+                _ = waitUntilEnded(broker)
+            }
+            restartBroker(asked: true)
         case .produceErrors:
             return brokerCommand("errors 0 \(codes(commit: false))").hasPrefix("OK")
         case .fetchErrors:
@@ -80,6 +103,14 @@ extension ChaosHarness {
         case .commitErrors:
             return brokerCommand("errors 8 \(codes(commit: true))").hasPrefix("OK")
         case .postgresRestart:
+            lock.lock()
+            postgresFaultActive = true
+            lock.unlock()
+            defer {
+                lock.lock()
+                postgresFaultActive = false
+                lock.unlock()
+            }
             guard postgresScript("pause") else { return false }
             Thread.sleep(forTimeInterval: pick(2...4))
             return postgresScript("resume")
@@ -101,6 +132,24 @@ extension ChaosHarness {
             }
         }
         return true
+    }
+
+    private func withBroker(_ body: (ChaosBroker) -> Void) {
+        brokerLock.lock()
+        defer { brokerLock.unlock() }
+        body(broker)
+    }
+
+    private func waitUntilEnded(_ broker: ChaosBroker) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while broker.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return !broker.isRunning
+    }
+
+    func setBrokerFault(_ active: Bool) {
+        lock.lock()
+        brokerFaultActive = active
+        lock.unlock()
     }
 
     /// A short burst of retriable error codes: REQUEST_TIMED_OUT (7), NOT_LEADER_OR_FOLLOWER (6),

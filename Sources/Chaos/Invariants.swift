@@ -29,6 +29,9 @@ extension ChaosHarness {
                         positions[Int32(partition)] = offset
                     }
                 }
+                lock.lock()
+                latestPositions = positions
+                lock.unlock()
                 let map = delivery.offsetMap()
                 for (partition, position) in positions {
                     for (offset, index) in map[partition] ?? [:] where offset < position {
@@ -72,7 +75,21 @@ extension ChaosHarness {
         summary.records = delivered.count
         summary.distinctEventIDs = ids.count
         summary.poisonRecords = delivered.filter { planned[$0].record.id == nil }.count
-        for id in ids where stored[id] == nil { violation("exactlyOneResult", "event \(id) has no result") }
+        // Records the broker deleted before a worker read them are the broker's
+        // loss, recorded by the workers as gaps: reported apart, not as lost events.
+        let gaps = try offsetGaps(connection)
+        var inGaps: [String: Int] = [:]
+        for index in delivered {
+            guard let id = planned[index].record.id, stored[id] == nil, let place = delivery.place(of: index),
+                  let gap = gaps.first(where: { $0.partition == place.partition && $0.range.contains(place.offset) }) else { continue }
+            inGaps[gap.description, default: 0] += 1
+        }
+        summary.offsetGaps = gaps.map { "\($0.description): \(inGaps[$0.description] ?? 0) events in it" }
+        for index in delivered {
+            guard let id = planned[index].record.id, stored[id] == nil else { continue }
+            if let place = delivery.place(of: index), gaps.contains(where: { $0.partition == place.partition && $0.range.contains(place.offset) }) { continue }
+            violation("exactlyOneResult", "event \(id) has no result")
+        }
         for id in stored.keys where !ids.contains(id) { violation("exactlyOneResult", "result \(id) for an event never produced") }
 
         // Each disclosed element once per event, through crashes and redeliveries:
@@ -108,8 +125,19 @@ extension ChaosHarness {
             violation("nonceAcceptedTwice", "nonce of \(group) accepted for \(verified.count) events: \(verified.prefix(3).joined(separator: ", "))")
         }
 
-        // Every result: an outcome event with its deterministic id.
-        let wanted = Set(stored.keys.map { OutcomeEvent.id(forRequest: $0) })
+        // Every result: an outcome event with its deterministic id; except those
+        // stored before the broker was last replaced, whose outcome events went
+        // to the broker that was lost.
+        var checked = Set(stored.keys)
+        lock.lock()
+        let restarted = lastBrokerRestart
+        lock.unlock()
+        if let restarted {
+            let before = try connection.execute("SELECT event_id FROM results WHERE verified_at < $1", [.timestamp(restarted)])
+            for row in 0..<before.rowCount { if let id = before.string(row, "event_id") { checked.remove(id) } }
+            summary.outcomesLostWithBroker = stored.count - checked.count
+        }
+        let wanted = Set(checked.map { OutcomeEvent.id(forRequest: $0) })
         var outcomeIDs = Set<String>()
         _ = readTopic(Self.outcomeTopic, timeout: 60) { message in
             if let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any], let id = object["id"] as? String {
@@ -118,7 +146,7 @@ extension ChaosHarness {
             return wanted.isSubset(of: outcomeIDs)
         }
         summary.outcomeEvents = outcomeIDs.count
-        for id in stored.keys where !outcomeIDs.contains(OutcomeEvent.id(forRequest: id)) {
+        for id in checked where !outcomeIDs.contains(OutcomeEvent.id(forRequest: id)) {
             violation("outcomePublished", "result \(id) has no outcome event \(OutcomeEvent.id(forRequest: id))")
         }
 
@@ -158,6 +186,32 @@ extension ChaosHarness {
                     violation("deadLetterMissing", "partition \(partition) offset \(offset) has no dead letter")
                 }
             }
+        }
+    }
+
+    struct RecordedGap {
+        let partition: Int32
+        let range: Range<Int64>
+        let kind: String
+        let policy: String
+        var description: String { "partition \(partition) \(kind) offsets \(range.lowerBound)..<\(range.upperBound) (\(policy))" }
+    }
+
+    /// The workers' gap records for the request topic (none before the table exists).
+    func offsetGaps(_ connection: PostgresConnection) throws -> [RecordedGap] {
+        let rows: PostgresResult
+        do {
+            rows = try connection.execute("SELECT partition, from_offset, to_offset, kind, policy FROM consumer_gaps WHERE consumer_group = $1 AND topic = $2 ORDER BY partition, from_offset",
+                                          [.text(Self.group), .text(Self.requestTopic)])
+        } catch {
+            if error.sqlState == "42P01" { return [] }
+            throw error
+        }
+        return (0..<rows.rowCount).compactMap { row in
+            guard let partition = rows.int(row, "partition"), let from = rows.int(row, "from_offset"), let to = rows.int(row, "to_offset"),
+                  let kind = rows.string(row, "kind"), let policy = rows.string(row, "policy") else { return nil }
+            // A truncation has nothing to exclude: what the old log held is the broker's to have lost.
+            return RecordedGap(partition: Int32(partition), range: kind == "deleted" ? from..<max(from, to) : from..<from, kind: kind, policy: policy)
         }
     }
 

@@ -196,12 +196,19 @@ public final class KafkaConsumer: @unchecked Sendable {
     /// The partition's high watermark as its last fetch response reported it
     /// (no request is made); nil before one has.
     public func cachedHighWatermark(_ partition: TopicPartition) -> Int64? {
+        cachedWatermarks(partition)?.high
+    }
+
+    /// The partition's log start (low) and end (high) offsets as its last
+    /// fetch response reported them (no request is made); nil before one has.
+    /// A low watermark the broker has not reported is -1.
+    public func cachedWatermarks(_ partition: TopicPartition) -> (low: Int64, high: Int64)? {
         guard gate.enter() else { return nil }
         defer { gate.exit() }
         var low: Int64 = 0, high: Int64 = 0
         guard rd_kafka_get_watermark_offsets(handle, partition.topic, partition.partition, &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR,
               high >= 0 else { return nil }
-        return high
+        return (low, high)
     }
 
     /// Stops fetching from these partitions (messages already fetched for them

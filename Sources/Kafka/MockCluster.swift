@@ -5,10 +5,12 @@ import Foundation
 ///
 /// The brokers speak the real Kafka protocol on random 127.0.0.1 ports, so any
 /// client (this module, kcat, another process) can use `bootstrapServers`.
-/// Limits of librdkafka 2.0.2's mock: no CreateTopics API (use `createTopic`),
-/// unknown topics are auto-created with 4 partitions, a group join takes ≈3 s,
-/// old data is trimmed beyond ≈45k small messages per partition, and
-/// transactions are only emulated loosely.
+/// Limits of librdkafka's mock (2.8): no CreateTopics API (use `createTopic`),
+/// unknown topics are auto-created with 4 partitions, the first join of a
+/// group waits `group.initial.rebalance.delay.ms` (3 s unless set with
+/// `setGroupInitialRebalanceDelay`), each partition keeps at most 5 MB or
+/// 100,000 records and deletes older ones, and transactions are only emulated
+/// loosely.
 ///
 /// Owns the mock cluster and the (otherwise idle) librdkafka handle that hosts
 /// it. Why `@unchecked Sendable` holds: the mock API calls hand an operation
@@ -20,8 +22,11 @@ public final class MockCluster: @unchecked Sendable {
     private let gate = HandleGate()
     public let bootstrapServers: String
 
-    /// Starts `brokers` brokers with IDs 1…brokers.
-    public init(brokers: Int32) throws(KafkaError) {
+    /// Starts `brokers` brokers with IDs 1…brokers. A new group's first
+    /// rebalance waits `initialRebalanceDelayMilliseconds` for more members:
+    /// Kafka's default, 3,000, cost every test, demo and chaos run that much
+    /// per fresh group; later joins rebalance as usual.
+    public init(brokers: Int32, initialRebalanceDelayMilliseconds: Int32 = 250) throws(KafkaError) {
         guard brokers > 0 else { throw KafkaError.invalidArgument("mock cluster: brokers must be positive") }
         // The mock needs an rd_kafka_t to live in; a producer that never
         // connects anywhere (no bootstrap.servers) serves.
@@ -35,6 +40,7 @@ public final class MockCluster: @unchecked Sendable {
             throw KafkaError(code: RD_KAFKA_RESP_ERR__FAIL.rawValue, message: "mock cluster: cannot start \(brokers) broker(s)")
         }
         self.cluster = cluster
+        rd_kafka_mock_group_initial_rebalance_delay_ms(cluster, initialRebalanceDelayMilliseconds)
         bootstrapServers = String(cString: rd_kafka_mock_cluster_bootstraps(cluster))
     }
 
@@ -42,6 +48,14 @@ public final class MockCluster: @unchecked Sendable {
 
     public func createTopic(_ name: String, partitions: Int32, replicationFactor: Int32 = 1) throws(KafkaError) {
         try call("create topic \(name) (\(partitions) partitions)") { rd_kafka_mock_topic_create($0, name, partitions, replicationFactor) }
+    }
+
+    /// How long a new group's coordinator waits for more members before its
+    /// first rebalance (Kafka's `group.initial.rebalance.delay.ms`).
+    public func setGroupInitialRebalanceDelay(milliseconds: Int32) {
+        guard gate.enter() else { return }
+        defer { gate.exit() }
+        rd_kafka_mock_group_initial_rebalance_delay_ms(cluster, milliseconds)
     }
 
     public func setBrokerDown(_ brokerID: Int32) throws(KafkaError) {

@@ -216,6 +216,23 @@ public enum Migrations {
                    g.retention_source, g.retention_capped, g.retain_until
             FROM element_groups g CROSS JOIN LATERAL unnest(g.elements) AS e(element);
             """),
+        // Offsets a group passed over without reading them (OffsetGap): the
+        // durable trace of records lost to retention or a recreated topic.
+        Migration(version: 9, name: "offset gaps", sql: """
+            CREATE TABLE consumer_gaps (
+                consumer_group    text NOT NULL,
+                topic             text NOT NULL,
+                partition         integer NOT NULL,
+                from_offset       bigint NOT NULL,
+                to_offset         bigint NOT NULL,
+                kind              text NOT NULL CHECK (kind IN ('deleted', 'truncated')),
+                skipped_offsets   bigint CHECK (skipped_offsets > 0),
+                policy            text NOT NULL CHECK (policy IN ('skip', 'stop')),
+                worker_id         text NOT NULL,
+                detected_at       timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (consumer_group, topic, partition, from_offset, kind)
+            );
+            """),
     ]
 
     /// The advisory-lock key under which migrations run, so that workers

@@ -30,6 +30,9 @@ import Verification
 /// | `veridoc_postgres_up` | gauge | |
 /// | `veridoc_rebalances_total` | counter | `kind` (`assigned`, `revoked`) |
 /// | `veridoc_purge_lag_seconds` | gauge | |
+/// | `veridoc_kafka_offset_gaps_total` | counter | `kind` (`deleted`, `truncated`) |
+/// | `veridoc_kafka_offsets_skipped_total` | counter | `topic`, `partition` |
+/// | `veridoc_partitions_stopped` | gauge | |
 public final class PipelineMetrics: Sendable {
     public let registry: MetricsRegistry
     /// Readiness inputs (partitions, PostgreSQL round trips, draining).
@@ -61,6 +64,11 @@ public final class PipelineMetrics: Sendable {
     let partitionsAssigned: Gauge
     let postgresUp: Gauge
     let rebalances: Counter
+    /// Gaps found (OffsetGap), by kind.
+    let offsetGaps: Counter
+    /// Offsets passed over unread at deleted gaps.
+    let offsetsSkipped: Counter
+    let partitionsStopped: Gauge
     /// How far purging is behind, in seconds: the age past its retention
     /// deadline of the oldest value a purge pass found (0 when nothing is
     /// overdue). Set after every pass of the worker's purge loop.
@@ -95,11 +103,16 @@ public final class PipelineMetrics: Sendable {
         partitionsAssigned = registry.gauge("veridoc_partitions_assigned", help: "Partitions currently assigned to this worker.")
         postgresUp = registry.gauge("veridoc_postgres_up", help: "1 when the last PostgreSQL round trip succeeded recently, else 0.")
         rebalances = registry.counter("veridoc_rebalances_total", help: "Partition assignments and revocations.", labels: ["kind"])
+        offsetGaps = registry.counter("veridoc_kafka_offset_gaps_total", help: "Partitions found with offsets this group can no longer read: deleted (retention outran the consumer) or truncated (the topic was recreated or cut).", labels: ["kind"])
+        offsetsSkipped = registry.counter("veridoc_kafka_offsets_skipped_total", help: "Offsets passed over unread because the broker had deleted them, by topic and partition.", labels: ["topic", "partition"])
+        partitionsStopped = registry.gauge("veridoc_partitions_stopped", help: "Assigned partitions not read since a gap (kafka.offsetGapPolicy stop).")
         purgeLag = registry.gauge("veridoc_purge_lag_seconds", help: "Age past its retention deadline of the oldest row not yet purged.")
         valuesPurged = registry.counter("veridoc_values_purged_total", help: "Element values deleted by the purge loop after their retention ended.")
 
         for cause in [RecordIntake.Cause.tooLarge, RecordIntake.Cause.notUTF8, RecordIntake.Cause.noID] { deadLetters.initialize(cause) }
         for kind in ["assigned", "revoked"] { rebalances.initialize(kind) }
+        for kind in OffsetGap.Kind.allCases { offsetGaps.initialize(kind.rawValue) }
+        partitionsStopped.sample { [health] in Double(health.stoppedPartitions) }
         postgresUp.sample { [health] in health.postgresReachable ? 1 : 0 }
         partitionsAssigned.sample { [health] in Double(health.assignedPartitions) }
     }
@@ -126,6 +139,11 @@ public final class PipelineMetrics: Sendable {
         consumerLag.replaceAll(series)
     }
 
+    func gapFound(_ gap: OffsetGap) {
+        offsetGaps.increment(by: 1, gap.kind.rawValue)
+        if let skipped = gap.skippedOffsets { offsetsSkipped.add(Double(skipped), labels: [gap.partition.topic, String(gap.partition.partition)]) }
+    }
+
     func rebalanced(assigned: [TopicPartition] = [], revoked: [TopicPartition] = [], owned: Int) {
         if !assigned.isEmpty { rebalances.increment(by: 1, "assigned") }
         if !revoked.isEmpty { rebalances.increment(by: 1, "revoked") }
@@ -134,8 +152,8 @@ public final class PipelineMetrics: Sendable {
     }
 }
 
-/// What /readyz answers: ready when at least one partition is assigned, the
-/// worker is not draining, and the last PostgreSQL round trip (a committed
+/// What /readyz answers: ready when at least one partition is assigned, none
+/// is stopped at an offset gap, the worker is not draining, and the last PostgreSQL round trip (a committed
 /// batch, or the probe's `SELECT 1` every `probeInterval`) succeeded within
 /// `window` seconds.
 ///
@@ -147,6 +165,7 @@ public final class WorkerHealth: @unchecked Sendable {
     private var lastSuccess: Date?
     private var lastFailure: Date?
     private var owned = 0
+    private var stopped = 0
     private var draining = false
 
     public init(window: TimeInterval = 15, probeInterval: TimeInterval = 5) {
@@ -164,6 +183,19 @@ public final class WorkerHealth: @unchecked Sendable {
         lock.lock()
         self.owned = owned
         lock.unlock()
+    }
+
+    /// How many assigned partitions the worker stopped reading at a gap.
+    func partitionsStopped(_ count: Int) {
+        lock.lock()
+        stopped = count
+        lock.unlock()
+    }
+
+    public var stoppedPartitions: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
     }
 
     func drainStarted() {
@@ -188,10 +220,11 @@ public final class WorkerHealth: @unchecked Sendable {
 
     public func readiness() -> HTTPServer.Readiness {
         lock.lock()
-        let (draining, owned) = (self.draining, self.owned)
+        let (draining, owned, stopped) = (self.draining, self.owned, self.stopped)
         lock.unlock()
         if draining { return .init(ready: false, reason: "draining") }
         if owned == 0 { return .init(ready: false, reason: "no partitions assigned") }
+        if stopped > 0 { return .init(ready: false, reason: "\(stopped) partition(s) stopped at an offset gap") }
         if !postgresReachable { return .init(ready: false, reason: "postgres unreachable") }
         return .ready
     }

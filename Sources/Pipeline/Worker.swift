@@ -36,14 +36,14 @@ public final class Worker: @unchecked Sendable {
     private var counters = Counters()
 
     /// Consumer-thread state.
-    /// Whether the group has given this worker an assignment yet (even an empty one).
-    private var receivedAssignment = false
     /// Jobs polled that the pool had no room for: normally one, since nothing
     /// is polled while it waits.
     private var overflow: [Job] = []
     /// When `overflow` last went from empty to waiting (nil while it is empty).
     private var waitingSince: Date?
     private var paused: Set<TopicPartition> = []
+    /// Partitions not read since a gap (`OffsetGapPolicy.stop`), until revoked.
+    private var stopped: Set<TopicPartition> = []
     /// When to wake librdkafka's fetcher (`FetcherWake`).
     private var fetcher: FetcherWake
     private var waker: FetcherWaker?
@@ -200,13 +200,58 @@ public final class Worker: @unchecked Sendable {
     }
 
     private func accept(_ message: KafkaMessage) {
-        guard let ticket = tracker.register(message.topicPartition, offset: message.offset) else { return }
+        let partition = message.topicPartition
+        guard !stopped.contains(partition) else { return }
+        // One comparison a record; the watermarks are read only at a jump.
+        if let expected = tracker.nextOffset(partition), message.offset != expected,
+           let gap = OffsetGap.detect(partition, expected: expected, received: message.offset, watermarks: consumer.cachedWatermarks(partition)) {
+            guard passOver(gap) else { return }
+        }
+        guard let ticket = tracker.register(partition, offset: message.offset) else { return }
         lock.lock()
         counters.consumed += 1
         lock.unlock()
         // Read (parsed) on a pool thread: this thread only keeps the partitions flowing.
         overflow.append(Job(ticket: ticket, key: message.key, receivedAt: Date(), content: .unread(message)))
         dispatchOverflow()
+    }
+
+    /// Reports a gap loudly (an error log line, the gap metrics) and durably
+    /// (`consumer_gaps`), then follows `kafka.offsetGapPolicy`. True when the
+    /// record that revealed the gap is to be read.
+    private func passOver(_ gap: OffsetGap) -> Bool {
+        let policy = configuration.offsetGapPolicy
+        var fields = ["topic": gap.partition.topic, "partition": "\(gap.partition.partition)", "kind": gap.kind.rawValue,
+                      "fromOffset": "\(gap.from)", "toOffset": "\(gap.to)", "policy": policy.rawValue]
+        if let skipped = gap.skippedOffsets { fields["skippedOffsets"] = "\(skipped)" }
+        log.error(gap.kind == .deleted ? "records deleted by the broker before they were read"
+                                       : "partition log ends before the stored position: the topic was recreated or truncated", fields)
+        metrics.gapFound(gap)
+        var backoff = Backoff()
+        while true {
+            do {
+                try ResultStore.recordGap(gap, policy: policy, group: configuration.groupID, workerID: workerID, on: try positionsConnection.get())
+                break
+            } catch {
+                positionsConnection.drop()
+                log.warning("recording an offset gap failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
+                // Not recorded, not passed over: the next owner finds the gap again.
+                if shouldStop { return false }
+                Thread.sleep(forTimeInterval: backoff.next())
+            }
+        }
+        switch policy {
+        case .skip:
+            // Reading goes on at the log start; the truncated log's records are
+            // new records, below what the tracker has handed out.
+            if gap.kind == .truncated { tracker.assign(gap.partition, startingAt: gap.to) }
+            return true
+        case .stop:
+            stopped.insert(gap.partition)
+            consumer.pause([gap.partition])
+            metrics.health.partitionsStopped(stopped.count)
+            return false
+        }
     }
 
     /// Moves held jobs into the pool while it has room. A full pool is waited
@@ -226,7 +271,7 @@ public final class Worker: @unchecked Sendable {
         guard !overflow.isEmpty else {
             waitingSince = nil
             if !paused.isEmpty {
-                consumer.resume(Array(paused.intersection(Set(tracker.assigned))))
+                consumer.resume(Array(paused.intersection(Set(tracker.assigned)).subtracting(stopped)))
                 paused.removeAll()
             }
             return
@@ -271,22 +316,6 @@ public final class Worker: @unchecked Sendable {
         try? consumer.commit(mine, asynchronous: true)
     }
 
-    /// librdkafka before 2.3 aborts the process when a cooperative-sticky
-    /// consumer is destroyed after its JoinGroup but before its first SyncGroup
-    /// ("rd_kafka_sticky_assignor_state_destroy: Assertion `assignor_state'
-    /// failed", librdkafka #4312, fixed in 2.3.0; Debian bookworm ships 2.0.2).
-    /// A worker stopped while it joins therefore keeps polling until the group
-    /// hands it its first assignment (within the drain deadline) and only then
-    /// leaves. Records polled meanwhile are not taken: nothing is registered, so
-    /// no position moves and the next owner reads them.
-    private func waitForFirstAssignment(until deadline: Date) {
-        guard !receivedAssignment else { return }
-        while !receivedAssignment && Date() < deadline {
-            _ = try? consumer.poll(timeoutMilliseconds: 100)
-        }
-        if !receivedAssignment { log.warning("stopping before the group assigned partitions; leaving the consumer to the process exit", [:]) }
-    }
-
     private func drainAndStop() {
         log.info("draining", ["inFlight": "\(pool.inFlight)", "held": "\(overflow.count)"])
         overflow.removeAll()
@@ -295,23 +324,17 @@ public final class Worker: @unchecked Sendable {
         persister.flush(timeout: max(0.1, deadline.timeIntervalSinceNow))
         commitToKafka()
         waker?.stop()
-        waitForFirstAssignment(until: deadline)
-        if receivedAssignment {
-            // rd_kafka_consumer_close waits for the group coordinator without a
-            // bound: with the broker gone for good (seen when a bench was killed
-            // under a worker at peak) it waited for many minutes. Positions live
-            // in PostgreSQL, so a consumer that cannot leave the group loses
-            // nothing: the coordinator drops it after session.timeout.ms.
-            let consumer = self.consumer!
-            if !BoundedClose.run(within: max(2, deadline.timeIntervalSinceNow), { consumer.close() }) {
-                log.warning("the consumer did not leave the group within the drain; leaving it to the process exit", [:])
-                AbandonedConsumers.keep(consumer)
-            }
-        } else {
-            // Possibly still between JoinGroup and SyncGroup, where destroying the
-            // handle aborts (see waitForFirstAssignment). Never assigned, it has
-            // consumed nothing: the handle is left to the process exit, and the
-            // coordinator drops the member after session.timeout.ms.
+        // rd_kafka_consumer_close waits for the group coordinator without a
+        // bound: with the broker gone for good (seen when a bench was killed
+        // under a worker at peak) it waited for many minutes. Positions live
+        // in PostgreSQL, so a consumer that cannot leave the group loses
+        // nothing: the coordinator drops it after session.timeout.ms. (A
+        // consumer closed between its JoinGroup and its first SyncGroup is
+        // safe since librdkafka 2.3, #4312; the worker no longer waits for an
+        // assignment before it leaves.)
+        let consumer = self.consumer!
+        if !BoundedClose.run(within: max(2, deadline.timeIntervalSinceNow), { consumer.close() }) {
+            log.warning("the consumer did not leave the group within the drain; leaving it to the process exit", [:])
             AbandonedConsumers.keep(consumer)
         }
         pool.stop()
@@ -332,7 +355,6 @@ extension Worker: RebalanceListener {
     /// Starts each partition at the position stored in PostgreSQL (0 when none
     /// is stored yet). Waits out a PostgreSQL outage rather than guessing.
     public func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
-        receivedAssignment = true
         var backoff = Backoff()
         var stored: [TopicPartition: Int64] = [:]
         while true {
@@ -369,6 +391,10 @@ extension Worker: RebalanceListener {
         for partition in partitions { tracker.revoke(partition) }
         metrics.rebalanced(revoked: partitions, owned: tracker.assigned.count)
         paused.subtract(revoked)
+        if !stopped.isDisjoint(with: revoked) {
+            stopped.subtract(revoked)
+            metrics.health.partitionsStopped(stopped.count)
+        }
         log.info("partitions revoked", ["partitions": partitions.map(\.description).sorted().joined(separator: ","), "abandoned": "\(abandoned)"])
     }
 }
@@ -389,7 +415,7 @@ enum BoundedClose {
     }
 }
 
-/// Consumers deliberately never destroyed (held until the process exits); see `Worker.waitForFirstAssignment`.
+/// Consumers deliberately never destroyed (held until the process exits): those whose close did not return within the drain.
 private enum AbandonedConsumers {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var consumers: [KafkaConsumer] = []

@@ -14,6 +14,9 @@ public struct WorkerConfiguration: Sendable {
     public var deadLetterTopic: String
     /// Passed to librdkafka verbatim (SASL, TLS, tuning).
     public var kafkaProperties: [String: String]
+    /// `kafka.offsetGapPolicy` (VERIDOC_KAFKA_OFFSET_GAP_POLICY): what to do
+    /// where the broker no longer has a partition's records. Default skip.
+    public var offsetGapPolicy: OffsetGapPolicy = .skip
     /// A libpq connection string; PG* environment variables also apply.
     public var postgres: String
     /// `postgres.preparedStatements` (VERIDOC_PG_PREPARED): false sends every
@@ -122,6 +125,11 @@ public struct WorkerConfiguration: Sendable {
             nonceKey: [],
             outboxClaim: Double(try reader.integer("worker.outboxClaimSeconds", env: "VERIDOC_OUTBOX_CLAIM_SECONDS", default: 15, range: 1...3600)))
 
+        let gapPolicy = try reader.string("kafka.offsetGapPolicy", env: "VERIDOC_KAFKA_OFFSET_GAP_POLICY", default: "skip")
+        guard let policy = OffsetGapPolicy(rawValue: gapPolicy) else {
+            throw ConfigError("kafka.offsetGapPolicy: \(gapPolicy) is not one of \(OffsetGapPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        configuration.offsetGapPolicy = policy
         configuration.postgresPreparedStatements = try RetentionConfiguration.postgresPreparedStatements(root: root, environment: environment)
         configuration.httpPort = try reader.integer("observability.port", env: "VERIDOC_HTTP_PORT", default: 9464, range: 0...65535)
         let level = try reader.string("observability.logLevel", env: "VERIDOC_LOG_LEVEL", default: "info")

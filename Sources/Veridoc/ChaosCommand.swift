@@ -1,12 +1,13 @@
 import Chaos
+import DemoKit
 import Foundation
 
-/// `veridoc chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--output FILE] [--repository DIR] [--keep]`:
+/// `veridoc chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--output FILE] [--repository DIR] [--keep]`:
 /// the fault-injection harness (see chaos/README.md). Exit 0 when no invariant is violated, 1 otherwise.
 enum ChaosCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {
-            let parsed = try ParsedArguments(arguments, options: ["--duration", "--events", "--faults", "--seed", "--workers", "--output", "--repository"],
+            let parsed = try ParsedArguments(arguments, options: ["--duration", "--events", "--faults", "--seed", "--workers", "--broker", "--output", "--repository"],
                                              flags: ["--keep"])
             guard parsed.positional.isEmpty else { throw UsageError("chaos takes options only") }
             let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -32,8 +33,14 @@ enum ChaosCommand {
                 guard let count = Int(value), (1...16).contains(count) else { throw UsageError("--workers must be 1…16") }
                 options.workers = count
             }
+            if let value = parsed.options["--broker"] {
+                guard let kind = BrokerKind(rawValue: value) else { throw UsageError("--broker must be mock or tansu") }
+                options.broker = kind
+            }
             options.output = parsed.options["--output"].map { URL(fileURLWithPath: $0) }
             options.keep = parsed.flags.contains("--keep")
+            // SIGINT/SIGTERM stop every process the run started (ChaosHarness registers them).
+            Interruption.installHandlers()
             let summary = try ChaosHarness(options: options, log: { FileHandle.standardError.write(Data(("chaos: " + $0 + "\n").utf8)) }).run()
             print(summary.text)
             return summary.violations == 0 ? 0 : 1

@@ -51,9 +51,9 @@ enum Usage {
                               Outcome counts, reasons and latency (default --since 24h; counts 1–4 as <5).
           report --config FILE --html OUT [--since DURATION] [--tenant T]
                               Self-contained HTML page with charts.
-          chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--output FILE] [--keep]
+          chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--output FILE] [--keep]
                               Fault injection: workers, broker and PostgreSQL of its own under seeded faults; invariants checked.
-          dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID]
+          dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID] [--rebalance-delay-ms MS]
                  In-process mock Kafka cluster for development/tests: prints BOOTSTRAP=<list>, runs until SIGTERM/SIGINT.
                  stdin commands (answer OK / ERR <reason>): down ID | up ID | errors APIKEY CODE[,CODE…] | topic NAME PARTITIONS
         """

@@ -1,7 +1,7 @@
 import Foundation
 import Kafka
 
-/// `veridoc dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID]`
+/// `veridoc dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID] [--rebalance-delay-ms MS]`
 ///
 /// Runs librdkafka's in-process mock cluster as a stand-alone Kafka for local
 /// development and for tests that drive other processes. Prints one line
@@ -19,6 +19,8 @@ enum DevBrokerCommand {
         var brokers: Int32 = 3
         var topics: [(String, Int32)] = []
         var parentPID: pid_t?
+        /// See `MockCluster.init`.
+        var rebalanceDelayMilliseconds: Int32 = 250
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -45,7 +47,7 @@ enum DevBrokerCommand {
 
         let cluster: MockCluster
         do {
-            cluster = try MockCluster(brokers: options.brokers)
+            cluster = try MockCluster(brokers: options.brokers, initialRebalanceDelayMilliseconds: options.rebalanceDelayMilliseconds)
             for (name, partitions) in options.topics {
                 try cluster.createTopic(name, partitions: partitions)
             }
@@ -135,6 +137,9 @@ enum DevBrokerCommand {
                     throw UsageError("--topic needs NAME:PARTITIONS, got \(spec)")
                 }
                 options.topics.append((String(spec[..<colon]), partitions))
+            case "--rebalance-delay-ms":
+                guard let delay = Int32(try value()), delay >= 0 else { throw UsageError("--rebalance-delay-ms needs a number of milliseconds") }
+                options.rebalanceDelayMilliseconds = delay
             case "--parent-pid":
                 guard let pid = pid_t(try value()), pid > 0 else { throw UsageError("--parent-pid needs a process id") }
                 options.parentPID = pid

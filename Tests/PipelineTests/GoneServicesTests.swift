@@ -17,8 +17,7 @@ struct GoneServicesTests {
         try fixture.produce(records(events))
         #expect(try eventually(90) { try fixture.database.count("SELECT count(*) AS count FROM results") >= 100 })
 
-        kill(fixture.broker.process.processIdentifier, SIGKILL)
-        fixture.broker.process.waitUntilExit()
+        fixture.broker.killNow()
         Thread.sleep(forTimeInterval: 2)
         let started = Date()
         // drainTimeoutSeconds is 15 (PipelineFixture); each stop step waits at least a second or two past it.

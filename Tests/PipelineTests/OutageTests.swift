@@ -7,7 +7,7 @@ import TestIssuer
 /// PostgreSQL cluster of its own, so other suites are not disturbed.
 @Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
 struct OutageTests {
-    @Test func postgresAndBrokerOutagesAreWaitedOut() throws {
+    @Test(.enabled(if: TestBroker.Kind.current == .mock, TestBroker.mockOnly)) func postgresAndBrokerOutagesAreWaitedOut() throws {
         let cluster = try OwnPostgres()
         let fixture = try PipelineFixture(postgres: cluster.connectionString)
         let events = try mixedEvents(&fixture.factory, count: 900, faultEvery: 10)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import DemoKit
 import Kafka
 import Postgres
 import TestIssuer
@@ -149,6 +150,80 @@ final class DevBroker: @unchecked Sendable {
     }
 }
 
+/// The broker of one test: a `veridoc dev-broker` (librdkafka's mock cluster,
+/// the default) or tansu, a Kafka-protocol server of its own
+/// (VERIDOC_TEST_BROKER=tansu; `make test` runs the pipeline suite on both).
+final class TestBroker: @unchecked Sendable {
+    enum Kind: String {
+        case mock, tansu
+        static let current = Kind(rawValue: ProcessInfo.processInfo.environment["VERIDOC_TEST_BROKER"] ?? "mock") ?? .mock
+    }
+
+    static let mockOnly: Comment = "needs the mock broker's control channel or its retention (VERIDOC_TEST_BROKER=mock)"
+
+    let kind: Kind
+    let bootstrap: String
+    private let dev: DevBroker?
+    private let tansu: TansuServer?
+
+    static let repository: URL = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        return folder
+    }()
+
+    init(kind: Kind = .current, brokers: Int = 3, log: URL) throws {
+        self.kind = kind
+        switch kind {
+        case .mock:
+            let dev = try DevBroker(brokers: brokers)
+            self.dev = dev
+            tansu = nil
+            bootstrap = dev.bootstrap
+        case .tansu:
+            guard let binary = TansuServer.locate(repository: Self.repository) else {
+                throw TestFailure("VERIDOC_TEST_BROKER=tansu but no tansu binary: set VERIDOC_TANSU or run `make setup-tansu`")
+            }
+            let server = try TansuServer(binary: binary, log: log, topics: DevBroker.topics.map { spec in
+                let parts = spec.split(separator: ":")
+                return (String(parts[0]), Int32(parts[1])!)
+            })
+            tansu = server
+            dev = nil
+            bootstrap = server.bootstrapServers
+        }
+    }
+
+    /// A control command of the mock (`down 1`, `errors …`); tansu has none.
+    @discardableResult
+    func command(_ line: String) throws -> String {
+        guard let dev else { throw TestFailure("the \(kind) broker takes no control commands") }
+        return try dev.command(line)
+    }
+
+    /// SIGKILL the broker process and reap it.
+    func killNow() {
+        if let dev {
+            kill(dev.process.processIdentifier, SIGKILL)
+            dev.process.waitUntilExit()
+        }
+        tansu?.killNow()
+    }
+
+    /// Group settings that suit the broker: tansu joins a group in about half
+    /// of session.timeout.ms (infra.md), the mock in its rebalance delay.
+    var groupProperties: [String: String] {
+        switch kind {
+        case .mock: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
+        // A killed member holds tansu's rebalance until the rebalance timeout
+        // (max.poll.interval.ms); see ChaosHarness.tansuGroupProperties.
+        case .tansu: ["session.timeout.ms": "2000", "heartbeat.interval.ms": "500", "max.poll.interval.ms": "15000"]
+        }
+    }
+}
+
 /// One `veridoc run` process.
 final class WorkerProcess {
     let process = Process()
@@ -203,7 +278,7 @@ final class WorkerProcess {
 final class PipelineFixture {
     let directory: URL
     let database: TestDatabase
-    let broker: DevBroker
+    let broker: TestBroker
     var factory: TestIssuer.EventFactory
     let config: URL
     let verifier: Verifier
@@ -213,7 +288,7 @@ final class PipelineFixture {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-pipeline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = try TestDatabase(server: postgres)
-        broker = try DevBroker(brokers: brokers)
+        broker = try TestBroker(brokers: brokers, log: directory.appendingPathComponent("broker.log"))
         factory = try TestIssuer.EventFactory(now: Date(), seed: UInt64.random(in: 0...UInt64.max))
         if let tenantID { factory.merchant = try TestIssuer.Merchant(tenantID: tenantID) }
         verifier = try factory.verifier()
@@ -221,7 +296,7 @@ final class PipelineFixture {
         var root = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
         root["kafka"] = [
             "bootstrapServers": broker.bootstrap, "groupId": groupID,
-            "properties": ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "fetch.wait.max.ms": "5"],
+            "properties": broker.groupProperties.merging(["fetch.wait.max.ms": "5"]) { $1 },
         ]
         root["postgres"] = ["connectionString": database.connectionString]
         root["worker"] = ["threads": workerThreads, "batchSize": batchSize, "batchLingerMilliseconds": 20, "drainTimeoutSeconds": 15,

@@ -5,14 +5,15 @@ import Testing
 /// joining the group — after its JoinGroup, before its first SyncGroup
 /// completed — aborted inside librdkafka < 2.3 ("rd_kafka_sticky_assignor_state_destroy:
 /// Assertion `assignor_state' failed", librdkafka #4312) instead of exiting 0.
+/// The worker waited for an assignment to work around it; on librdkafka 2.8
+/// it closes its consumer at once, and this test is what shows 2.8 holds.
 /// SyncGroup errors injected on the broker hold the worker in that window.
 @Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
 struct StopWhileJoiningTests {
-    /// The mock coordinator answers the first JoinGroup about 3 s after the worker
-    /// starts; SIGTERM comes 4 s after start. 3 SyncGroup errors: the assignment
-    /// arrives within the drain; 40: it does not (the worker then leaves its
-    /// consumer to the process exit).
-    @Test(arguments: [3, 40])
+    /// SIGTERM comes 4 s after start, while SyncGroup keeps failing: with 3
+    /// errors the worker may have its assignment by then, with 40 it is still
+    /// joining.
+    @Test(.enabled(if: TestBroker.Kind.current == .mock, TestBroker.mockOnly), arguments: [3, 40])
     func sigtermWhileJoiningExitsZero(syncErrors: Int) throws {
         let delay = 4.0
         let fixture = try PipelineFixture()
@@ -24,8 +25,8 @@ struct StopWhileJoiningTests {
         let joined = worker.log.contains("partitions assigned")
         let status = worker.terminate(timeout: 60)
         #expect(status == 0, "exit \(String(describing: status)) (assigned before SIGTERM: \(joined)): \(worker.log.suffix(600))")
-        let abandoned = worker.log.contains("leaving the consumer to the process exit")
-        print("sync errors \(syncErrors): assigned before SIGTERM \(joined), assignment awaited \(!abandoned), consumer left to exit \(abandoned)")
+        #expect(!worker.log.contains("leaving it to the process exit"), "the consumer closed within the drain")
+        print("sync errors \(syncErrors): assigned before SIGTERM \(joined)")
     }
 
     /// Regression (found by `veridoc chaos`): SIGTERM while the worker still waits

@@ -1,0 +1,88 @@
+import DemoKit
+import Foundation
+
+/// Which broker a chaos run uses.
+public enum BrokerKind: String, Sendable, CaseIterable, Codable {
+    /// librdkafka's mock cluster in a `veridoc dev-broker` process: three
+    /// brokers, a control channel for broker-down and request errors; keeps
+    /// about 5 MB a partition.
+    case mock
+    /// tansu, a Kafka-protocol server of its own: one broker, no control
+    /// channel (its faults are done to the process), keeps what it is sent,
+    /// in memory only.
+    case tansu
+}
+
+/// The broker process of a run. Not thread-safe: the harness holds `brokerLock` around every use.
+protocol ChaosBroker: AnyObject {
+    var kind: BrokerKind { get }
+    var bootstrap: String { get }
+    var pid: pid_t { get }
+    var isRunning: Bool { get }
+    /// How it ended ("signal 9"); nil while it runs.
+    var ending: String? { get }
+    /// A mock control command's answer; nil for a broker without a control channel.
+    func command(_ line: String) -> String?
+    /// SIGSTOP / SIGCONT: the broker hangs with its connections open.
+    func pause()
+    func resume()
+    /// Clean shutdown, SIGKILL if it does not end in time.
+    func stop()
+}
+
+/// `veridoc dev-broker` with its stdin/stdout control channel.
+final class MockChaosBroker: ChaosBroker {
+    let kind = BrokerKind.mock
+    let process: ChildProcess
+    let bootstrap: String
+
+    init(binary: String, topics: [String], log: String) throws {
+        process = try ChildProcess(binary, ["dev-broker", "--brokers", "3", "--parent-pid", "\(getpid())"] + topics.flatMap { ["--topic", "\($0):6"] },
+                                   name: "dev-broker", output: log, controlPipes: true)
+        guard let line = process.readLine(timeout: 30), line.hasPrefix("BOOTSTRAP=") else {
+            process.killNow()
+            throw ChildProcess.Failure(description: "dev-broker printed no BOOTSTRAP line")
+        }
+        bootstrap = String(line.dropFirst("BOOTSTRAP=".count))
+    }
+
+    var pid: pid_t { process.pid }
+    var isRunning: Bool { process.isRunning }
+    var ending: String? { process.ending }
+
+    func command(_ line: String) -> String? {
+        guard process.writeLine(line) else { return "(broker gone)" }
+        return process.readLine(timeout: 10) ?? "(no answer)"
+    }
+
+    func pause() { process.signal(SIGSTOP) }
+    func resume() { process.signal(SIGCONT) }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.signal(SIGCONT)
+        process.signal(SIGTERM)
+        if !process.wait(timeout: 10) { process.killNow() }
+    }
+}
+
+/// tansu on a loopback port of its own, with the run's topics created.
+final class TansuChaosBroker: ChaosBroker {
+    let kind = BrokerKind.tansu
+    let server: TansuServer
+    private var endedPID: pid_t = 0
+
+    init(binary: String, topics: [String], log: URL) throws {
+        server = try TansuServer(binary: binary, log: log, topics: topics.map { ($0, 6) })
+    }
+
+    var bootstrap: String { server.bootstrapServers }
+    var pid: pid_t { server.pid }
+    var isRunning: Bool { server.isRunning }
+    var ending: String? { server.isRunning ? nil : (server.ending ?? "ended") }
+
+    func command(_ line: String) -> String? { nil }
+    func pause() { server.pause() }
+    func resume() { server.resume() }
+    func stop() { server.stop() }
+}
