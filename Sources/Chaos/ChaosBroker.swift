@@ -70,7 +70,6 @@ final class MockChaosBroker: ChaosBroker {
 final class TansuChaosBroker: ChaosBroker {
     let kind = BrokerKind.tansu
     let server: TansuServer
-    private var endedPID: pid_t = 0
 
     init(binary: String, topics: [String], log: URL) throws {
         server = try TansuServer(binary: binary, log: log, topics: topics.map { ($0, 6) })

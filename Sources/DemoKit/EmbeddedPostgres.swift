@@ -80,24 +80,12 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         }
     }
 
-    /// Runs a tool to completion with posix_spawn and waitpid. Foundation's
-    /// `Process.waitUntilExit` was seen never returning for `runuser` here
-    /// (the child stayed a zombie). Output goes to a file, never a pipe:
-    /// `pg_ctl start` leaves the server holding the descriptors it inherited,
-    /// and a pipe would never reach end-of-file.
+    /// Runs a tool to completion (`Spawn`, then waitpid). Its output goes to a
+    /// file: `pg_ctl start` leaves the server holding the descriptors it inherited.
     private static func run(_ tool: String, _ arguments: [String]) throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-pg-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([tool] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, tool, &actions, nil, argv + [nil], environ) == 0 else {
+        guard let pid = Spawn.start(tool, arguments, stdout: log) else {
             throw Failure(description: "cannot start \(tool)")
         }
         var status: Int32 = 0

@@ -406,17 +406,7 @@ final class WorkerProcess: @unchecked Sendable {
 
     init(binary: String, config: String, log: String) throws {
         logPath = log
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let words: [String] = [binary, "run", "--config", config]
-        let argv = words.map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, binary, &actions, nil, argv + [nil], environ) == 0 else {
+        guard let pid = Spawn.start(binary, ["run", "--config", config], stdout: "/dev/null", stderr: log) else {
             throw EndToEndBench.Failure(description: "cannot start \(binary) run")
         }
         self.pid = pid

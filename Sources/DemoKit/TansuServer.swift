@@ -48,8 +48,10 @@ public final class TansuServer: @unchecked Sendable {
     private func start() throws {
         ending = nil
         let url = "tcp://127.0.0.1:\(port)"
-        pid = try Self.spawn(binary, ["broker", "--listener-url", url, "--advertised-listener-url", url], log: logFile)
-        let started = pid
+        guard let started = Spawn.start(binary, ["broker", "--listener-url", url, "--advertised-listener-url", url], stdout: logFile, append: true) else {
+            throw Failure(description: "cannot start \(binary)")
+        }
+        pid = started
         interruption = Interruption.register { kill(started, SIGKILL) }
         guard Self.waitForListener(port: port, timeout: 15) else {
             stop()
@@ -108,21 +110,6 @@ public final class TansuServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(5)
         while isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         killNow()
-    }
-
-    private static func spawn(_ executable: String, _ arguments: [String], log: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv + [nil], environ)
-        guard rc == 0 else { throw Failure(description: "cannot start \(executable): errno \(rc)") }
-        return pid
     }
 
     private static func waitForListener(port: Int, timeout: TimeInterval) -> Bool {

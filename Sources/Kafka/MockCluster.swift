@@ -7,8 +7,8 @@ import Foundation
 /// client (this module, kcat, another process) can use `bootstrapServers`.
 /// Limits of librdkafka's mock (2.8): no CreateTopics API (use `createTopic`),
 /// unknown topics are auto-created with 4 partitions, the first join of a
-/// group waits `group.initial.rebalance.delay.ms` (3 s unless set with
-/// `setGroupInitialRebalanceDelay`), each partition keeps at most 5 MB or
+/// group waits `group.initial.rebalance.delay.ms` (Kafka's 3 s unless `init`
+/// is given another), each partition keeps at most 5 MB or
 /// 100,000 records and deletes older ones, and transactions are only emulated
 /// loosely.
 ///
@@ -48,14 +48,6 @@ public final class MockCluster: @unchecked Sendable {
 
     public func createTopic(_ name: String, partitions: Int32, replicationFactor: Int32 = 1) throws(KafkaError) {
         try call("create topic \(name) (\(partitions) partitions)") { rd_kafka_mock_topic_create($0, name, partitions, replicationFactor) }
-    }
-
-    /// How long a new group's coordinator waits for more members before its
-    /// first rebalance (Kafka's `group.initial.rebalance.delay.ms`).
-    public func setGroupInitialRebalanceDelay(milliseconds: Int32) {
-        guard gate.enter() else { return }
-        defer { gate.exit() }
-        rd_kafka_mock_group_initial_rebalance_delay_ms(cluster, milliseconds)
     }
 
     public func setBrokerDown(_ brokerID: Int32) throws(KafkaError) {
