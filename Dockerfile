@@ -1,6 +1,7 @@
-# Veridoc worker image.
+# Veridoc worker image (the default target, `runtime`: the veridoc binary alone).
 #
 #   docker build -t veridoc:dev .
+#   docker build --target tooling -t veridoc-tooling:dev .   # adds veridoc-dev (loadgen, dev-broker, …) for development
 #   docker run --rm -v "$PWD/deploy/compose:/etc/veridoc:ro" veridoc:dev        # veridoc run --config /etc/veridoc/config.json
 #   docker run --rm veridoc:dev verify --config /etc/veridoc/config.json -    # any other subcommand
 #
@@ -9,7 +10,8 @@
 # the Swift runtime linked statically; stage 2 is Debian bookworm-slim with
 # only the C libraries the binary links (that librdkafka, libpq, libcrypto
 # from libssl3, libmicrohttpd, and librdkafka's codecs and SASL) and CA
-# certificates.
+# certificates. The developer's tooling (veridoc-dev: test issuer, mock
+# broker, load generator) is built and shipped only by the `tooling` target.
 # See docs/operations.md.
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
@@ -42,7 +44,13 @@ RUN swift build -c release --static-swift-stdlib --product veridoc \
  && /out/veridoc help >/dev/null
 
 # ---------------------------------------------------------------------------
-FROM ${RUNTIME_IMAGE} AS runtime
+FROM build AS build-tooling
+RUN swift build -c release --static-swift-stdlib --product veridoc-dev \
+ && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/veridoc-dev" /out/veridoc-dev \
+ && /out/veridoc-dev help >/dev/null
+
+# ---------------------------------------------------------------------------
+FROM ${RUNTIME_IMAGE} AS base
 
 ARG VERSION=dev
 ARG REVISION=unknown
@@ -72,6 +80,19 @@ RUN apt-get update \
 COPY --from=build /src/.build/librdkafka/lib/librdkafka.so.1 /usr/local/lib/
 RUN ldconfig
 COPY --from=build /out/veridoc /usr/local/bin/veridoc
+
+# ---------------------------------------------------------------------------
+# Development only (docker-compose's loadgen profile): the product image plus veridoc-dev.
+FROM base AS tooling
+COPY --from=build-tooling /out/veridoc-dev /usr/local/bin/veridoc-dev
+USER 10001:10001
+WORKDIR /tmp
+ENTRYPOINT ["veridoc-dev"]
+CMD ["help"]
+
+# ---------------------------------------------------------------------------
+# Last, so that a plain `docker build` makes the product image.
+FROM base AS runtime
 COPY deploy/docker/healthcheck /usr/local/bin/veridoc-healthcheck
 
 # Numeric, so Kubernetes' runAsNonRoot can verify it without /etc/passwd.

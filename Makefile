@@ -91,13 +91,13 @@ test: setup-tansu lint-schemas lint-deploy
 
 ## demo: the main job on embedded defaults
 demo: release
-	.build/release/veridoc demo
+	.build/release/veridoc-dev demo
 
 ## bench: crypto ceiling, verify pool, end to end and scaling (about 4 minutes); a table on stdout,
 ## bench/results/latest.json and latest.md. BENCH_ARGS passes options (e.g. BENCH_ARGS=--quick).
 BENCH_ARGS ?=
 bench: release
-	.build/release/veridoc bench --output bench/results $(BENCH_ARGS)
+	.build/release/veridoc-dev bench --output bench/results $(BENCH_ARGS)
 
 ## fuzz: build the libFuzzer targets (ASan) and run each for SECONDS (default 60); corpora and findings in .build/fuzz
 SECONDS ?= 60
@@ -110,7 +110,7 @@ DURATION ?= 120
 SEED ?= 1
 BROKER ?= mock
 chaos: build setup-tansu
-	.build/debug/veridoc chaos --duration $(DURATION) --seed $(SEED) --broker $(BROKER) $(if $(EVENTS),--events $(EVENTS)) $(if $(FAULTS),--faults $(FAULTS)) \
+	.build/debug/veridoc-dev chaos --duration $(DURATION) --seed $(SEED) --broker $(BROKER) $(if $(EVENTS),--events $(EVENTS)) $(if $(FAULTS),--faults $(FAULTS)) \
 	  --output chaos/results/latest-$(BROKER).json
 
 ## soak: 30 minutes of faults (at least 100 worker SIGKILLs) on the release build, against each broker in turn;
@@ -120,7 +120,7 @@ SOAK_FAULTS ?= 460
 SOAK_EVENTS ?= 30000
 soak: release setup-tansu
 	for broker in mock tansu; do \
-	  .build/release/veridoc chaos --duration $(SOAK_DURATION) --faults $(SOAK_FAULTS) --events $(SOAK_EVENTS) --seed $(SEED) \
+	  .build/release/veridoc-dev chaos --duration $(SOAK_DURATION) --faults $(SOAK_FAULTS) --events $(SOAK_EVENTS) --seed $(SEED) \
 	    --broker $$broker --output chaos/results/soak-$$broker.json || exit 1; \
 	done
 

@@ -10,12 +10,16 @@ let librdkafka = Context.packageDirectory + "/.build/librdkafka/lib"
 
 // The rooms follow the data's path: bytes (CBOR) → cryptography (Crypto) →
 // ISO 18013-5 structures and checks (MDoc) → events, tenants and the ordered
-// verification (Verification) → the command line (Veridoc).
+// verification (Verification) → the worker (Pipeline) → the command line
+// (Veridoc). The developer's tooling (test issuer, embedded PostgreSQL, mock
+// broker, demo, benchmarks, fault injection) is a second binary, veridoc-dev,
+// that the product binary does not link.
 let package = Package(
     name: "Veridoc",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "veridoc", targets: ["Veridoc"]),
+        .executable(name: "veridoc-dev", targets: ["VeridocDev"]),
         .library(name: "Verification", targets: ["Verification"]),
         .library(name: "JSON", targets: ["JSON"]),
     ],
@@ -39,6 +43,8 @@ let package = Package(
                 // By path, not -lrdkafka: the other libraries' pkg-config flags put
                 // -L/usr/lib/x86_64-linux-gnu first, where a librdkafka-dev would win.
                 linkerSettings: [.unsafeFlags(["-Xlinker", librdkafka + "/librdkafka.so.1", "-Xlinker", "-rpath", "-Xlinker", librdkafka])]),
+        // librdkafka's mock cluster, for the tests and the tooling; not part of the product.
+        .target(name: "KafkaMock", dependencies: ["Kafka", "CRdKafka"]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
         .target(name: "Observability", dependencies: ["CMicroHTTPD"]),
@@ -47,31 +53,39 @@ let package = Package(
         .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres"]),
         .target(name: "Pipeline", dependencies: ["Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
-        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification"]),
+        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Postgres", "Retention", "TestIssuer", "Verification"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
+        // What both binaries share: console output, argument parsing, exit statuses.
+        .target(name: "CommandLineSupport", dependencies: ["Postgres", "Verification"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["Verification", "MDoc", "Crypto", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Observability", "DemoKit", "Retention", "Chaos", "CMalloc"]),
+            dependencies: ["CommandLineSupport", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "CMalloc"]),
+        .executableTarget(
+            name: "VeridocDev",
+            dependencies: ["CommandLineSupport", "DemoKit", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
 
+        // What the test targets share: the built binaries, the shared vectors, hex,
+        // a Prometheus text parser, a raw HTTP client, polling.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
-        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
+        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
-        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "TestSupport"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Crypto", "CBOR"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Crypto", "CBOR"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Verification", "Crypto", "MDoc"]),
-        // Runs the built `veridoc` binary as a user would.
-        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc"]),
+        // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
+        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport"]),
         // A short chaos run (make test) against its own PostgreSQL and broker.
-        .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "Chaos"]),
+        .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "VeridocDev", "Chaos", "TestSupport"]),
         // Hostile events through the real Verifier: exact reason codes within bounded time.
-        .testTarget(name: "HostileInputTests", dependencies: ["Verification", "TestIssuer", "MDoc", "CBOR", "Crypto", "JSON", "Veridoc"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["Verification", "TestIssuer", "MDoc", "CBOR", "Crypto", "JSON", "Veridoc", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

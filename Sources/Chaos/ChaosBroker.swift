@@ -3,7 +3,7 @@ import Foundation
 
 /// Which broker a chaos run uses.
 public enum BrokerKind: String, Sendable, CaseIterable, Codable {
-    /// librdkafka's mock cluster in a `veridoc dev-broker` process: three
+    /// librdkafka's mock cluster in a `veridoc-dev dev-broker` process: three
     /// brokers, a control channel for broker-down and request errors; keeps
     /// about 5 MB a partition.
     case mock
@@ -30,7 +30,7 @@ protocol ChaosBroker: AnyObject {
     func stop()
 }
 
-/// `veridoc dev-broker` with its stdin/stdout control channel.
+/// `veridoc-dev dev-broker` with its stdin/stdout control channel.
 final class MockChaosBroker: ChaosBroker {
     let kind = BrokerKind.mock
     let process: ChildProcess

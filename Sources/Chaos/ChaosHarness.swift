@@ -5,7 +5,7 @@ import Postgres
 import TestIssuer
 import Verification
 
-/// Runs real `veridoc run` workers against a `veridoc dev-broker` process and a
+/// Runs real `veridoc run` workers against a `veridoc-dev dev-broker` process and a
 /// PostgreSQL cluster of its own, injects faults on a seeded schedule while
 /// events are produced, then stops the faults, lets the workers converge and
 /// checks the invariants from the database and the topics.
@@ -204,7 +204,7 @@ public final class ChaosHarness: @unchecked Sendable {
         let started: ChaosBroker
         switch options.broker {
         case .mock:
-            let mock = try MockChaosBroker(binary: options.binary.path, topics: topics, log: work.appendingPathComponent("broker.log").path)
+            let mock = try MockChaosBroker(binary: options.tooling.path, topics: topics, log: work.appendingPathComponent("broker.log").path)
             remember(mock.process)
             started = mock
         case .tansu:
@@ -303,7 +303,7 @@ public final class ChaosHarness: @unchecked Sendable {
         workerSerial += 1
         let serial = workerSerial
         lock.unlock()
-        let worker = try ChildProcess(options.binary.path, ["run", "--config", config.path], name: "worker-\(serial)",
+        let worker = try ChildProcess(options.worker.path, ["run", "--config", config.path], name: "worker-\(serial)",
                                       output: work.appendingPathComponent("worker-\(serial).log").path)
         lock.lock()
         workers.append(worker)

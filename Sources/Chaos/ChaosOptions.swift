@@ -12,8 +12,10 @@ public struct ChaosOptions: Sendable {
     public var seed: UInt64 = 1
     /// Worker processes at the start (joins and leaves vary it between 1 and workers + 2).
     public var workers = 3
-    /// The `veridoc` binary to run as workers and broker.
-    public var binary: URL
+    /// The `veridoc` binary, run as the workers.
+    public var worker: URL
+    /// The `veridoc-dev` binary, run as the mock broker.
+    public var tooling: URL
     /// The folder holding `scripts/test-postgres`.
     public var repository: URL
     /// Where the summary JSON goes (nil: nowhere).
@@ -25,8 +27,9 @@ public struct ChaosOptions: Sendable {
     /// Seconds allowed, once faults stop, for everything to be stored and published.
     public var convergeTimeout: TimeInterval = 180
 
-    public init(binary: URL, repository: URL) {
-        self.binary = binary
+    public init(worker: URL, tooling: URL, repository: URL) {
+        self.worker = worker
+        self.tooling = tooling
         self.repository = repository
     }
 

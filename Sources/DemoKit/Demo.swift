@@ -1,12 +1,13 @@
 import Foundation
 import Kafka
+import KafkaMock
 import Pipeline
 import Postgres
 import Synchronization
 import TestIssuer
 import Verification
 
-/// `veridoc demo`: the main job on embedded defaults. It starts its own
+/// `veridoc-dev demo`: the main job on embedded defaults. It starts its own
 /// PostgreSQL and Kafka-protocol broker (librdkafka's mock cluster), makes a
 /// tenant and a test issuer, produces a realistic stream through the load
 /// generator, runs the real worker against it, shows progress, and ends with

@@ -57,7 +57,7 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         if !keepFiles { try? FileManager.default.removeItem(at: directory) }
     }
 
-    /// Leaves the server running and its files in place (`veridoc demo --keep`).
+    /// Leaves the server running and its files in place (`veridoc-dev demo --keep`).
     public func detach() {
         if let interruption { Interruption.unregister(interruption) }
         interruption = nil

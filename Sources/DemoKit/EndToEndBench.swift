@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaMock
 import Postgres
 import TestIssuer
 import Verification

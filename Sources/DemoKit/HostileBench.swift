@@ -46,7 +46,7 @@ public enum HostileBench {
         var reasons: [String]
     }
 
-    public static func run(binary: String, options: Options, directory: URL, progress: (String) -> Void) throws -> BenchReport.Hostile {
+    public static func run(product: String, tooling: String, options: Options, directory: URL, progress: (String) -> Void) throws -> BenchReport.Hostile {
         let files = FileManager.default
         try files.createDirectory(at: directory, withIntermediateDirectories: true)
         let removeDirectory = Interruption.register { try? FileManager.default.removeItem(at: directory) }
@@ -66,12 +66,12 @@ public enum HostileBench {
             let eventPath = (kept ?? directory).appendingPathComponent("\(name).json").path
             let arguments = ["verify", "--config", config.path, "--at", wholeSecondsRFC3339(now), "--json", eventPath]
             guard files.createFile(atPath: eventPath, contents: Data(json)) else { throw Failure(description: "cannot write \(eventPath)") }
-            commands.append(([binary] + arguments).joined(separator: " "))
+            commands.append(([product] + arguments).joined(separator: " "))
             var best: Usage?
             var outcome = Outcome(verdict: "error", reasons: [])
             for run in 0..<max(1, runs) {
                 let stdout = directory.appendingPathComponent("outcome.json").path
-                let usage = try verify(binary: binary, arguments: arguments, stdout: stdout, timeout: options.timeoutSeconds, scratch: directory)
+                let usage = try verify(helper: tooling, arguments: arguments, stdout: stdout, timeout: options.timeoutSeconds, scratch: directory)
                 if run == 0 { outcome = Self.outcome(usage, stdout: stdout) }
                 best = best.map { Usage(cpuSeconds: min($0.cpuSeconds, usage.cpuSeconds), maxRSSBytes: min($0.maxRSSBytes, usage.maxRSSBytes),
                                         exitStatus: $0.exitStatus, timedOut: $0.timedOut) } ?? usage
@@ -147,8 +147,8 @@ public enum HostileBench {
             goalRatio: options.goalRatio, startup: startup, normal: normals, rows: rows)
     }
 
-    /// The hidden `veridoc bench --measure-child RESULT TIMEOUT COMMAND…`: runs
-    /// `binary COMMAND…` (stdout inherited), and writes what it cost to RESULT.
+    /// The hidden `veridoc-dev bench --measure-child RESULT TIMEOUT COMMAND…`: runs
+    /// `binary COMMAND…` (binary: the product) (stdout inherited), and writes what it cost to RESULT.
     ///
     /// Why a process in between: posix_spawn starts a child with vfork, and
     /// Linux carries the peak RSS of the memory a process leaves at exec into
@@ -174,7 +174,7 @@ public enum HostileBench {
     }
 
     /// One `veridoc verify` through `--measure-child`, stdout to `stdout`.
-    static func verify(binary: String, arguments: [String], stdout: String, timeout: Double, scratch: URL) throws -> Usage {
+    static func verify(helper binary: String, arguments: [String], stdout: String, timeout: Double, scratch: URL) throws -> Usage {
         let result = scratch.appendingPathComponent("usage.txt").path
         try? FileManager.default.removeItem(atPath: result)
         // The helper enforces the time limit; this one only catches a helper that hangs.

@@ -2,7 +2,7 @@ import Foundation
 import Kafka
 
 /// tansu (Apache-2.0, a Kafka-protocol broker that is a server of its own) on
-/// a loopback port, as the second broker of the tests and `veridoc chaos`.
+/// a loopback port, as the second broker of the tests and `veridoc-dev chaos`.
 /// Its storage is memory only: a restart keeps the port and loses every topic,
 /// which `restart` recreates empty.
 ///

@@ -11,15 +11,17 @@ import Foundation
 /// refuses everyone, after which the owner destroys the handle.
 /// Entries nest (a listener calls back into the consumer from inside `poll`),
 /// which a writer-preferring read/write lock would deadlock on.
-final class HandleGate: @unchecked Sendable {
+package final class HandleGate: @unchecked Sendable {
     // All mutable state is read and written with `condition` locked.
     private let condition = NSCondition()
     private var inside = 0
     private var closer: pthread_t?
     private var finished = false
 
+    package init() {}
+
     /// false once the handle must not be touched by this thread.
-    func enter() -> Bool {
+    package func enter() -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !finished else { return false }
@@ -28,7 +30,7 @@ final class HandleGate: @unchecked Sendable {
         return true
     }
 
-    func exit() {
+    package func exit() {
         condition.lock()
         inside -= 1
         if inside == 0 { condition.broadcast() }
@@ -38,7 +40,7 @@ final class HandleGate: @unchecked Sendable {
     /// Returns false if closing already began (close is idempotent);
     /// otherwise returns true once no other call is inside. Must not be called
     /// from inside an entered section (it would wait for itself).
-    func beginClose() -> Bool {
+    package func beginClose() -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard closer == nil, !finished else { return false }
@@ -48,7 +50,7 @@ final class HandleGate: @unchecked Sendable {
     }
 
     /// After this no thread enters; waits for the closing thread's own calls.
-    func finishClose() {
+    package func finishClose() {
         condition.lock()
         defer { condition.unlock() }
         finished = true

@@ -2,7 +2,7 @@ import CRdKafka
 import Foundation
 
 /// Topic administration over the Kafka protocol (CreateTopics), for brokers
-/// that are separate servers: tansu in the tests and `veridoc chaos`, a real
+/// that are separate servers: tansu in the tests and `veridoc-dev chaos`, a real
 /// cluster in development. librdkafka's mock cluster has no CreateTopics; it
 /// takes topics from `MockCluster.createTopic`.
 ///

@@ -27,7 +27,7 @@ public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
         self.isRetriable = isRetriable ?? Self.isRetriable(code: code)
     }
 
-    init(_ err: rd_kafka_resp_err_t, _ context: String) {
+    package init(_ err: rd_kafka_resp_err_t, _ context: String) {
         self.init(code: err.rawValue, message: "\(context): \(Self.text(of: err.rawValue))")
     }
 
@@ -91,11 +91,11 @@ public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     ].map(\.rawValue))
 
     // Errors raised by this wrapper itself, reusing librdkafka's local codes.
-    static func closed(_ what: String) -> KafkaError {
+    package static func closed(_ what: String) -> KafkaError {
         KafkaError(code: RD_KAFKA_RESP_ERR__DESTROY.rawValue, message: "\(what) is closed", isFatal: true, isRetriable: false)
     }
 
-    static func invalidArgument(_ text: String) -> KafkaError {
+    package static func invalidArgument(_ text: String) -> KafkaError {
         KafkaError(code: RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue, message: text, isFatal: false, isRetriable: false)
     }
 }

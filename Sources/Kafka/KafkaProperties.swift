@@ -5,10 +5,10 @@ public typealias KafkaProperties = [String: String]
 
 /// Builds an `rd_kafka_conf_t` from defaults overridden by the caller's
 /// properties, and creates the client handle from it.
-enum KafkaConfiguration {
+package enum KafkaConfiguration {
     /// Returns an owned `rd_kafka_t`. `configure` runs on the conf before the
     /// handle is created (callbacks, opaque).
-    static func makeHandle(
+    package static func makeHandle(
         _ type: rd_kafka_type_t, defaults: KafkaProperties, properties: KafkaProperties,
         configure: (OpaquePointer) -> Void = { _ in }
     ) throws(KafkaError) -> OpaquePointer {

@@ -3,13 +3,20 @@ import Kafka
 import Verification
 
 /// One consumed record on its way through the worker.
-struct Job: Sendable {
+package struct Job: Sendable {
     let ticket: PartitionTracker.Ticket
     let key: [UInt8]?
     let receivedAt: Date
     let content: Content
 
-    enum Content: Sendable {
+    package init(ticket: PartitionTracker.Ticket, key: [UInt8]?, receivedAt: Date, content: Content) {
+        self.ticket = ticket
+        self.key = key
+        self.receivedAt = receivedAt
+        self.content = content
+    }
+
+    package enum Content: Sendable {
         /// As consumed: read (parsed) on a pool thread, not the consumer's.
         case unread(KafkaMessage)
         /// A record attributable to an event: verified by the pool.
@@ -28,12 +35,12 @@ extension Job {
 }
 
 /// A record's event, as far as it could be read.
-enum ParsedRecord: Sendable {
+package enum ParsedRecord: Sendable {
     case request(VerificationRequest)
     case invalid(EventRejection)
 }
 
-struct DeadLetter: Sendable {
+package struct DeadLetter: Sendable {
     /// Stable cause, e.g. `record.too_large`; goes into the DLQ headers.
     let cause: String
     let record: KafkaMessage
@@ -41,12 +48,12 @@ struct DeadLetter: Sendable {
 
 /// What the persister receives: a verified result, or a dead-lettered record
 /// whose delivery completed (so its offset may be passed).
-struct Completion: Sendable {
+package struct Completion: Sendable {
     let ticket: PartitionTracker.Ticket
     let key: [UInt8]?
     let receivedAt: Date
     /// Without element values where `prepared` holds them sealed (`JobWork`).
-    let result: VerificationResult?
+    package let result: VerificationResult?
     /// Work for the write done ahead on the pool's thread (nil: the persister
     /// does it, from the values in `result`).
     var prepared: PreparedWrite? = nil

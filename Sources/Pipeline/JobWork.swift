@@ -6,21 +6,29 @@ import Verification
 /// prepare its write (outcome JSON, sealed values). All of it is CPU work
 /// that parallelises; what is left for the single-threaded stages after it
 /// is I/O.
-struct JobWork: Sendable {
+package struct JobWork: Sendable {
     let verifier: Verifier
     let intake: RecordIntake
     let retention: RetentionWriter
     let metrics: PipelineMetrics
     let log: Logger
 
-    enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// For the persister.
         case completion(Completion)
         /// For the dead-letter topic (its completion follows the delivery report).
         case deadLetter(Job)
     }
 
-    func complete(_ consumed: Job) -> Outcome {
+    package init(verifier: Verifier, intake: RecordIntake, retention: RetentionWriter, metrics: PipelineMetrics, log: Logger) {
+        self.verifier = verifier
+        self.intake = intake
+        self.retention = retention
+        self.metrics = metrics
+        self.log = log
+    }
+
+    package func complete(_ consumed: Job) -> Outcome {
         let job = consumed.read(with: intake)
         let result: VerificationResult
         switch job.content {

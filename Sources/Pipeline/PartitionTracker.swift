@@ -7,13 +7,15 @@ import Kafka
 ///
 /// Each assignment of a partition gets a new generation; completions from an
 /// earlier generation (work started before a revoke) are ignored.
-final class PartitionTracker: @unchecked Sendable {
+package final class PartitionTracker: @unchecked Sendable {
     // Guarded by `lock`.
     private let lock = NSLock()
     private var partitions: [TopicPartition: State] = [:]
     private var nextGeneration: UInt64 = 1
 
-    struct Ticket: Sendable, Hashable {
+    package init() {}
+
+    package struct Ticket: Sendable, Hashable {
         let topicPartition: TopicPartition
         let offset: Int64
         let generation: UInt64
@@ -50,7 +52,7 @@ final class PartitionTracker: @unchecked Sendable {
         }
     }
 
-    func assign(_ partition: TopicPartition, startingAt offset: Int64) {
+    package func assign(_ partition: TopicPartition, startingAt offset: Int64) {
         lock.lock()
         defer { lock.unlock() }
         partitions[partition] = State(generation: nextGeneration, durable: offset, highest: offset - 1)
@@ -78,7 +80,7 @@ final class PartitionTracker: @unchecked Sendable {
 
     /// Hands out a ticket for a consumed offset; nil when the partition is not
     /// assigned or the offset was handed out already.
-    func register(_ partition: TopicPartition, offset: Int64) -> Ticket? {
+    package func register(_ partition: TopicPartition, offset: Int64) -> Ticket? {
         lock.lock()
         defer { lock.unlock() }
         guard var state = partitions[partition], offset > state.highest else { return nil }

@@ -8,8 +8,10 @@ import Verification
 /// decides whether it can be attributed to an event id at all. Records that
 /// cannot go to the dead-letter topic; everything else gets an outcome, a
 /// rejected one if the event is invalid.
-struct RecordIntake: Sendable {
+package struct RecordIntake: Sendable {
     let parser: EventParser
+
+    package init(parser: EventParser) { self.parser = parser }
     /// Longest event id accepted: ids are primary keys and outcome subjects.
     let maxIDLength = 256
 

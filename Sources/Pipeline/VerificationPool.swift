@@ -15,7 +15,7 @@ import Verification
 ///
 /// Waiters are counted so that a change wakes threads only when someone waits
 /// for it (workers for work, submitters for room, `waitUntilIdle` for either).
-final class VerificationPool: @unchecked Sendable {
+package final class VerificationPool: @unchecked Sendable {
     // All mutable state is guarded by `condition`'s lock.
     private let condition = NSCondition()
     private var ready = RingBuffer<Job>()
@@ -39,7 +39,7 @@ final class VerificationPool: @unchecked Sendable {
     private let verify: @Sendable (Job) -> JobWork.Outcome
     private let deliver: @Sendable (JobWork.Outcome) -> Void
 
-    init(threads count: Int, capacity: Int, verify: @escaping @Sendable (Job) -> JobWork.Outcome, deliver: @escaping @Sendable (JobWork.Outcome) -> Void) {
+    package init(threads count: Int, capacity: Int, verify: @escaping @Sendable (Job) -> JobWork.Outcome, deliver: @escaping @Sendable (JobWork.Outcome) -> Void) {
         self.capacity = max(capacity, count)
         self.resumeAt = self.capacity - max(1, self.capacity / 8)
         self.verify = verify
@@ -85,7 +85,7 @@ final class VerificationPool: @unchecked Sendable {
         return admitted
     }
 
-    func submit(_ job: Job) {
+    package func submit(_ job: Job) {
         condition.lock()
         defer { condition.unlock() }
         while admitted >= capacity && !stopping {
@@ -154,7 +154,7 @@ final class VerificationPool: @unchecked Sendable {
     private var runningKeys: Set<[UInt8]> = []
 
     /// Waits until no admitted job matches `predicate`, or `timeout` passes.
-    func waitUntilIdle(timeout: TimeInterval, where predicate: @escaping (Job) -> Bool = { _ in true }) -> Bool {
+    package func waitUntilIdle(timeout: TimeInterval, where predicate: @escaping (Job) -> Bool = { _ in true }) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(timeout)
@@ -174,7 +174,7 @@ final class VerificationPool: @unchecked Sendable {
             + runningJobs.values.filter(predicate).count
     }
 
-    func stop() {
+    package func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import CMalloc
 import Dispatch
 import Foundation

@@ -1,6 +1,7 @@
 import Chaos
 import Foundation
 import Testing
+import TestSupport
 
 /// The short chaos run of `make test`: a few hundred events, one fault of each
 /// kind (SIGKILL three times), real worker processes, its own broker and PostgreSQL; zero invariant
@@ -9,30 +10,14 @@ import Testing
 struct ChaosRunTests {
     static let enabled = ProcessInfo.processInfo.environment["VERIDOC_TEST_POSTGRES"] != nil
 
-    static let binary: URL = {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("veridoc").path), folder.path != "/" {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("veridoc")
-    }()
-
-    static let repository: URL = {
-        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("scripts/test-postgres").path), folder.path != "/" {
-            folder.deleteLastPathComponent()
-        }
-        return folder
-    }()
-
     @Test(.enabled(if: enabled, "VERIDOC_TEST_POSTGRES is not set: run through `make test` (scripts/with-test-services)"))
     func shortRunKeepsEveryInvariant() throws {
-        var options = ChaosOptions(binary: Self.binary, repository: Self.repository)
+        var options = ChaosOptions(worker: Binaries.veridoc, tooling: Binaries.veridocDev, repository: Binaries.repository)
         options.duration = 40
         options.events = 300
         options.faults = 13
         options.seed = 20_261_129
-        options.output = Self.repository.appendingPathComponent("chaos/results/test-run.json")
+        options.output = Binaries.repository.appendingPathComponent("chaos/results/test-run.json")
         let summary = try ChaosHarness(options: options, log: { print("chaos: \($0)") }).run()
         print(summary.text)
         #expect(summary.violations == 0, "\(summary.examples)")

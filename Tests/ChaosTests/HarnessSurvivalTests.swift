@@ -2,6 +2,7 @@ import Chaos
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// The harness outlives its parts: a broker killed under it is a finding, is
 /// restarted, and the run still ends with its checks; a harness interrupted
@@ -10,7 +11,7 @@ import Testing
 struct HarnessSurvivalTests {
     @Test(.enabled(if: ChaosRunTests.enabled, "VERIDOC_TEST_POSTGRES is not set: run through `make test` (scripts/with-test-services)"))
     func aBrokerKilledUnderTheRunIsAFindingAndTheRunGoesOnToItsChecks() throws {
-        var options = ChaosOptions(binary: ChaosRunTests.binary, repository: ChaosRunTests.repository)
+        var options = ChaosOptions(worker: Binaries.veridoc, tooling: Binaries.veridocDev, repository: Binaries.repository)
         options.duration = 20
         options.events = 150
         options.faults = 0
@@ -53,8 +54,8 @@ struct HarnessSurvivalTests {
     @Test(.enabled(if: ChaosRunTests.enabled, "VERIDOC_TEST_POSTGRES is not set: run through `make test` (scripts/with-test-services)"))
     func aHarnessStoppedBySIGTERMWhileItWaitsLeavesNothingRunning() throws {
         let process = Process()
-        process.executableURL = ChaosRunTests.binary
-        process.arguments = ["chaos", "--duration", "8", "--events", "60", "--faults", "0", "--seed", "7", "--repository", ChaosRunTests.repository.path]
+        process.executableURL = Binaries.veridocDev
+        process.arguments = ["chaos", "--duration", "8", "--events", "60", "--faults", "0", "--seed", "7", "--repository", Binaries.repository.path]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

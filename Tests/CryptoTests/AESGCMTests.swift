@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TestSupport
 
 /// McGrew & Viega, "The Galois/Counter Mode of Operation", test cases 3, 4, 15 and 16.
 @Suite struct AESGCMTests {

@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 
 /// ES256 signatures from Apple's "Verify with Wallet" sample, over the exact
 /// Sig_structure bytes the sample gives.
-@Suite(.enabled(if: vectorsAvailable, "shared/vectors not found: set VERIDOC_VECTORS or place shared/vectors next to the package"))
+@Suite(.enabled(if: Vectors.available, "shared/vectors not found: set VERIDOC_VECTORS or place shared/vectors next to the package"))
 struct AppleSignatureVectorTests {
     static let folder = "apple-verify-with-wallet-sample/"
 

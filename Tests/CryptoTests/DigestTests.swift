@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TestSupport
 
 @Suite struct DigestTests {
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TestSupport
 
 /// RFC 5869 Appendix A, SHA-256 cases.
 @Suite struct HKDFTests {

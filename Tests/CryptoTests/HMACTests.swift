@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TestSupport
 
 /// RFC 4231 §4.2 and §4.3.
 @Suite struct HMACTests {

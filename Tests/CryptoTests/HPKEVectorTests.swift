@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 
 /// HPKE against published vectors: RFC 9180 A.3.1, Apple's "Verify with
 /// Wallet" sample, and ISO 18013-7 Annex C captures.
-@Suite(.enabled(if: vectorsAvailable, "shared/vectors not found: set VERIDOC_VECTORS or place shared/vectors next to the package"))
+@Suite(.enabled(if: Vectors.available, "shared/vectors not found: set VERIDOC_VECTORS or place shared/vectors next to the package"))
 struct HPKEVectorTests {
     @Test func rfc9180A31() throws {
         let list = try #require(try Vectors.json("rfc9180-a3.1-p256-sha256-aes128gcm-base.json") as? [[String: Any]])

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TestSupport
 
 @Suite struct KeyParsingTests {
     static let generatorX = hex("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296")

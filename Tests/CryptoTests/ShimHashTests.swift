@@ -1,6 +1,7 @@
 import Crypto
 import Dispatch
 import Testing
+import TestSupport
 
 /// The shim's SHA-2, HMAC and HKDF-Expand (on OpenSSL's block functions,
 /// keyed state on the stack) against independent definitions and known

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TestSupport
 
 @Suite struct SignatureTests {
     static let message = Array("Veridoc signs and verifies COSE payloads".utf8)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("X.509 against the shared vectors", .enabled(if: X509Vectors.available, X509Vectors.skipReason))
 struct X509VectorTests {

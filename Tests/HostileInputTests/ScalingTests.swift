@@ -4,6 +4,7 @@ import MDoc
 import Testing
 import TestIssuer
 import Verification
+import TestSupport
 
 /// Every dimension of an event that its sender controls costs time linear in
 /// its size (n log n at worst): `veridoc verify` runs under callgrind on
@@ -108,13 +109,7 @@ enum Callgrind {
     static let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static var available: Bool { valgrind != nil }
 
-    static let binary: URL = {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("veridoc").path), folder.path != "/" {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("veridoc")
-    }()
+    static let binary = Binaries.veridoc
 
     struct Failure: Error, CustomStringConvertible {
         let description: String

@@ -1,20 +1,11 @@
 import Foundation
 import Kafka
 import Testing
+import TestSupport
 
-/// Drives the built `veridoc dev-broker` binary as a separate process, as a
+/// Drives the built `veridoc-dev dev-broker` binary as a separate process, as a
 /// test harness for the worker would.
 @Suite struct DevBrokerProcessTests {
-    /// The executable is built into the same products folder as the test bundle.
-    static let binary: URL? = {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("veridoc")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        return nil
-    }()
 
     /// Reads stdout lines from the child on a thread of its own, so every
     /// wait for a line can be bounded.
@@ -48,7 +39,8 @@ import Testing
 
     @Test(.timeLimit(.minutes(3)))
     func devBrokerServesClientsTakesCommandsAndExitsOnSIGTERM() throws {
-        let binary = try #require(Self.binary, "no built veridoc next to \(CommandLine.arguments[0])")
+        let binary = Binaries.veridocDev
+        #expect(FileManager.default.isExecutableFile(atPath: binary.path), "no built veridoc-dev in \(Binaries.folder.path)")
         let process = Process()
         process.executableURL = binary
         process.arguments = ["dev-broker", "--brokers", "3", "--topic", "cli:3", "--parent-pid", "\(getpid())"]

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import KafkaMock
 import Testing
 
 /// Broker failures injected through the mock cluster's fault API.

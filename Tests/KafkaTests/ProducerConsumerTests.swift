@@ -1,6 +1,8 @@
 import Foundation
 import Kafka
+import KafkaMock
 import Testing
+import TestSupport
 
 /// Everything runs against librdkafka's in-process mock cluster: real Kafka
 /// protocol over loopback TCP, one fresh cluster per test.

@@ -1,6 +1,8 @@
 import Foundation
 import Kafka
+import KafkaMock
 import Testing
+import TestSupport
 
 /// A value shared between a test and the threads it starts.
 final class Locked<Value>: @unchecked Sendable {

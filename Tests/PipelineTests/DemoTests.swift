@@ -3,8 +3,9 @@ import Foundation
 import Postgres
 import Synchronization
 import Testing
+import TestSupport
 
-/// `veridoc demo` as `make demo` runs it: its own PostgreSQL and broker, a
+/// `veridoc-dev demo` as `make demo` runs it: its own PostgreSQL and broker, a
 /// realistic stream through the real worker, a summary checked against the
 /// database; nothing left running, and no personal value in its output.
 @Suite(.serialized, .enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/postgresql"), "PostgreSQL server binaries are not installed"))
@@ -115,7 +116,7 @@ struct DemoTests {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([Services.binary.path] + arguments).map { strdup($0) }
+        let argv = ([Binaries.veridocDev.path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
         // Debug logging: the capture must hold every line the worker can write.
@@ -133,7 +134,7 @@ struct DemoTests {
         sigaddset(&defaults, SIGTERM)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        guard posix_spawn(&pid, Services.binary.path, &actions, &attributes, argv + [nil], environment + [nil]) == 0 else { throw TestFailure("cannot start the demo") }
+        guard posix_spawn(&pid, Binaries.veridocDev.path, &actions, &attributes, argv + [nil], environment + [nil]) == 0 else { throw TestFailure("cannot start the demo") }
         return pid
     }
 }

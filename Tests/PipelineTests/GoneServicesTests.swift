@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import TestIssuer
+import TestSupport
 
 /// SIGTERM while the broker is gone for good (a bench or a cluster torn down
 /// around a worker at work): the worker must still exit 0 about within its

@@ -3,6 +3,7 @@ import Kafka
 import Testing
 import TestIssuer
 import Verification
+import TestSupport
 
 /// A few hostile records through the real worker (the full table runs through
 /// the Verifier in HostileInputTests): each ends as a result with its documented

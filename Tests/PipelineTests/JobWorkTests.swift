@@ -6,6 +6,7 @@ import Postgres
 import Retention
 import TestIssuer
 import Testing
+import TestSupport
 @testable import Verification
 
 /// What a pool thread hands the persister: the write prepared ahead, and

@@ -3,6 +3,7 @@ import Kafka
 @testable import Pipeline
 import Postgres
 import Testing
+import TestSupport
 
 /// Records the broker no longer has at a partition's position: the worker
 /// says so in a JSON error line and a metric, keeps a row in `consumer_gaps`,

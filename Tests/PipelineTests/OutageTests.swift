@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestIssuer
+import TestSupport
 
 /// Transient outages: PostgreSQL stopped for 10 s, and a broker taken down.
 /// The worker waits, recovers and loses nothing. This test pauses a
@@ -68,17 +69,7 @@ final class OwnPostgres {
 
     @discardableResult
     private static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = script
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("scripts/test-postgres \(arguments[0]) failed") }
-        return String(decoding: data, as: UTF8.self)
+        try Subprocess.output(script, arguments)
     }
 
     deinit {

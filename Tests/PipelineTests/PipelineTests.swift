@@ -4,6 +4,7 @@ import Postgres
 import Testing
 import TestIssuer
 import Verification
+import TestSupport
 
 /// The worker as a process against a real broker process and a real
 /// PostgreSQL. Serialized: each test starts processes of its own, and the

@@ -7,6 +7,7 @@ import Retention
 import Synchronization
 import TestIssuer
 import Testing
+import TestSupport
 @testable import Verification
 
 /// `ResultStore` against a real PostgreSQL: the pipelined write (decide, then

@@ -7,6 +7,7 @@ import Retention
 import Testing
 import TestIssuer
 import Verification
+import TestSupport
 
 /// Retention end to end, with the real worker binary, broker process and
 /// PostgreSQL: planted values never reach a database dump (willNotStore,
@@ -268,30 +269,12 @@ extension PipelineTests {
         private func pgDump(_ connectionString: String) throws -> String {
             let candidates = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
             guard let version = candidates.sorted(by: { (Int($0) ?? 0) < (Int($1) ?? 0) }).last else { throw TestFailure("no pg_dump") }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin/pg_dump")
-            process.arguments = ["--dbname", connectionString]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw TestFailure("pg_dump exited \(process.terminationStatus)") }
-            return String(decoding: data, as: UTF8.self)
+            return try Subprocess.output(URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin/pg_dump"), ["--dbname", connectionString])
         }
 
         private func veridoc(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = Services.binary
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let result = try Subprocess.run(Binaries.veridoc, arguments, mergingStandardError: true)
+            return (result.status, result.output)
         }
 
         private struct Outcome {

@@ -5,38 +5,16 @@ import Kafka
 import Postgres
 import TestIssuer
 import Verification
+import TestSupport
 
 /// The real parts the pipeline tests run against: the PostgreSQL server that
 /// `make test` starts (VERIDOC_TEST_POSTGRES), a fresh database per test, a
-/// dedicated `veridoc dev-broker` process per test (so faults stay local),
+/// dedicated `veridoc-dev dev-broker` process per test (so faults stay local),
 /// and `veridoc run` worker processes.
 enum Services {
     static let postgres = ProcessInfo.processInfo.environment["VERIDOC_TEST_POSTGRES"]
     static var available: Bool { postgres != nil }
     static let skipMessage: Comment = "VERIDOC_TEST_POSTGRES is not set: run through `make test` (scripts/with-test-services), which starts PostgreSQL"
-
-    static let binary: URL = {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("veridoc").path), folder.path != "/" {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("veridoc")
-    }()
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Waits for `condition`, polling, up to `timeout`.
-func eventually(_ timeout: TimeInterval, every interval: TimeInterval = 0.2, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: interval)
-    }
-    return try condition()
 }
 
 /// A fresh database on the test server, dropped afterwards.
@@ -93,7 +71,7 @@ final class TestDatabase {
     }
 }
 
-/// `veridoc dev-broker` as a child process, with its stdin control channel.
+/// `veridoc-dev dev-broker` as a child process, with its stdin control channel.
 /// Unchecked Sendable: the control pipe is used by one thread at a time in these tests.
 final class DevBroker: @unchecked Sendable {
     let process = Process()
@@ -105,7 +83,7 @@ final class DevBroker: @unchecked Sendable {
     static let topics = ["veridoc.requests:6", "veridoc.outcomes:6", "veridoc.requests.dlq:6"]
 
     init(brokers: Int = 3) throws {
-        process.executableURL = Services.binary
+        process.executableURL = Binaries.veridocDev
         process.arguments = ["dev-broker", "--brokers", "\(brokers)", "--parent-pid", "\(ProcessInfo.processInfo.processIdentifier)"]
             + Self.topics.flatMap { ["--topic", $0] }
         process.standardInput = input
@@ -150,7 +128,7 @@ final class DevBroker: @unchecked Sendable {
     }
 }
 
-/// The broker of one test: a `veridoc dev-broker` (librdkafka's mock cluster,
+/// The broker of one test: a `veridoc-dev dev-broker` (librdkafka's mock cluster,
 /// the default) or tansu, a Kafka-protocol server of its own
 /// (VERIDOC_TEST_BROKER=tansu; `make test` runs the pipeline suite on both).
 final class TestBroker: @unchecked Sendable {
@@ -232,7 +210,7 @@ final class WorkerProcess {
     init(config: URL, name: String, environment: [String: String] = [:]) throws {
         logFile = config.deletingLastPathComponent().appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.executableURL = Services.binary
+        process.executableURL = Binaries.veridoc
         process.arguments = ["run", "--config", config.path]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TestSupport
 
-/// Regression (found by `veridoc chaos`): a worker SIGTERM'd while it was
+/// Regression (found by `veridoc-dev chaos`): a worker SIGTERM'd while it was
 /// joining the group — after its JoinGroup, before its first SyncGroup
 /// completed — aborted inside librdkafka < 2.3 ("rd_kafka_sticky_assignor_state_destroy:
 /// Assertion `assignor_state' failed", librdkafka #4312) instead of exiting 0.
@@ -29,7 +30,7 @@ struct StopWhileJoiningTests {
         print("sync errors \(syncErrors): assigned before SIGTERM \(joined)")
     }
 
-    /// Regression (found by `veridoc chaos`): SIGTERM while the worker still waits
+    /// Regression (found by `veridoc-dev chaos`): SIGTERM while the worker still waits
     /// for PostgreSQL at start (migrations) ended the process by the signal
     /// (status 143 to an orchestrator) instead of a clean exit 0.
     @Test func sigtermWhileWaitingForPostgresExitsZero() throws {

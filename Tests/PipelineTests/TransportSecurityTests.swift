@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import Testing
 import TestIssuer
+import TestSupport
 
 /// Transport security is passed through, not reimplemented: the libpq
 /// connection string (sslmode, sslrootcert, …) reaches libpq as written, and
@@ -124,7 +125,7 @@ struct TransportSecurityTests {
 
     func runVeridoc(_ arguments: [String], timeout: TimeInterval = 90) throws -> (status: Int32, stderr: String) {
         let process = Process()
-        process.executableURL = Services.binary
+        process.executableURL = Binaries.veridoc
         process.arguments = arguments
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)

@@ -4,6 +4,7 @@ import Postgres
 import Testing
 import TestIssuer
 import Verification
+import TestSupport
 
 /// /metrics, /healthz and /readyz of a `veridoc run` process, checked against
 /// the results table, and its stderr log lines.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A smoke run of `veridoc bench --quick` (a few hundred events, short runs):
+/// A smoke run of `veridoc-dev bench --quick` (a few hundred events, short runs):
 /// it asserts only that the reports are well-formed with every section — never
 /// a rate or a latency, which belong to `make bench`, not to a test.
 @Suite struct BenchCommandTests {
@@ -23,7 +23,7 @@ import Testing
     func quickRunWritesWellFormedReports() throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try CLI.run(["bench", "--quick", "--output", directory.path])
+        let run = try CLI.dev(["bench", "--quick", "--output", directory.path])
         #expect(run.status == 0, "\(run.stderr.suffix(2000))")
 
         let data = try Data(contentsOf: directory.appendingPathComponent("latest.json"))
@@ -125,7 +125,7 @@ import Testing
     func hostileOnlyWritesItsReport() throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try CLI.run(["bench", "--hostile-only", "--quick", "--hostile-bytes", "32768", "--output", directory.path])
+        let run = try CLI.dev(["bench", "--hostile-only", "--quick", "--hostile-bytes", "32768", "--output", directory.path])
         #expect(run.status == 0, "\(run.stderr.suffix(2000))")
         let data = try Data(contentsOf: directory.appendingPathComponent("hostile.json"))
         let hostile = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -1,6 +1,7 @@
 import Foundation
+import TestSupport
 
-/// Runs the `veridoc` binary built next to the test bundle.
+/// Runs the binaries built next to the test bundle: `veridoc`, or `veridoc-dev` with `dev`.
 enum CLI {
     struct Run {
         let status: Int32
@@ -8,16 +9,7 @@ enum CLI {
         let stderr: String
     }
 
-    static let binary: URL = {
-        // The test bundle lives in the build products folder beside the executable.
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("veridoc").path), folder.path != "/" {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("veridoc")
-    }()
-
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Run {
+    static func run(_ arguments: [String], stdin: Data? = nil, binary: URL = Binaries.veridoc) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -42,12 +34,10 @@ enum CLI {
         return url
     }
 
-    static let vectors: URL? = {
-        if let override = ProcessInfo.processInfo.environment["VERIDOC_VECTORS"], !override.isEmpty {
-            return URL(fileURLWithPath: override)
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let url = root.appendingPathComponent("../shared/vectors").standardizedFileURL
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
-    }()
+    /// `veridoc-dev ARGUMENTS`.
+    static func dev(_ arguments: [String]) throws -> Run {
+        try run(arguments, binary: Binaries.veridocDev)
+    }
+
+    static var vectors: URL? { Vectors.root }
 }

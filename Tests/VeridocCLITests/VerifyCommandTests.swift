@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `veridoc verify` as a user runs it, against Apple's published sample.
 @Suite(.enabled(if: CLI.vectors != nil, "shared/vectors not found: these tests verify Apple's sample"))

@@ -3,6 +3,7 @@ import Foundation
 import MDoc
 import Testing
 import Verification
+import TestSupport
 
 /// Apple's "Verify with Wallet" sample data (README §8), through the
 /// apple-wallet-app flow: event parsing, tenant attribution, pkRHash key
@@ -23,7 +24,7 @@ struct AppleSampleVectorTests {
         let root: [Certificate]
 
         init() throws {
-            let parameters = try Vectors.json("\(folder)/session_transcript_parameters.json")
+            let parameters = try Vectors.jsonObject("\(folder)/session_transcript_parameters.json")
             envelope = try Vectors.hex("\(folder)/hpke_envelope.hex")
             nonce = hex(parameters["Nonce"] as! String)
             merchantID = parameters["Merchant ID"] as! String
@@ -90,7 +91,7 @@ struct AppleSampleVectorTests {
     /// has its own merchant ID and nonce, which the sample envelope was not made for.
     @Test func simulatorParametersWithYourOwnRequestMismatchTheTranscript() throws {
         let sample = try Sample()
-        let simulator = try Vectors.json("\(Self.folder)/simulator/session_transcript_parameters.json")
+        let simulator = try Vectors.jsonObject("\(Self.folder)/simulator/session_transcript_parameters.json")
         #expect(hex(simulator["Encryption Key Hash"] as! String) == sample.keyHash)
         let merchant = "merchant.com.example.veridoc"
         let tenant = try sample.tenant(merchantIDs: [merchant], teamID: simulator["Team ID"] as? String)

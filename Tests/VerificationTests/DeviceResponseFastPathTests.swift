@@ -2,6 +2,7 @@ import CBOR
 import Foundation
 import MDoc
 import Testing
+import TestSupport
 
 /// DeviceResponse (and Apple's `{"identity": …}` around it) has an in-place
 /// reader for the form wallets send and the general reader (a `CBORItem`

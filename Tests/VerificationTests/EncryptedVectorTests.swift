@@ -3,6 +3,7 @@ import Foundation
 import MDoc
 import Testing
 import Verification
+import TestSupport
 
 /// ISO/IEC 18013-7 Annex C vectors (README §5) through the apple-wallet-web flow.
 @Suite(.enabled(if: Vectors.available, "shared/vectors not found (set VERIDOC_VECTORS or place shared/vectors next to the package)"))
@@ -15,7 +16,7 @@ struct AnnexCVectorTests {
         let expectedTranscriptHash: [UInt8]
 
         init(_ folder: String) throws {
-            let vector = try Vectors.json("iso18013-7-annex-c/\(folder)/vector.json")
+            let vector = try Vectors.jsonObject("iso18013-7-annex-c/\(folder)/vector.json")
             origin = try #require(vector["origin"] as? String)
             encryptionInfo = try #require(vector["encryptionInfoB64"] as? String)
             response = try #require(vector["encryptedResponseB64"] as? String)
@@ -95,7 +96,7 @@ struct SyntheticVectorTests {
         let result = try verifyISOFolder("\(Self.folder)/\(vector.name)", anchors: certificates("\(Self.folder)/\(vector.anchor)"), at: Self.at)
         #expect(result.codes == vector.codes, "\(result.summary)")
         #expect(result.verdict == (vector.codes.isEmpty ? "verified" : "rejected"))
-        let expected = try Vectors.json("\(Self.folder)/\(vector.name)/expected.json")
+        let expected = try Vectors.jsonObject("\(Self.folder)/\(vector.name)/expected.json")
         #expect(expected["overall_valid"] as? Bool == vector.codes.isEmpty)
     }
 
@@ -107,7 +108,7 @@ struct SyntheticVectorTests {
     /// The synthetic Annex C response, verified as if it arrived from `origin`
     /// (nil: the vector's own origin). The tenant accepts both origins.
     static func annexC(origin override: String? = nil) throws -> VerificationResult {
-        let vector = try Vectors.json("\(Self.folder)/annex-c-dcapi-hpke/annex_c.json")
+        let vector = try Vectors.jsonObject("\(Self.folder)/annex-c-dcapi-hpke/annex_c.json")
         let vectorOrigin = try #require(vector["origin"] as? String)
         let origin = override ?? vectorOrigin
         let key = try PrivateKey(curve: .p256, scalar: hex(try #require(vector["recipientPrivateKeyHex"] as? String)))
@@ -144,7 +145,7 @@ struct SyntheticVectorTests {
     }
 
     @Test func appleStyleHPKEEnvelope() throws {
-        let parameters = try Vectors.json("\(Self.folder)/apple-style-hpke-envelope/apple_params.json")
+        let parameters = try Vectors.jsonObject("\(Self.folder)/apple-style-hpke-envelope/apple_params.json")
         let key = try PrivateKey(curve: .p256, scalar: hex(try #require(parameters["recipientPrivateKeyHex"] as? String)))
         let merchantID = try #require(parameters["merchantId"] as? String)
         let tenantKey = try TenantKey(key)

@@ -4,6 +4,7 @@ import Foundation
 import MDoc
 import Testing
 import Verification
+import TestSupport
 
 /// ISO/IEC 18013-5 Annex D (README §1) through the iso-device-response flow:
 /// a deviceMac response, so the event must carry the ephemeral reader key.
@@ -24,7 +25,7 @@ struct AnnexDVectorTests {
 
     /// EReaderKey.d from keys.json: the 32-byte P-256 scalar.
     static func readerScalar() throws -> [UInt8] {
-        let keys = try Vectors.json("\(folder)/keys.json")
+        let keys = try Vectors.jsonObject("\(folder)/keys.json")
         let reader = try #require(keys["ephemeral_reader_key"] as? [String: Any])
         let scalar = hex(try #require(reader["d"] as? String))
         #expect(scalar.count == 32)

@@ -3,6 +3,7 @@ import Foundation
 import MDoc
 import Testing
 import Verification
+import TestSupport
 
 /// A pinned instant, `YYYY-MM-DDTHH:MM:SSZ`.
 func instant(_ text: String) -> Date {

@@ -4,6 +4,7 @@ import Foundation
 import MDoc
 import Testing
 import Verification
+import TestSupport
 
 /// VICAL trust lists (README §6).
 @Suite(.enabled(if: Vectors.available, "shared/vectors not found (set VERIDOC_VECTORS or place shared/vectors next to the package)"))
@@ -166,7 +167,7 @@ struct ConfigurationVectorTests {
         #expect(tenant.maxRequestAge == 300)
         #expect(configuration.baseURL.standardizedFileURL.path == folder.url.standardizedFileURL.path)
 
-        let parameters = try Vectors.json("\(Self.sample)/session_transcript_parameters.json")
+        let parameters = try Vectors.jsonObject("\(Self.sample)/session_transcript_parameters.json")
         let time = instant("2022-04-01T00:00:00Z")
         let event = requestEvent(tenant: "acme", flow: .appleWalletApp, data: [
             "payload": base64(try Vectors.hex("\(Self.sample)/hpke_envelope.hex")),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Per-thread CPU breakdown of an end-to-end bench peak run (issue 6), per event.
-#   bench/tools/cpu-breakdown.py [WINDOW_S] [DELAY_S] &   # then: veridoc bench --output /tmp/bench-e2e --skip-scaling --duration 5 --backlog 0
+#   bench/tools/cpu-breakdown.py [WINDOW_S] [DELAY_S] &   # then: veridoc-dev bench --output /tmp/bench-e2e --skip-scaling --duration 5 --backlog 0
 # Waits for the bench worker (veridoc run --config /tmp/veridoc-bench-…) to get busy, waits DELAY_S, then diffs
 # /proc/*/task/*/stat over WINDOW_S: worker threads (vd-verify-N, vd-persist, …), the bench process
 # (mock broker rdk:mock, load producer, outcome reader), the bench PostgreSQL (backends by state), everything

@@ -198,11 +198,23 @@ def check_dockerfile(package_path, dockerfile_path):
         package = f.read()
     with open(dockerfile_path) as f:
         dockerfile = f.read()
-    stages = re.split(r"(?m)^FROM\s", dockerfile)[1:]
-    if len(stages) != 2:
-        fail(dockerfile_path, f"expected a build and a runtime stage, found {len(stages)}")
+    stages = {}
+    order = []
+    for stage in re.split(r"(?m)^FROM\s", dockerfile)[1:]:
+        name = re.match(r"\S+\s+AS\s+(\S+)", stage, re.I)
+        if not name:
+            fail(dockerfile_path, f"every stage needs a name: FROM {stage.splitlines()[0]}")
+            return
+        stages[name.group(1)] = stage
+        order.append(name.group(1))
+    if order[-1:] != ["runtime"] or "build" not in stages or "base" not in stages:
+        fail(dockerfile_path, f"expected stages build, base and runtime (the product image) last, found {', '.join(order)}")
         return
-    build, runtime = stages
+    build = stages["build"]
+    # What the product image installs and carries: base plus runtime.
+    runtime = stages["base"] + stages["runtime"]
+    if any("veridoc-dev" in line for line in runtime.splitlines() if not line.lstrip().startswith("#")):
+        fail(dockerfile_path, "the product image (base, runtime) must not carry veridoc-dev")
     providers = sorted({p for group in re.findall(r"\.apt\(\[([^\]]*)\]\)", package) for p in re.findall(r'"([^"]+)"', group)})
     for provider in providers:
         if not re.search(rf"\b{re.escape(provider)}\b", build):
@@ -215,7 +227,7 @@ def check_dockerfile(package_path, dockerfile_path):
     for needed in ('USER 10001', 'ENTRYPOINT ["veridoc"]', 'CMD ["run", "--config", "/etc/veridoc/config.json"]', "--static-swift-stdlib"):
         if needed not in dockerfile:
             fail(dockerfile_path, f"missing {needed}")
-    print(f"ok -- {dockerfile_path}: Package.swift providers {', '.join(providers)} built and shipped")
+    print(f"ok -- {dockerfile_path}: Package.swift providers {', '.join(providers)} built and shipped; stages {', '.join(order)}")
 
 
 def main(argv):

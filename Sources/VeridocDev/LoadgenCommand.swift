@@ -1,7 +1,8 @@
+import CommandLineSupport
 import DemoKit
 import Foundation
 
-/// `veridoc loadgen --bootstrap SERVERS [--topic T] [--rate R] [--count N]
+/// `veridoc-dev loadgen --bootstrap SERVERS [--topic T] [--rate R] [--count N]
 /// [--mix M] [--fixture DIR] [--seed S]`: synthetic requests to any broker.
 /// The tenant they are made for lives in the fixture folder (created on first
 /// use): configure the worker with its `config.json` tenants.
@@ -28,7 +29,7 @@ enum LoadgenCommand {
 
             let (factory, created) = try LoadFixture.openOrCreate(fixtureDirectory, seed: seed)
             if created {
-                FileHandle.standardError.write(Data("veridoc loadgen: new tenant fixture in \(fixtureDirectory.path); configure the worker with its config.json tenants\n".utf8))
+                FileHandle.standardError.write(Data("veridoc-dev loadgen: new tenant fixture in \(fixtureDirectory.path); configure the worker with its config.json tenants\n".utf8))
             }
             var generator = LoadGenerator(factory: factory, mix: mix, seed: seed)
             let producer = try RateLimitedProducer(bootstrap: bootstrap, rate: rate)

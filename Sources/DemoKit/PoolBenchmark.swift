@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Kafka
+import Pipeline
 import Retention
 import Verification
 

@@ -4,22 +4,28 @@ import Foundation
 /// what a scraper would reject: every sample belongs to a metric declared by
 /// a `# TYPE` line before it, label values are well-quoted and escaped, values
 /// parse as floats.
-struct PrometheusText {
-    struct Sample: Equatable {
-        let name: String
-        let labels: [String: String]
-        let value: Double
+public struct PrometheusText {
+    public struct Sample: Equatable {
+        public let name: String
+        public let labels: [String: String]
+        public let value: Double
+
+        public init(name: String, labels: [String: String], value: Double) {
+            self.name = name
+            self.labels = labels
+            self.value = value
+        }
     }
 
-    var types: [String: String] = [:]
-    var help: [String: String] = [:]
-    var samples: [Sample] = []
+    public var types: [String: String] = [:]
+    public var help: [String: String] = [:]
+    public var samples: [Sample] = []
 
-    struct ParseError: Error, CustomStringConvertible {
-        let description: String
+    public struct ParseError: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    init(_ text: String) throws {
+    public init(_ text: String) throws {
         guard text.isEmpty || text.hasSuffix("\n") else { throw ParseError(description: "no final newline") }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
             let line = String(line)
@@ -92,5 +98,5 @@ struct PrometheusText {
         return Sample(name: name, labels: labels, value: value)
     }
 
-    func values(_ name: String) -> [Sample] { samples.filter { $0.name == name } }
+    public func values(_ name: String) -> [Sample] { samples.filter { $0.name == name } }
 }

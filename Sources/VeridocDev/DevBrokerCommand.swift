@@ -1,7 +1,9 @@
+import CommandLineSupport
 import Foundation
 import Kafka
+import KafkaMock
 
-/// `veridoc dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID] [--rebalance-delay-ms MS]`
+/// `veridoc-dev dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID] [--rebalance-delay-ms MS]`
 ///
 /// Runs librdkafka's in-process mock cluster as a stand-alone Kafka for local
 /// development and for tests that drive other processes. Prints one line

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Crypto
 import DemoKit
 import Foundation
@@ -5,24 +6,25 @@ import Pipeline
 import TestIssuer
 import Verification
 
-/// `veridoc bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]
+/// `veridoc-dev bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]
 /// [--skip-hostile] [--hostile-bytes B] [--hostile-runs R] [--hostile-timeout S] [--hostile-keep DIR]`:
 /// the measurements of `make bench` — crypto ceiling, verification pool, end
 /// to end (worker processes, broker, PostgreSQL), scaling and hostile input —
 /// printed as a table and written to DIR/latest.json and DIR/latest.md.
 ///
-/// `veridoc bench --hostile-only [--quick] [--hostile-bytes B …] [--output DIR]`: the hostile-input
+/// `veridoc-dev bench --hostile-only [--quick] [--hostile-bytes B …] [--output DIR]`: the hostile-input
 /// row alone, written to DIR/hostile.json and DIR/hostile.md (a full run's latest.* stay as they were).
 /// `--hostile-keep DIR` leaves the row's events, their tenant and a `veridoc verify` line for each in DIR.
 ///
-/// `veridoc bench --profile-verify N [--issuers I --tenants T]`: generates N
+/// `veridoc-dev bench --profile-verify N [--issuers I --tenants T]`: generates N
 /// events (from I issuers for T tenants), then only verifies them on one
 /// thread (for callgrind/perf, so profiles are not about generation).
 enum BenchCommand {
     static func run(_ arguments: [String]) -> Int32 {
         // The hostile row's measuring helper (see HostileBench.measureChild); not for people.
         if arguments.first == "--measure-child" {
-            return HostileBench.measureChild(Array(arguments.dropFirst()), binary: selfPath())
+            guard let product = try? Binaries.product() else { return 2 }
+            return HostileBench.measureChild(Array(arguments.dropFirst()), binary: product.path)
         }
         do {
             let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants",
@@ -61,7 +63,7 @@ enum BenchCommand {
             }
             func hostile() throws -> BenchReport.Hostile {
                 let directory = URL(fileURLWithPath: "/tmp/veridoc-hostile-\(UUID().uuidString.prefix(8).lowercased())")
-                let result = try HostileBench.run(binary: selfPath(), options: hostileOptions, directory: directory, progress: log)
+                let result = try HostileBench.run(product: try Binaries.product().path, tooling: Binaries.tooling.path, options: hostileOptions, directory: directory, progress: log)
                 log("")
                 return result
             }
@@ -158,7 +160,7 @@ enum BenchCommand {
                 log("starting PostgreSQL …")
                 let postgres = try EmbeddedPostgres(directory: directory.appendingPathComponent("pg"))
                 defer { postgres.stop() }
-                let bench = EndToEndBench(corpus: corpus, factory: factory, binary: selfPath(), postgres: postgres,
+                let bench = EndToEndBench(corpus: corpus, factory: factory, binary: try Binaries.product().path, postgres: postgres,
                                           directory: directory.appendingPathComponent("runs"), progress: log)
                 defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -223,7 +225,4 @@ enum BenchCommand {
         return 0
     }
 
-    private static func selfPath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
 }

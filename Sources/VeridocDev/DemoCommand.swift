@@ -1,7 +1,8 @@
+import CommandLineSupport
 import DemoKit
 import Foundation
 
-/// `veridoc demo [--events N] [--rate R] [--workers W] [--keep] [--seed S]`.
+/// `veridoc-dev demo [--events N] [--rate R] [--workers W] [--keep] [--seed S]`.
 enum DemoCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {

@@ -5,16 +5,16 @@ import Glibc
 
 /// A tiny HTTP/1.1 client over a POSIX socket (URLSession is unreliable on
 /// Linux): one request with `Connection: close`, reading until EOF.
-struct RawHTTP {
-    struct Response {
-        let status: Int
-        let headers: [String: String]
-        let body: String
+public struct RawHTTP {
+    public struct Response {
+        public let status: Int
+        public let headers: [String: String]
+        public let body: String
     }
 
-    struct Failure: Error, CustomStringConvertible { let description: String }
+    public struct Failure: Error, CustomStringConvertible { public let description: String }
 
-    static func request(_ method: String, _ path: String, port: Int, timeout: TimeInterval = 10) throws -> Response {
+    public static func request(_ method: String, _ path: String, port: Int, timeout: TimeInterval = 10) throws -> Response {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         defer { close(fd) }

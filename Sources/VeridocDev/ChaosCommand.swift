@@ -1,8 +1,9 @@
+import CommandLineSupport
 import Chaos
 import DemoKit
 import Foundation
 
-/// `veridoc chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--output FILE] [--repository DIR] [--keep]`:
+/// `veridoc-dev chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--output FILE] [--repository DIR] [--keep]`:
 /// the fault-injection harness (see chaos/README.md). Exit 0 when no invariant is violated, 1 otherwise.
 enum ChaosCommand {
     static func run(_ arguments: [String]) -> Int32 {
@@ -10,9 +11,9 @@ enum ChaosCommand {
             let parsed = try ParsedArguments(arguments, options: ["--duration", "--events", "--faults", "--seed", "--workers", "--broker", "--output", "--repository"],
                                              flags: ["--keep"])
             guard parsed.positional.isEmpty else { throw UsageError("chaos takes options only") }
-            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            let binary = Binaries.tooling
             let repository = parsed.options["--repository"].map { URL(fileURLWithPath: $0) } ?? findRepository(from: binary)
-            var options = ChaosOptions(binary: binary.standardizedFileURL, repository: repository)
+            var options = ChaosOptions(worker: try Binaries.product(), tooling: binary, repository: repository)
             if let value = parsed.options["--duration"] {
                 guard let seconds = Double(value), seconds >= 5 else { throw UsageError("--duration must be at least 5 seconds") }
                 options.duration = seconds
@@ -53,7 +54,7 @@ enum ChaosCommand {
         }
     }
 
-    /// The checkout holding scripts/test-postgres: the current folder, or up from the binary (.build/debug/veridoc).
+    /// The checkout holding scripts/test-postgres: the current folder, or up from the binary (.build/debug/veridoc-dev).
     private static func findRepository(from binary: URL) -> URL {
         var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         var folder = binary.deletingLastPathComponent()

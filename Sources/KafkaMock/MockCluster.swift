@@ -1,7 +1,8 @@
 import CRdKafka
 import Foundation
+import Kafka
 
-/// librdkafka's mock cluster (rdkafka_mock.h), for tests, the demo and `veridoc dev-broker`.
+/// librdkafka's mock cluster (rdkafka_mock.h), for tests, the demo and `veridoc-dev dev-broker`.
 ///
 /// The brokers speak the real Kafka protocol on random 127.0.0.1 ports, so any
 /// client (this module, kcat, another process) can use `bootstrapServers`.

@@ -1,5 +1,5 @@
 /// Lowercase or uppercase hex (whitespace ignored) to bytes; test inputs only.
-func hex(_ text: String) -> [UInt8] {
+public func hex(_ text: String) -> [UInt8] {
     let digits = text.filter { !$0.isWhitespace }.utf8.map { byte -> UInt8 in
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
@@ -12,7 +12,8 @@ func hex(_ text: String) -> [UInt8] {
     return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
 }
 
-func hexString(_ bytes: some Sequence<UInt8>) -> String {
+/// Bytes as lowercase hex.
+public func hexString(_ bytes: some Sequence<UInt8>) -> String {
     bytes.map { byte in
         let text = String(byte, radix: 16)
         return byte < 16 ? "0" + text : text

@@ -1,0 +1,34 @@
+import CommandLineSupport
+
+enum Usage {
+    static let text = """
+        usage: veridoc <command> [options]
+
+          run --config FILE   The worker: Kafka → verification pool → PostgreSQL → outcome events (SIGTERM drains and exits 0).
+          migrate --config FILE
+                              Apply the database migrations and exit.
+          verify --config FILE [--at RFC3339] [--json] EVENT.json|-
+                 Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected, 2 usage/config error.
+          keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
+          keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
+          keys generate-data-key FILE
+                              New AES-256 data key for stored element values (mode 0600).
+          keys rotate-data-key --config FILE
+                              Re-encrypt stored values under retention.activeKey.
+          purge --config FILE [--now RFC3339]
+                              One pass deleting element values past retain_until (--now: as if it were then).
+          forget --config FILE (--request ID | --tenant T)
+                              Erase retained values (right to erasure); outcome facts stay.
+          stats --config FILE [--since DURATION] [--tenant T]
+                              Outcome counts, reasons and latency (default --since 24h; counts 1–4 as <5).
+          report --config FILE --html OUT [--since DURATION] [--tenant T]
+                              Self-contained HTML page with charts.
+
+        The demo, the benchmarks, the load generator and fault injection are in veridoc-dev.
+        """
+}
+
+extension ExitStatus {
+    /// `of(usage:_:)` with this binary's usage text.
+    static func of(_ body: () throws -> Void) -> Int32 { of(usage: Usage.text, body) }
+}
