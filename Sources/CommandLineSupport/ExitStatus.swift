@@ -6,9 +6,17 @@ import Verification
 /// otherwise.
 public enum ExitStatus {
     public static func of(usage: String, _ body: () throws -> Void) -> Int32 {
-        do {
+        returning(usage: usage) {
             try body()
             return 0
+        }
+    }
+
+    /// As `of`, for a body that decides its own status (a run whose verdict is
+    /// 1, say); any other error is reported after `failure` ("bench failed").
+    public static func returning(usage: String, failure: String? = nil, _ body: () throws -> Int32) -> Int32 {
+        do {
+            return try body()
         } catch let error as UsageError {
             Console.error("\(error.message)\n\n\(usage)")
         } catch let error as ConfigError {
@@ -17,7 +25,7 @@ public enum ExitStatus {
             Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
             return 1
         } catch {
-            Console.error("\(error)")
+            Console.error(failure.map { "\($0): \(error)" } ?? "\(error)")
             return 1
         }
         return 2

@@ -26,7 +26,7 @@ enum BenchCommand {
             guard let product = try? Binaries.product() else { return 2 }
             return HostileBench.measureChild(Array(arguments.dropFirst()), binary: product.path)
         }
-        do {
+        return ExitStatus.returning(usage: Usage.text, failure: "bench failed") {
             let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants",
                                                                   "--hostile-bytes", "--hostile-runs", "--hostile-timeout", "--hostile-keep"],
                                              flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--hostile-only"])
@@ -206,12 +206,6 @@ enum BenchCommand {
             print("")
             print("Written: \(output.appendingPathComponent("latest.json").path), \(output.appendingPathComponent("latest.md").path)")
             return 0
-        } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
-            return 2
-        } catch {
-            Console.error("bench failed: \(error)")
-            return 1
         }
     }
 

@@ -7,7 +7,7 @@ import Foundation
 /// the fault-injection harness (see chaos/README.md). Exit 0 when no invariant is violated, 1 otherwise.
 enum ChaosCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        do {
+        return ExitStatus.returning(usage: Usage.text, failure: "chaos") {
             let parsed = try ParsedArguments(arguments, options: ["--duration", "--events", "--faults", "--seed", "--workers", "--broker", "--output", "--repository"],
                                              flags: ["--keep"])
             guard parsed.positional.isEmpty else { throw UsageError("chaos takes options only") }
@@ -45,12 +45,6 @@ enum ChaosCommand {
             let summary = try ChaosHarness(options: options, log: { FileHandle.standardError.write(Data(("chaos: " + $0 + "\n").utf8)) }).run()
             print(summary.text)
             return summary.violations == 0 ? 0 : 1
-        } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
-            return 2
-        } catch {
-            Console.error("chaos: \(error)")
-            return 1
         }
     }
 

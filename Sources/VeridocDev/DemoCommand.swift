@@ -5,7 +5,7 @@ import Foundation
 /// `veridoc-dev demo [--events N] [--rate R] [--workers W] [--keep] [--seed S]`.
 enum DemoCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        do {
+        return ExitStatus.returning(usage: Usage.text, failure: "demo failed") {
             let parsed = try ParsedArguments(arguments, options: ["--events", "--rate", "--workers", "--seed", "--mix", "--family-name"], flags: ["--keep"])
             guard parsed.positional.isEmpty else { throw UsageError("demo takes options only") }
             var options = Demo.Options()
@@ -38,12 +38,6 @@ enum DemoCommand {
             let demo = Demo(options: options, print: { output.line($0) }, progress: { output.progress($0) })
             let summary = try demo.run()
             return summary.consistent ? 0 : 1
-        } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
-            return 2
-        } catch {
-            Console.error("demo failed: \(error)")
-            return 1
         }
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// use): configure the worker with its `config.json` tenants.
 enum LoadgenCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        do {
+        return ExitStatus.returning(usage: Usage.text, failure: "loadgen failed") {
             let parsed = try ParsedArguments(
                 arguments, options: ["--bootstrap", "--topic", "--rate", "--count", "--mix", "--fixture", "--seed", "--property"], flags: [])
             guard let bootstrap = parsed.options["--bootstrap"] else { throw UsageError("--bootstrap SERVERS is required") }
@@ -44,12 +44,6 @@ enum LoadgenCommand {
             let seconds = Date().timeIntervalSince(started)
             print(String(format: "produced %d events to %@ in %.1f s (%.0f/s), %d failed", count, topic, seconds, Double(count) / seconds, producer.failed))
             return producer.failed == 0 ? 0 : 1
-        } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
-            return 2
-        } catch {
-            Console.error("loadgen failed: \(error)")
-            return 1
         }
     }
 }
