@@ -47,3 +47,10 @@ func structure<T>(_ body: () throws(CBORError) -> T) throws(MDocError) -> T {
         throw MDocError(error)
     }
 }
+
+extension MDocError {
+    public var isUnsupported: Bool {
+        if case .unsupported = self { return true }
+        return false
+    }
+}

@@ -28,12 +28,7 @@ extension VerificationResult {
     /// when this event is the first accepted use of its nonce, failed
     /// (`request.nonce_reused`) when another event used it first.
     public func recordingNonceCheck(reused: Bool) -> VerificationResult {
-        var report = self.report
-        if reused {
-            report.fail(.requestNonce, .requestNonceReused, "the nonce was already accepted for another event of tenant \(tenant ?? "?")")
-        } else {
-            report.pass(.requestNonce)
-        }
+        let report = RequestNonceCheck.recording(reused: reused, tenant: tenant, in: self.report)
         return VerificationResult(
             requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report, documents: documents,
             requestedElements: requestedElements, replayToken: replayToken)
@@ -57,10 +52,8 @@ extension VerificationResult {
     /// event whose result the database refused to hold (`detail` says why,
     /// without values).
     public func strippedForStorage(detail: String) -> VerificationResult {
-        var report = CheckReport()
-        report.fail(.eventStructure, .eventInvalid, detail)
-        return VerificationResult(
-            requestID: requestID, tenant: nil, flow: flow, verifiedAt: verifiedAt, eventTime: nil, report: report,
+        VerificationResult(
+            requestID: requestID, tenant: nil, flow: flow, verifiedAt: verifiedAt, eventTime: nil, report: EventStructureCheck.rejecting(detail),
             documents: [], requestedElements: [], replayToken: nil)
     }
 }

@@ -7,10 +7,9 @@ import Verification
 /// fixture causes exactly the reasons it promises, through JSON events.
 @Suite struct ReasonCodeFixtureTests {
     /// Iterates `ReasonCode.allCases` so that a new code without a fixture fails here.
-    @Test("a fault produces each reason code", arguments: ReasonCode.allCases)
+    @Test("a fault produces each reason code the verifier reports on its own",
+          arguments: ReasonCode.allCases.filter { !RequestNonceCheck.reasons.contains($0) })
     func everyReasonCodeHasAFixture(_ code: ReasonCode) throws {
-        // The worker's nonce store sets it; one event alone cannot (see TestIssuer.Fault).
-        guard code != .requestNonceReused else { return }
         let builds = TestIssuer.Fault.allCases.flatMap { fault in
             fault.flows.filter { fault.expectedReasons(for: $0)!.contains(code) }.map { (fault, $0) }
         }
@@ -25,6 +24,28 @@ import Verification
             #expect(result.codes.contains(code))
             #expect(result.verdict == "rejected")
             #expect(!result.isVerified)
+        }
+    }
+
+    /// `request.nonce_reused` is set when a result is stored, by the nonce
+    /// store (the pipeline tests replay real events through it): a verified
+    /// event of every flow whose nonce was used before becomes a rejection
+    /// with that one reason, its other checks as they were.
+    @Test("a nonce used before turns a verified result into request.nonce_reused", arguments: Flow.allCases)
+    func reusedNonceIsItsOwnReason(_ flow: Flow) throws {
+        var factory = try Fixtures.factory(seed: 91)
+        let verifier = try factory.verifier()
+        let result = Fixtures.verify(try factory.event(flow), with: verifier)
+        #expect(result.isVerified, "\(result.report.reasons.map(\.detail))")
+        #expect(result.report.status(of: .requestNonce) == .skipped)
+        let first = result.recordingNonceCheck(reused: false)
+        #expect(first.isVerified && first.report.status(of: .requestNonce) == .passed)
+        let replay = result.recordingNonceCheck(reused: true)
+        #expect(replay.verdict == "rejected" && !replay.isVerified)
+        #expect(replay.report.reasons.map(\.code) == [.requestNonceReused])
+        #expect(replay.report.status(of: .requestNonce) == .failed)
+        for check in CheckName.order where check != .requestNonce {
+            #expect(replay.report.status(of: check) == result.report.status(of: check), "\(check.rawValue)")
         }
     }
 

@@ -1,73 +1,3 @@
-/// The closed, stable set of reason codes (Schemas/reason-codes.md). The case
-/// order is the order in which reasons are reported.
-public enum ReasonCode: String, Sendable, CaseIterable, Comparable {
-    case eventInvalid = "event.invalid"
-    case eventUnknownTenant = "event.unknown_tenant"
-    case payloadMalformed = "payload.malformed"
-    case payloadUnsupported = "payload.unsupported"
-    case decryptionUnknownKey = "decryption.unknown_key"
-    case decryptionTranscriptMismatch = "decryption.transcript_mismatch"
-    case decryptionFailed = "decryption.failed"
-    case responseNoDocuments = "response.no_documents"
-    case issuerUntrusted = "issuer.untrusted"
-    case issuerCertificateInvalid = "issuer.certificate_invalid"
-    case issuerSignatureInvalid = "issuer.signature_invalid"
-    case msoMalformed = "mso.malformed"
-    case msoDoctypeMismatch = "mso.doctype_mismatch"
-    case msoNotYetValid = "mso.not_yet_valid"
-    case msoExpired = "mso.expired"
-    case msoDigestMismatch = "mso.digest_mismatch"
-    case deviceSignatureInvalid = "device.signature_invalid"
-    case requestExpired = "request.expired"
-    case requestNonceReused = "request.nonce_reused"
-
-    /// `allCases` is built anew on every use; the order is needed on every comparison.
-    static let order = allCases
-    /// The position in reason order, which is also the code's slot in a `CheckReport`.
-    var rank: Int { Self.order.firstIndex(of: self)! }
-
-    public static func < (lhs: ReasonCode, rhs: ReasonCode) -> Bool { lhs.rank < rhs.rank }
-}
-
-/// The named checks, in the order they run and are reported.
-public enum CheckName: String, Sendable, CaseIterable, Comparable {
-    case eventStructure = "event.structure"
-    case eventTenant = "event.tenant"
-    case payloadStructure = "payload.structure"
-    case decryptionKey = "decryption.key"
-    case decryptionTranscript = "decryption.transcript"
-    case decryptionOpen = "decryption.open"
-    case responseDocuments = "response.documents"
-    case issuerChain = "issuer.chain"
-    case issuerCertificate = "issuer.certificate"
-    case issuerSignature = "issuer.signature"
-    case msoStructure = "mso.structure"
-    case msoDocType = "mso.doctype"
-    case msoValidity = "mso.validity"
-    case msoDigests = "mso.digests"
-    case deviceAuthentication = "device.authentication"
-    case requestAge = "request.age"
-    case requestNonce = "request.nonce"
-
-    /// `allCases` is built anew on every use; the order is needed for every status.
-    static let order = allCases
-    /// The position in check order, which is also the check's slot in a `CheckReport`.
-    var rank: Int { Self.order.firstIndex(of: self)! }
-
-    public static func < (lhs: CheckName, rhs: CheckName) -> Bool { lhs.rank < rhs.rank }
-
-    /// Checks that must have passed for a `verified` verdict. The others may be
-    /// skipped where they do not apply: decryption for a plain DeviceResponse,
-    /// the transcript pre-check outside Apple's envelope, the nonce check when
-    /// no nonce store is attached (`veridoc verify`).
-    public var isRequiredForVerified: Bool {
-        switch self {
-        case .decryptionKey, .decryptionTranscript, .decryptionOpen, .requestNonce: false
-        default: true
-        }
-    }
-}
-
 public enum CheckStatus: String, Sendable {
     case passed
     case failed
@@ -140,6 +70,7 @@ public struct CheckReport: Sendable {
     }
 
     public mutating func fail(_ check: CheckName, _ code: ReasonCode, _ detail: String) {
+        assert(VerificationPolicy.declares(check, code), "\(check.rawValue) does not declare \(code.rawValue)")
         statuses[check.rank] = .failed
         let slot = code.rank
         guard var found = findings[slot] else {
@@ -188,31 +119,5 @@ public struct CheckReport: Sendable {
         var report = self
         report.findings = findings.map { found in found.map { _ in Findings(named: [], replacement: Reason.bounded(detail)) } }
         return report
-    }
-}
-
-/// The first few of many findings of one check, named, and the rest counted:
-/// constant space however many an input holds.
-public struct FindingSummary: Sendable {
-    public let limit: Int
-    public private(set) var named: [String] = []
-    public private(set) var count = 0
-
-    public init(limit: Int = 5) {
-        self.limit = limit
-    }
-
-    /// Counts a finding; its name is made only while names are still kept.
-    public mutating func add(_ name: @autoclosure () -> String) {
-        count += 1
-        if named.count < limit { named.append(name()) }
-    }
-
-    public var isEmpty: Bool { count == 0 }
-
-    /// "a, b, c", or "a, b, c and 17 more".
-    public var description: String {
-        let listed = named.joined(separator: ", ")
-        return count > named.count ? "\(listed) and \(count - named.count) more" : listed
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-@testable import MDoc
+@testable import Verification
 
 /// A report stays small whatever the input: one reason per code, a detail of
 /// bounded size that counts the findings past the first few.

@@ -1,0 +1,58 @@
+import CBOR
+import Crypto
+import Foundation
+import MDoc
+
+/// Everything a document is checked against.
+public struct DocumentVerificationContext: Sendable {
+    public var transcript: SessionTranscript
+    public var trustStore: TrustStore
+    public var time: Date
+    /// The reader's ephemeral private key, needed only for a `deviceMac`.
+    public var readerKey: PrivateKey?
+    /// For the document's nested decodes (MSO, attached payloads): the event's budget.
+    public var limits: CBORDecoder.Limits
+
+    public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil, limits: CBORDecoder.Limits = .default) {
+        self.transcript = transcript
+        self.trustStore = trustStore
+        self.time = time
+        self.readerKey = readerKey
+        self.limits = limits
+    }
+}
+
+/// What the document checks (ISO/IEC 18013-5 §9.3.1) know of one document so
+/// far. The MSO is parsed first because several checks need its dates and
+/// keys; its own check reports how that went, in its place in the order.
+struct DocumentUnderVerification {
+    let document: Document
+    /// "document N", for details.
+    let label: String
+    let context: DocumentVerificationContext
+    let mso: Result<MobileSecurityObject, MDocError>
+    var parsedMSO: MobileSecurityObject? { try? mso.get() }
+    /// The document signer, set by the chain check.
+    var signer: Certificate?
+    var summary: DocumentSummary
+
+    init(_ document: Document, index: Int, context: DocumentVerificationContext) {
+        self.document = document
+        self.label = "document \(index)"
+        self.context = context
+        self.summary = DocumentSummary(docType: document.docType, elements: [])
+        mso = {
+            guard let payload = document.issuerSigned.issuerAuth.payload else { return .failure(.malformed("issuerAuth has no payload")) }
+            return Result { () throws(MDocError) in try MobileSecurityObject(payload: payload, limits: context.limits) }
+        }()
+    }
+
+    /// The summary with the disclosed elements, once every check ran.
+    func finishedSummary() -> DocumentSummary {
+        var summary = summary
+        summary.elements = document.issuerSigned.nameSpaces.flatMap { space in
+            space.items.map { DisclosedElement(namespace: space.name, identifier: $0.elementIdentifier, value: $0.elementValue) }
+        }
+        return summary
+    }
+}

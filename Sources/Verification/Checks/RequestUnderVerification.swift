@@ -1,0 +1,73 @@
+import CBOR
+import Crypto
+import Foundation
+import MDoc
+
+/// What the request checks know of one request so far: each check reads what
+/// the earlier ones found and adds its own. A check whose input is missing
+/// (an earlier check failed, or its flow has no such step) records nothing,
+/// so it is reported as skipped.
+struct RequestUnderVerification {
+    let request: VerificationRequest
+    let time: Date
+    let allowedClockSkew: TimeInterval
+    /// The tenant the request names, when it is configured (the age check reads its limit).
+    let configuredTenant: Tenant?
+    /// One budget for every CBOR decode of this event, however deeply its structures nest.
+    let limits: CBORDecoder.Limits
+
+    /// Set by the tenant check once the request may speak for the tenant.
+    var tenant: Tenant?
+    /// Set by the payload check.
+    var envelope: Envelope?
+    /// Set by the key check.
+    var key: TenantKey?
+    /// Set by the payload check (iso-device-response) or the transcript check.
+    var transcript: SessionTranscript?
+    var readerKey: PrivateKey?
+    /// Set by the decryption check.
+    var plaintext: [UInt8]?
+    /// Set by the response check.
+    var response: DeviceResponse?
+    var documents: [DocumentSummary] = []
+    /// The value whose single use the pipeline enforces (`VerificationResult.replayToken`).
+    var replayToken: [UInt8]?
+
+    /// A flow's payload, parsed.
+    enum Envelope {
+        case apple(AppleEnvelope)
+        case annexC(AnnexCEncryptedResponse, AnnexCEncryptionInfo)
+        case plain(CBORItem)
+    }
+
+    init(request: VerificationRequest, directory: TenantDirectory, time: Date, allowedClockSkew: TimeInterval, limits: CBORDecoder.Limits) {
+        self.request = request
+        self.time = time
+        self.allowedClockSkew = allowedClockSkew
+        self.configuredTenant = directory[request.tenant]
+        self.limits = limits.budgeted()
+    }
+
+    /// Runs `checks` on each document of the response, each document's in turn.
+    mutating func verifyDocuments(with checks: [any DocumentCheck.Type], into report: inout CheckReport) {
+        guard let response, let tenant, let transcript else { return }
+        let context = DocumentVerificationContext(transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits)
+        documents = response.documents.enumerated().map { index, document in
+            var underVerification = DocumentUnderVerification(document, index: index, context: context)
+            for check in checks { check.run(&underVerification, into: &report) }
+            return underVerification.finishedSummary()
+        }
+    }
+
+    /// The reason for a payload or plaintext that does not parse.
+    static func payloadReason(_ error: any Error, _ what: String) -> Reason {
+        switch error {
+        case let error as MDocError:
+            Reason(error.isUnsupported ? .payloadUnsupported : .payloadMalformed, "\(what): \(error.detail)")
+        case let error as CBORError:
+            Reason(.payloadMalformed, "\(what): \(describe(error))")
+        default:
+            Reason(.payloadMalformed, "\(what) is malformed")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// The checks of a verification, in one list that is both the order they run
+/// in and the order they are reported in; the reason codes are reported in
+/// the order the checks declare them. Adding a check: a type in this folder,
+/// its line here, its case in `CheckName` (and any new code in `ReasonCode`),
+/// its fixture and its row in Schemas/reason-codes.md.
+public enum VerificationPolicy {
+    public static let checks: [any VerificationCheck.Type] = [
+        EventStructureCheck.self,
+        EventTenantCheck.self,
+        PayloadStructureCheck.self,
+        DecryptionKeyCheck.self,
+        DecryptionTranscriptCheck.self,
+        DecryptionOpenCheck.self,
+        ResponseDocumentsCheck.self,
+        IssuerChainCheck.self,
+        IssuerCertificateCheck.self,
+        IssuerSignatureCheck.self,
+        MSOStructureCheck.self,
+        MSODocTypeCheck.self,
+        MSOValidityCheck.self,
+        MSODigestsCheck.self,
+        DeviceAuthenticationCheck.self,
+        RequestAgeCheck.self,
+        // Applied when the result is stored (the worker's nonce store), after every other.
+        RequestNonceCheck.self,
+    ]
+
+    /// The reason codes in report order: each check's, in list order, each code once.
+    static let reasonOrder: [ReasonCode] = {
+        var order: [ReasonCode] = []
+        for check in checks {
+            for code in check.reasons where !order.contains(code) { order.append(code) }
+        }
+        return order
+    }()
+
+    /// Whether `check` declares `code`; `CheckReport.fail` asserts it.
+    static func declares(_ check: CheckName, _ code: ReasonCode) -> Bool {
+        declared[check.rank].contains(code)
+    }
+
+    private static let declared: [Set<ReasonCode>] = checks.map { check in Set(check.reasons) }
+
+    static let requiredForVerified: [Bool] = checks.map { check in check.isRequiredForVerified }
+
+    /// Runs the request's checks in list order; a block of consecutive
+    /// document checks runs for each document in turn, so that one document's
+    /// findings come before the next one's.
+    static func run(_ request: inout RequestUnderVerification, into report: inout CheckReport) {
+        var index = 0
+        while index < checks.count {
+            if let check = checks[index] as? any RequestCheck.Type {
+                check.run(&request, into: &report)
+                index += 1
+            } else if checks[index] is any DocumentCheck.Type {
+                var block: [any DocumentCheck.Type] = []
+                while index < checks.count, let check = checks[index] as? any DocumentCheck.Type {
+                    block.append(check)
+                    index += 1
+                }
+                request.verifyDocuments(with: block, into: &report)
+            } else {
+                // Recorded by its owner (the nonce store), not run here.
+                index += 1
+            }
+        }
+    }
+}
