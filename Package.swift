@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres"]),
         .target(name: "Pipeline", dependencies: ["Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
-        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Postgres", "Retention", "TestIssuer", "Verification"]),
+        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "TestIssuer", "Verification"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // What both binaries share: console output, argument parsing, exit statuses.

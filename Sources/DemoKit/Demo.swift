@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import KafkaMock
+import Observability
 import Pipeline
 import Postgres
 import Synchronization

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Kafka
+import Observability
 import Pipeline
 import Retention
 import Verification

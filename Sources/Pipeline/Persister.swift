@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import Observability
 import Postgres
 import Verification
 

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import Observability
 import Postgres
 
 /// Publishes outcome events from the outbox and dead letters, both through one

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Postgres
 import Retention
 import Verification

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Kafka
 @testable import Pipeline
+import Observability
 import Postgres
 import Retention
 import TestIssuer

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Pipeline
 import Testing
 import Verification

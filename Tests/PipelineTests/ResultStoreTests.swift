@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Kafka
 @testable import Pipeline
+import Observability
 import Postgres
 import Retention
 import Synchronization

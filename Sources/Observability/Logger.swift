@@ -1,11 +1,9 @@
 import Foundation
-import MDoc
-import Verification
 
 /// One JSON object per line on stderr: `time` (RFC 3339, UTC, milliseconds),
 /// `level`, `message`, then the caller's fields. Event-specific lines carry
 /// `event` (the event id), `tenant` (only a configured tenant) and `reason`
-/// (reason codes, comma-separated) — see `eventFields`. Callers pass only
+/// (reason codes, comma-separated) — see `Logger.eventFields` in Pipeline. Callers pass only
 /// non-personal fields (codes, ids, counts, partitions): never element
 /// values, nonces, payloads or key material.
 public struct Logger: Sendable {
@@ -46,20 +44,5 @@ public struct Logger: Sendable {
         guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         data.append(0x0a)
         sink(data)
-    }
-
-    /// The fields of a line about one event's result: `event` (its id, cut to
-    /// 128 characters), `tenant` only when the event passed the tenant check
-    /// (so it names a configured tenant, never free text from the event), and
-    /// `reason` (the reason codes, or `none`). Never details, elements or nonces.
-    public static func eventFields(_ result: VerificationResult) -> [String: String] {
-        var fields: [String: String] = [:]
-        let codes = result.report.reasons.map(\.code)
-        if let id = result.requestID { fields["event"] = String(id.prefix(128)) }
-        if let tenant = result.tenant, !codes.contains(.eventInvalid), !codes.contains(.eventUnknownTenant) {
-            fields["tenant"] = tenant
-        }
-        fields["reason"] = codes.isEmpty ? "none" : codes.map(\.rawValue).joined(separator: ",")
-        return fields
     }
 }
