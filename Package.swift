@@ -34,8 +34,10 @@ let package = Package(
         // A strict RFC 8259 parser and a deterministic writer, for the events on the hot path.
         .target(name: "JSON"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
+        // The config file, read once and strictly into one typed section per part of the product.
+        .target(name: "Settings", dependencies: ["JSON"]),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto"]),
-        .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc", "JSON"]),
+        .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc", "JSON", "Settings"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
         .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
@@ -50,17 +52,17 @@ let package = Package(
         .target(name: "Observability", dependencies: ["CMicroHTTPD"]),
         // What happens to disclosed values after verification: retention policy,
         // encrypted value storage, purge, erasure, and outcome analytics.
-        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres"]),
-        .target(name: "Pipeline", dependencies: ["Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
+        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Settings"]),
+        .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
         .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "TestIssuer", "Verification"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // What both binaries share: console output, argument parsing, exit statuses.
-        .target(name: "CommandLineSupport", dependencies: ["Postgres", "Verification"]),
+        .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["CommandLineSupport", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "CMalloc"]),
+            dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
             dependencies: ["CommandLineSupport", "DemoKit", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
@@ -70,6 +72,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "JSON", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),

@@ -3,6 +3,7 @@ import Foundation
 import MDoc
 import Postgres
 import Retention
+import Settings
 import Verification
 
 /// `veridoc purge`, `veridoc forget`, `veridoc keys generate-data-key` and
@@ -77,8 +78,10 @@ enum RetentionCommands {
         return URL(fileURLWithPath: path)
     }
 
+    /// A connection with the file's `postgres` settings (the whole file is read, strictly).
     static func connect(_ file: URL) throws -> PostgresConnection {
-        try PostgresConnection(connectionString: try RetentionConfiguration.postgresConnectionString(from: file), applicationName: "veridoc-cli",
-                               preparedStatements: try RetentionConfiguration.postgresPreparedStatements(from: file))
+        let postgres = try VeridocSettings.load(from: file).postgres
+        return try PostgresConnection(connectionString: postgres.connectionString, applicationName: "veridoc-cli",
+                                      preparedStatements: postgres.preparedStatements)
     }
 }

@@ -1,64 +1,44 @@
 import Crypto
 import Foundation
 import MDoc
+import Settings
 
 /// A configuration problem, naming the setting (never a key's contents).
-public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+public typealias ConfigError = Settings.ConfigError
 
-/// The JSON configuration file (Schemas/config.schema.json). Paths are
-/// relative to the file's own folder. Later sections (kafka, postgres, …)
-/// are read by the parts that need them from `sections`.
+/// The tenants of the config file (Schemas/config.schema.json), with their
+/// keys, trust anchors and VICALs read. Paths are relative to the file's own
+/// folder.
 public struct Configuration: Sendable {
     public let directory: TenantDirectory
     /// The file's folder, against which relative paths resolve.
     public let baseURL: URL
 
-    /// Loads and resolves the file. VICALs are authenticated at `time`
-    /// (their signers expire like any certificate).
+    /// Reads the file and loads its tenants. VICALs are authenticated at
+    /// `time` (their signers expire like any certificate).
     public static func load(from file: URL, at time: Date = Date()) throws(ConfigError) -> Configuration {
-        guard let data = try? Data(contentsOf: file) else { throw ConfigError("cannot read config file \(file.path)") }
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw ConfigError("config file \(file.path) is not a JSON object")
-        }
-        let base = file.deletingLastPathComponent()
-        guard let tenantList = root["tenants"] as? [Any], !tenantList.isEmpty else {
-            throw ConfigError("tenants: a non-empty array is required")
-        }
+        try load(VeridocSettings.load(from: file), at: time)
+    }
+
+    public static func load(_ settings: VeridocSettings, at time: Date = Date()) throws(ConfigError) -> Configuration {
+        guard !settings.tenants.isEmpty else { throw ConfigError("tenants: a non-empty array is required") }
         var tenants: [Tenant] = []
-        for (index, entry) in tenantList.enumerated() {
-            let tenant = try loadTenant(entry, path: "tenants[\(index)]", base: base, time: time)
+        for (index, entry) in settings.tenants.enumerated() {
+            let tenant = try loadTenant(entry, settings: settings, time: time)
             // Swift's equality here, not bytes: ids that are Unicode-equivalent
             // are refused too, being two tenants no operator could tell apart.
             guard !tenants.contains(where: { $0.id == tenant.id }) else { throw ConfigError("tenants[\(index)].id: duplicate tenant id \(tenant.id)") }
             tenants.append(tenant)
         }
-        return Configuration(directory: TenantDirectory(tenants), baseURL: base)
+        return Configuration(directory: TenantDirectory(tenants), baseURL: settings.baseURL)
     }
 
-    private static func loadTenant(_ entry: Any, path: String, base: URL, time: Date) throws(ConfigError) -> Tenant {
-        guard let object = entry as? [String: Any] else { throw ConfigError("\(path): a tenant is a JSON object") }
-        let known: Set<String> = ["id", "merchantIds", "teamId", "encryptionKeys", "trustAnchors", "origins", "maxRequestAgeSeconds", "vicals",
-                                  "pinnedDocumentSigners", "maxRetentionDays", "retentionDefaults", "outcomeRecipientKey"]
-        if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
-            throw ConfigError("\(path).\(unknown): unknown tenant setting")
-        }
-        guard let id = object["id"] as? String, !id.isEmpty, id.utf8.count <= VerificationRequest.maxTenantLength else {
-            throw ConfigError("\(path).id: a non-empty string of at most \(VerificationRequest.maxTenantLength) bytes is required")
-        }
-        let merchantIDs = try strings(object["merchantIds"], "\(path).merchantIds")
-        let teamID = object["teamId"].map { $0 as? String }
-        if let teamID, teamID?.isEmpty ?? true { throw ConfigError("\(path).teamId: a non-empty string is required") }
-        if !merchantIDs.isEmpty && teamID == nil { throw ConfigError("\(path).teamId: required with merchantIds") }
-        let origins = try strings(object["origins"], "\(path).origins")
-
+    private static func loadTenant(_ entry: TenantSettings, settings: VeridocSettings, time: Date) throws(ConfigError) -> Tenant {
+        let path = entry.path
         var keys: [TenantKey] = []
-        for (index, file) in try strings(object["encryptionKeys"], "\(path).encryptionKeys").enumerated() {
+        for (index, file) in entry.encryptionKeys.enumerated() {
             let setting = "\(path).encryptionKeys[\(index)]"
-            let url = resolve(file, base)
+            let url = settings.resolve(file)
             guard FileManager.default.isReadableFile(atPath: url.path) else { throw ConfigError("\(setting): cannot read \(url.path)") }
             if let problem = KeyFile.permissionProblem(url) { throw ConfigError("\(setting): private key file \(problem)") }
             // Read by OpenSSL itself: the key never sits in a Swift String.
@@ -67,43 +47,34 @@ public struct Configuration: Sendable {
         }
 
         var anchors: [Certificate] = []
-        for (index, entry) in try strings(object["trustAnchors"], "\(path).trustAnchors").enumerated() {
-            anchors += try loadCertificates(resolve(entry, base), setting: "\(path).trustAnchors[\(index)]")
+        for (index, entry) in entry.trustAnchors.enumerated() {
+            anchors += try loadCertificates(settings.resolve(entry), setting: "\(path).trustAnchors[\(index)]")
         }
-        if let vicals = object["vicals"] {
-            guard let list = vicals as? [Any] else { throw ConfigError("\(path).vicals: an array is required") }
-            for (index, vical) in list.enumerated() {
-                anchors += try loadVICAL(vical, setting: "\(path).vicals[\(index)]", base: base, time: time)
-            }
+        for (index, vical) in entry.vicals.enumerated() {
+            anchors += try loadVICAL(vical, setting: "\(path).vicals[\(index)]", settings: settings, time: time)
         }
         // Signers trusted as they are: a setting of its own, never implied by
         // trustAnchors, whose certificates may issue signers but not be one.
         var pinned: [Certificate] = []
-        for (index, entry) in try strings(object["pinnedDocumentSigners"], "\(path).pinnedDocumentSigners").enumerated() {
-            pinned += try loadCertificates(resolve(entry, base), setting: "\(path).pinnedDocumentSigners[\(index)]")
+        for (index, entry) in entry.pinnedDocumentSigners.enumerated() {
+            pinned += try loadCertificates(settings.resolve(entry), setting: "\(path).pinnedDocumentSigners[\(index)]")
         }
         guard !anchors.isEmpty || !pinned.isEmpty else {
             throw ConfigError("\(path): no trust anchors (trustAnchors, vicals or pinnedDocumentSigners) configured")
         }
 
-        var maxAge: TimeInterval = 600
-        if let value = object["maxRequestAgeSeconds"] {
-            guard let seconds = jsonInteger(value), seconds >= 1 else { throw ConfigError("\(path).maxRequestAgeSeconds: a whole number ≥ 1 is required") }
-            maxAge = TimeInterval(seconds)
-        }
-        var maxRetentionDays: Int?
-        if let value = object["maxRetentionDays"] {
-            guard let days = jsonInteger(value), (1...Retention.maximumDays).contains(days) else {
-                throw ConfigError("\(path).maxRetentionDays: a whole number of days from 1 to \(Retention.maximumDays) is required")
+        var defaults: [TenantRetention.Default] = []
+        for (index, entry) in entry.retentionDefaults.enumerated() {
+            if defaults.contains(where: { $0.namespace == entry.namespace && $0.element == entry.element }) {
+                throw ConfigError("\(path).retentionDefaults[\(index)]: duplicate default for \(entry.namespace)/\(entry.element)")
             }
-            maxRetentionDays = days
+            let retention: Retention = entry.intent == "willNotStore" ? .willNotStore : .mayStore(days: entry.days)
+            defaults.append(TenantRetention.Default(namespace: entry.namespace, element: entry.element, retention: retention))
         }
-        let defaults = try retentionDefaults(object["retentionDefaults"], "\(path).retentionDefaults")
         var recipient: PublicKey?
-        if let value = object["outcomeRecipientKey"] {
+        if let file = entry.outcomeRecipientKey {
             let setting = "\(path).outcomeRecipientKey"
-            guard let file = value as? String, !file.isEmpty else { throw ConfigError("\(setting): a file path is required") }
-            let url = resolve(file, base)
+            let url = settings.resolve(file)
             guard let pem = try? String(contentsOf: url, encoding: .utf8) else { throw ConfigError("\(setting): cannot read \(url.path)") }
             guard let key = try? PublicKey(pem: pem), key.curve == .p256 else {
                 throw ConfigError("\(setting): \(url.path) holds no PEM P-256 public key (SubjectPublicKeyInfo)")
@@ -111,57 +82,17 @@ public struct Configuration: Sendable {
             recipient = key
         }
         return Tenant(
-            id: id, merchantIDs: Set(merchantIDs), teamID: teamID ?? nil, keys: keys, trustAnchors: anchors,
-            pinnedDocumentSigners: pinned, origins: Set(origins), maxRequestAge: maxAge, retention: TenantRetention(maxDays: maxRetentionDays, defaults: defaults),
-            outcomeRecipientKey: recipient)
+            id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
+            pinnedDocumentSigners: pinned, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
+            retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient)
     }
 
-    /// `[{"namespace", "element", "retention": {"intent", "days"?}}]`, the
-    /// shape of a request's `requestedElements`.
-    private static func retentionDefaults(_ value: Any?, _ setting: String) throws(ConfigError) -> [TenantRetention.Default] {
-        guard let value else { return [] }
-        guard let list = value as? [Any] else { throw ConfigError("\(setting): an array is required") }
-        var defaults: [TenantRetention.Default] = []
-        for (index, entry) in list.enumerated() {
-            let context = "\(setting)[\(index)]"
-            guard let object = entry as? [String: Any], Set(object.keys) == ["namespace", "element", "retention"],
-                  let namespace = object["namespace"] as? String, !namespace.isEmpty,
-                  let element = object["element"] as? String, !element.isEmpty
-            else { throw ConfigError("\(context): {\"namespace\", \"element\", \"retention\"} is required") }
-            if namespace == "*" && element != "*" { throw ConfigError("\(context): namespace \"*\" needs element \"*\"") }
-            guard let retention = retentionValue(object["retention"]) else {
-                throw ConfigError("\(context).retention: {\"intent\": \"willNotStore\"} or {\"intent\": \"mayStore\", \"days\"?: N from 1 to \(Retention.maximumDays)} is required")
-            }
-            if defaults.contains(where: { $0.namespace == namespace && $0.element == element }) {
-                throw ConfigError("\(context): duplicate default for \(namespace)/\(element)")
-            }
-            defaults.append(TenantRetention.Default(namespace: namespace, element: element, retention: retention))
-        }
-        return defaults
-    }
-
-    private static func retentionValue(_ value: Any?) -> Retention? {
-        guard let object = value as? [String: Any], let intent = object["intent"] as? String else { return nil }
-        switch (intent, object.count) {
-        case ("willNotStore", 1): return .willNotStore
-        case ("mayStore", 1): return .mayStore(days: nil)
-        case ("mayStore", 2):
-            guard let days = object["days"].flatMap(jsonInteger), (1...Retention.maximumDays).contains(days) else { return nil }
-            return .mayStore(days: days)
-        default: return nil
-        }
-    }
-
-    private static func loadVICAL(_ entry: Any, setting: String, base: URL, time: Date) throws(ConfigError) -> [Certificate] {
-        guard let object = entry as? [String: Any], let file = object["file"] as? String else {
-            throw ConfigError("\(setting): {\"file\", \"anchors\"} is required")
-        }
+    private static func loadVICAL(_ entry: TenantSettings.VICAL, setting: String, settings: VeridocSettings, time: Date) throws(ConfigError) -> [Certificate] {
         var vicalAnchors: [Certificate] = []
-        for (index, anchor) in try strings(object["anchors"], "\(setting).anchors").enumerated() {
-            vicalAnchors += try loadCertificates(resolve(anchor, base), setting: "\(setting).anchors[\(index)]")
+        for (index, anchor) in entry.anchors.enumerated() {
+            vicalAnchors += try loadCertificates(settings.resolve(anchor), setting: "\(setting).anchors[\(index)]")
         }
-        guard !vicalAnchors.isEmpty else { throw ConfigError("\(setting).anchors: at least one anchor is required") }
-        let url = resolve(file, base)
+        let url = settings.resolve(entry.file)
         guard let bytes = try? Data(contentsOf: url) else { throw ConfigError("\(setting).file: cannot read \(url.path)") }
         do {
             let vical = try VICAL(bytes: Array(bytes), anchors: TrustStore(anchors: vicalAnchors), at: time)
@@ -193,17 +124,5 @@ public struct Configuration: Sendable {
             certificates += parsed
         }
         return certificates
-    }
-
-    private static func strings(_ value: Any?, _ setting: String) throws(ConfigError) -> [String] {
-        guard let value else { return [] }
-        guard let list = value as? [Any], list.allSatisfy({ ($0 as? String).map { !$0.isEmpty } ?? false }) else {
-            throw ConfigError("\(setting): an array of non-empty strings is required")
-        }
-        return list.map { $0 as! String }
-    }
-
-    private static func resolve(_ path: String, _ base: URL) -> URL {
-        path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)
     }
 }

@@ -220,15 +220,3 @@ func wholeNumber(_ value: JSONValue) -> Int? {
     guard let integer = value.integerValue, integer.magnitude < 1_000_000_000_000_000 else { return nil }
     return Int(integer)
 }
-
-/// A JSON integer as `Int`: JSONSerialization hands numbers and booleans over
-/// as NSNumber, and `true` must not pass for 1 nor 2.5 for 2. (For the
-/// configuration files, which are still read with JSONSerialization.)
-func jsonInteger(_ value: Any?) -> Int? {
-    guard let number = value as? NSNumber else { return nil }
-    let kind = String(cString: number.objCType)
-    guard kind != "c", kind != "B" else { return nil }
-    let double = number.doubleValue
-    guard double == double.rounded(), abs(double) < 1e15 else { return nil }
-    return number.intValue
-}

@@ -1,4 +1,5 @@
 import Foundation
+import Settings
 
 /// The three ways a response reaches Veridoc.
 public enum Flow: String, Sendable, CaseIterable {
@@ -18,7 +19,8 @@ public enum Retention: Sendable, Hashable {
     /// 2,700 years). The store keeps the day count as a 32-bit integer and
     /// the expiry as a timestamp before year 10000; longer is what
     /// `mayStore` without days already says.
-    public static let maximumDays = 1_000_000
+    /// One limit for events and the config file.
+    public static let maximumDays = TenantSettings.maxRetentionDaysLimit
 }
 
 public struct RequestedElement: Sendable, Equatable {
@@ -38,7 +40,8 @@ public struct VerificationRequest: Sendable {
     public static let eventType = "veridoc.verification.requested.v1"
     /// Bytes of UTF-8 a tenant name may have, as an event id may: both are
     /// indexed keys, and PostgreSQL refuses index entries past ~2.7 KB.
-    public static let maxTenantLength = 256
+    /// One limit for events and the config file.
+    public static let maxTenantLength = TenantSettings.maxIDLength
 
     public let id: String
     public let source: String

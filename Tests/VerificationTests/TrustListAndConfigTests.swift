@@ -156,7 +156,7 @@ struct ConfigurationVectorTests {
 
     @Test func relativePathsAnchorFolderAndTwoKeysLoadAndVerifyTheAppleSample() throws {
         let folder = try Self.preparedFolder()
-        let file = try folder.config(["tenants": [Self.appleTenant()], "kafka": ["brokers": ["localhost:9092"]]])
+        let file = try folder.config(["tenants": [Self.appleTenant()], "kafka": ["bootstrapServers": "localhost:9092"]])
         let configuration = try Configuration.load(from: file, at: instant("2022-04-01T00:00:00Z"))
         let tenant = try #require(configuration.directory["acme"])
         #expect(tenant.keys.count == 2)
@@ -247,7 +247,7 @@ struct ConfigurationVectorTests {
 
     @Test func unknownTenantSettingIsNamed() throws {
         let message = try Self.loadError(Self.appleTenant(["encryptionKey": "pki/merchant.pem"]))
-        #expect(message == "tenants[0].encryptionKey: unknown tenant setting", "\(message)")
+        #expect(message == "tenants[0].encryptionKey: unknown setting", "\(message)")
     }
 
     @Test func aKeyFileWithoutAPrivateKeyIsNamedWithoutItsContents() throws {

@@ -1,0 +1,63 @@
+import Foundation
+import JSON
+
+/// The config file (Schemas/config.schema.json), read once with the
+/// project's strict JSON parser into one typed section per part of the
+/// product, each `VERIDOC_…` environment variable already applied. Every
+/// object refuses a member it does not know, so a misspelt setting is an
+/// error at start, not a silent default. Paths stay as written; `baseURL`
+/// resolves relative ones.
+public struct VeridocSettings: Sendable, Equatable {
+    /// The file's folder, against which relative paths resolve.
+    public var baseURL: URL
+    public var tenants: [TenantSettings] = []
+    public var kafka = KafkaSettings()
+    public var postgres = PostgresSettings()
+    public var worker = WorkerSettings()
+    public var replay = ReplaySettings()
+    public var observability = ObservabilitySettings()
+    public var retention = RetentionSettings()
+
+    /// The largest config file read: far beyond any real one, and bounded so
+    /// a wrong path (a device, a log) cannot take the process's memory.
+    public static let maxFileBytes = 16 << 20
+
+    public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> VeridocSettings {
+        guard let handle = FileHandle(forReadingAtPath: file.path),
+              let data = try? handle.read(upToCount: maxFileBytes + 1)
+        else { throw ConfigError("cannot read config file \(file.path)") }
+        try? handle.close()
+        guard data.count <= maxFileBytes else { throw ConfigError("config file \(file.path) is larger than \(maxFileBytes >> 20) MB") }
+        let root: JSONValue
+        do {
+            root = try JSONParser().parse(Array(data))
+        } catch {
+            throw ConfigError("config file \(file.path) is not JSON: \(error)")
+        }
+        guard root.objectValue != nil else { throw ConfigError("config file \(file.path) is not a JSON object") }
+        return try VeridocSettings(root, baseURL: file.deletingLastPathComponent(), environment: environment)
+    }
+
+    public init(_ root: JSONValue, baseURL: URL, environment: [String: String] = [:]) throws(ConfigError) {
+        self.baseURL = baseURL
+        let environment = Environment(variables: environment)
+        var file = try SettingsObject(root, path: "")
+        // For editors; Veridoc does not read it.
+        _ = try file.string("$schema")
+        tenants = try file.objects("tenants") { (tenant: inout SettingsObject) throws(ConfigError) -> TenantSettings in
+            try TenantSettings(&tenant)
+        } ?? []
+        kafka = try KafkaSettings(file.object("kafka"), environment)
+        postgres = try PostgresSettings(file.object("postgres"), environment)
+        worker = try WorkerSettings(file.object("worker"), environment)
+        replay = try ReplaySettings(file.object("replay"), environment)
+        observability = try ObservabilitySettings(file.object("observability"), environment)
+        retention = try RetentionSettings(file.object("retention"), environment)
+        try file.finish()
+    }
+
+    /// A path of the file, resolved against its folder.
+    public func resolve(_ path: String) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseURL.appendingPathComponent(path)
+    }
+}

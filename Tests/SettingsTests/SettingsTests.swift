@@ -1,0 +1,171 @@
+import Foundation
+import JSON
+import Settings
+import Testing
+import TestSupport
+
+/// The config file is read once, strictly: every object of every section
+/// refuses a member it does not know, every setting its wrong type, and the
+/// `VERIDOC_…` variables win over the file.
+@Suite struct SettingsTests {
+    static let base = URL(fileURLWithPath: "/etc/veridoc")
+
+    static func settings(_ json: String, environment: [String: String] = [:]) throws -> VeridocSettings {
+        try VeridocSettings(JSONParser().parse(json), baseURL: base, environment: environment)
+    }
+
+    /// The message of the refusal, or nil when the file was accepted.
+    static func refusal(_ json: String, environment: [String: String] = [:]) -> String? {
+        do {
+            _ = try settings(json, environment: environment)
+            return nil
+        } catch let error as ConfigError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    static let tenant = #"{"id": "acme", "trustAnchors": ["pki/iaca.pem"]}"#
+
+    @Test("a misspelt setting is refused in every section, at every depth, naming its path", arguments: [
+        (#"{"postgress": {}}"#, "postgress"),
+        (#"{"kafka": {"propertes": {"security.protocol": "SSL"}}}"#, "kafka.propertes"),
+        (#"{"worker": {"batchsize": 100}}"#, "worker.batchsize"),
+        (#"{"postgres": {"connectionstring": ""}}"#, "postgres.connectionstring"),
+        (#"{"replay": {"nonceKey": "k"}}"#, "replay.nonceKey"),
+        (#"{"observability": {"level": "info"}}"#, "observability.level"),
+        (#"{"retention": {"purgeInterval": 5}}"#, "retention.purgeInterval"),
+        (#"{"retention": {"dataKeys": [{"id": "k", "file": "f", "mode": 1}], "activeKey": "k"}}"#, "retention.dataKeys[0].mode"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "colour": "red"}]}"#, "tenants[0].colour"),
+        (#"{"tenants": [{"id": "acme", "vicals": [{"file": "v", "anchors": ["a"], "url": "x"}]}]}"#, "tenants[0].vicals[0].url"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "retentionDefaults": [{"namespace": "n", "element": "e", "retention": {"intent": "willNotStore"}, "why": 1}]}]}"#,
+         "tenants[0].retentionDefaults[0].why"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "retentionDefaults": [{"namespace": "n", "element": "e", "retention": {"intent": "mayStore", "dayz": 3}}]}]}"#,
+         "tenants[0].retentionDefaults[0].retention"),
+    ])
+    func unknownSettingsAreRefused(_ json: String, path: String) {
+        let message = Self.refusal(json)
+        #expect(message?.hasPrefix(path) == true, "\(json): \(message ?? "accepted")")
+    }
+
+    @Test("a setting of the wrong type is refused, null included", arguments: [
+        (#"{"worker": {"batchSize": "500"}}"#, "worker.batchSize"),
+        (#"{"worker": {"batchSize": 2.5}}"#, "worker.batchSize"),
+        (#"{"worker": {"batchSize": true}}"#, "worker.batchSize"),
+        (#"{"worker": {"batchSize": null}}"#, "worker.batchSize"),
+        (#"{"worker": {"batchSize": 0}}"#, "worker.batchSize"),
+        (#"{"postgres": {"preparedStatements": 0}}"#, "postgres.preparedStatements"),
+        (#"{"postgres": {"preparedStatements": "no"}}"#, "postgres.preparedStatements"),
+        (#"{"kafka": {"properties": {"acks": ["all"]}}}"#, "kafka.properties.acks"),
+        (#"{"kafka": {"properties": "acks=all"}}"#, "kafka.properties"),
+        (#"{"kafka": []}"#, "kafka"),
+        (#"{"tenants": {"id": "acme"}}"#, "tenants"),
+        (#"{"tenants": [{"id": ""}]}"#, "tenants[0].id"),
+        (#"{"tenants": [{"id": "acme", "teamId": null}]}"#, "tenants[0].teamId"),
+        (#"{"tenants": [{"id": "acme", "merchantIds": ["m"]}]}"#, "tenants[0].teamId"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": [""]}]}"#, "tenants[0].trustAnchors"),
+    ])
+    func wronglyTypedSettingsAreRefused(_ json: String, path: String) {
+        let message = Self.refusal(json)
+        #expect(message?.hasPrefix(path) == true, "\(json): \(message ?? "accepted")")
+    }
+
+    @Test func theEnvironmentWinsAndIsCheckedToo() throws {
+        let file = #"{"worker": {"batchSize": 9, "threads": 2}, "kafka": {"groupId": "file", "properties": {"acks": "1"}}}"#
+        let settings = try Self.settings(file, environment: ["VERIDOC_BATCH_SIZE": "7", "VERIDOC_KAFKA_GROUP_ID": "env",
+                                                              "VERIDOC_KAFKA_PROPERTY_SASL_USERNAME": "svc"])
+        #expect(settings.worker.batchSize == 7)
+        #expect(settings.worker.threads == 2)
+        #expect(settings.kafka.groupID == "env")
+        #expect(settings.kafka.properties == ["acks": "1", "sasl.username": "svc"])
+        #expect(Self.refusal(file, environment: ["VERIDOC_WORKERS": "many"])?.hasPrefix("VERIDOC_WORKERS") == true)
+        #expect(Self.refusal(file, environment: ["VERIDOC_PG_PREPARED": "off"])?.hasPrefix("VERIDOC_PG_PREPARED") == true)
+        // A file setting stays checked where the environment overrides it.
+        #expect(Self.refusal(#"{"worker": {"batchSize": "x"}}"#, environment: ["VERIDOC_BATCH_SIZE": "7"]) != nil)
+    }
+
+    @Test func defaultsApplyWhereNothingIsSet() throws {
+        let settings = try Self.settings("{}")
+        #expect(settings.kafka == KafkaSettings())
+        #expect(settings.worker.batchSize == 500 && settings.worker.threads == nil)
+        #expect(settings.postgres.preparedStatements && settings.observability.port == 9464)
+        #expect(settings.tenants.isEmpty && settings.replay.nonceKeyFile == nil)
+    }
+
+    @Test func librdkafkaPropertiesKeepTheirTextForm() throws {
+        let settings = try Self.settings(#"{"kafka": {"properties": {"linger.ms": 5, "enable.idempotence": false, "client.id": "w1"}}}"#)
+        #expect(settings.kafka.properties == ["linger.ms": "5", "enable.idempotence": "false", "client.id": "w1"])
+    }
+
+    @Test func aFileThatIsNotAConfigIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-settings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, contents, expected) in [("list.json", "[]", "not a JSON object"), ("broken.json", "{\"tenants\": [", "is not JSON"),
+                                           ("twice.json", #"{"worker": {}, "worker": {}}"#, "is not JSON")] {
+            let file = folder.appendingPathComponent(name)
+            try Data(contents.utf8).write(to: file)
+            #expect(throws: ConfigError.self) { try VeridocSettings.load(from: file, environment: [:]) }
+            do { _ = try VeridocSettings.load(from: file, environment: [:]) } catch { #expect(error.message.contains(expected), "\(name): \(error.message)") }
+        }
+        #expect(throws: ConfigError.self) { try VeridocSettings.load(from: folder.appendingPathComponent("absent.json"), environment: [:]) }
+    }
+
+    // MARK: the schema, the examples and the reader agree
+
+    static var repository: URL { Binaries.repository }
+
+    static func json(_ path: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: repository.appendingPathComponent(path)))
+    }
+
+    /// Every config in the repository is accepted: the schema's example and the deployment examples.
+    @Test func everyConfigInTheRepositoryIsAccepted() throws {
+        var files = ["Schemas/examples/config.json"]
+        let deploy = Self.repository.appendingPathComponent("deploy")
+        let walker = FileManager.default.enumerator(atPath: deploy.path)
+        while let path = walker?.nextObject() as? String {
+            if path.hasSuffix(".json"), let object = try? Self.json("deploy/" + path) as? [String: Any], object["tenants"] != nil {
+                files.append("deploy/" + path)
+            }
+        }
+        #expect(files.count >= 2, "\(files)")
+        for file in files {
+            #expect(throws: Never.self, "\(file)") { try VeridocSettings.load(from: Self.repository.appendingPathComponent(file), environment: [:]) }
+        }
+    }
+
+    /// Every object of the schema refuses unknown members, and the schema's
+    /// example sets every setting the schema names, so the reader that accepts
+    /// the example accepts everything the schema documents.
+    @Test func theSchemaIsClosedAndItsExampleSetsEverySetting() throws {
+        let schema = try #require(try Self.json("Schemas/config.schema.json") as? [String: Any])
+        let definitions = schema["$defs"] as? [String: Any] ?? [:]
+        let example = try Self.json("Schemas/examples/config.json")
+        var missing: [String] = []
+        var open: [String] = []
+
+        func resolved(_ node: [String: Any]) -> [String: Any] {
+            guard let reference = node["$ref"] as? String, reference.hasPrefix("#/$defs/") else { return node }
+            return resolved(definitions[String(reference.dropFirst(8))] as? [String: Any] ?? [:])
+        }
+        func walk(_ node: [String: Any], _ values: [Any], _ path: String) {
+            let node = resolved(node)
+            if let properties = node["properties"] as? [String: Any] {
+                if node["additionalProperties"] as? Bool != false { open.append(path) }
+                for (name, child) in properties where name != "$schema" {
+                    let present = values.compactMap { ($0 as? [String: Any])?[name] }
+                    if present.isEmpty { missing.append(path + "." + name) }
+                    walk(child as? [String: Any] ?? [:], present, path + "." + name)
+                }
+            }
+            if let items = node["items"] as? [String: Any] {
+                walk(items, values.flatMap { $0 as? [Any] ?? [] }, path + "[]")
+            }
+        }
+        walk(schema, [example], "")
+        #expect(open.isEmpty, "objects of the schema that accept unknown members: \(open)")
+        #expect(missing.isEmpty, "settings of the schema the example does not set: \(missing)")
+    }
+}
