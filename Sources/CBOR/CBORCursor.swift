@@ -11,7 +11,7 @@
 /// validated as UTF-8 — so a fast path reads exactly what the general one does.
 ///
 /// The reads are inlinable: called across modules once per key and value,
-/// a call's overhead was as large as the read.
+/// a call's overhead is as large as the read.
 public struct CBORCursor {
     public let input: ArraySlice<UInt8>
     /// Where the next item starts.

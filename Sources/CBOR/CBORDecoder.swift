@@ -253,7 +253,7 @@ private struct Reader {
         var entries: [CBORItem.Entry] = []
         var keys = MapKeySet()
         // Key and value are moved into the entry where they are read (a helper
-        // taking them as arguments copied both, retains included).
+        // taking them as arguments would copy both, retains included).
         if let count = head.argument {
             guard count <= UInt64(remaining / 2) else { throw .lengthExceedsInput(offset: offset) }
             entries.reserveCapacity(reservation(count))

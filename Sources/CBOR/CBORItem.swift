@@ -9,8 +9,8 @@ public struct CBORItem: Sendable {
     public let encoded: ArraySlice<UInt8>
     public let content: Content
 
-    /// Only `tagged` is boxed: boxing every case (an `indirect enum`) cost one
-    /// allocation per decoded item, most of them integers and short strings.
+    /// Only `tagged` is boxed: boxing every case (an `indirect enum`) would cost
+    /// one allocation per decoded item, most of them integers and short strings.
     public enum Content: Sendable {
         case unsigned(UInt64)
         case negative(UInt64)

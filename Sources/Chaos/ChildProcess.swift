@@ -1,7 +1,7 @@
 import Foundation
 
 /// A child process started with posix_spawn and reaped with waitpid (never
-/// Foundation's Process: its waitUntilExit was seen hanging for runuser/pg_ctl).
+/// Foundation's Process: its waitUntilExit can hang for runuser/pg_ctl).
 /// Output goes to a file; for the broker, stdin and stdout can be pipes for its
 /// control channel. Every descriptor above 2 is closed in the child, so no
 /// child holds another's pipes open.

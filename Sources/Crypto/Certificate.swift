@@ -307,9 +307,9 @@ private func readPEMBlocks(_ bio: OpaquePointer) -> [(String, [UInt8])]? {
 extension Certificate {
     /// `Certificate(der:)` through a process-wide cache keyed by the DER
     /// itself: a document signer arrives in the x5chain of every event it
-    /// signed, and parsing it (d2i_X509 and OpenSSL's extension cache) cost
-    /// as much as an ECDSA verify. (A SHA-256 key cost more than hashing the
-    /// DER with the dictionary's seeded hash, which also resists flooding.)
+    /// signed, and parsing it (d2i_X509 and OpenSSL's extension cache) costs
+    /// as much as an ECDSA verify. (A SHA-256 key would cost more than hashing
+    /// the DER with the dictionary's seeded hash, which also resists flooding.)
     /// The cached value is the same immutable certificate a fresh parse would
     /// give; DER that fails to parse is never cached. Bounded: at `capacity`
     /// entries the cache starts over, and a certificate larger than

@@ -8,7 +8,7 @@ import Foundation
 
 /// What verification reads from a document signer certificate for every
 /// event it signed: derived once per certificate, not per event. Formatting
-/// the subject and extracting the public key cost more than the rest of the
+/// the subject and extracting the public key costs more than the rest of the
 /// per-event certificate work together.
 public struct CertificateFacts: Sendable {
     /// `subject.description`.

@@ -5,7 +5,7 @@ import COpenSSL
 /// one (`PublicKey.evpKey()`); verification and ECDH use `EC_KEY` instead.
 ///
 /// OpenSSL 3's `EVP_PKEY_fromdata` builds the curve's group from its name for
-/// every key, which cost a third of an ECDSA verify per received key. A copy
+/// every key, a large fraction of an ECDSA verify per received key. A copy
 /// of a parameters-only key (`EVP_PKEY_dup` copies the group) with the point
 /// set on it is the same key for a fraction of that; libssl builds its peers'
 /// key shares the same way. The shared keys are never modified, only copied,

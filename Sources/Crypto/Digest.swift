@@ -34,8 +34,8 @@ public enum HashAlgorithm: String, Sendable, CaseIterable {
     /// Written on the stack, then copied into the array: creating the array
     /// first (`unsafeUninitializedCapacity:` or `repeating:`) goes through the
     /// standard library's unspecialized allocation, a runtime metadata lookup
-    /// that cost some 400 instructions more than the copy, for each of the
-    /// ~30 digests of an event. A digest is no secret, and the array it ends
+    /// that costs more than the copy, for each of the ~30 digests of an
+    /// event. A digest is no secret, and the array it ends
     /// up in is not cleansed either, so the stack copy exposes nothing more.
     private func hash(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8] {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest in

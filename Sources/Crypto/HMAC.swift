@@ -3,9 +3,9 @@ import COpenSSL
 /// HMAC (RFC 2104) over the SHA-2 hashes, for COSE_Mac0 device MACs and HKDF.
 ///
 /// Computed by the shim on OpenSSL's SHA-2 block functions with the keyed
-/// state on the stack (cleansed afterwards): through EVP_MAC each MAC copied a
-/// template context and re-keyed three provider digest contexts, about 18k
-/// instructions for a 32-byte input against some 5k of hashing.
+/// state on the stack (cleansed afterwards): through EVP_MAC each MAC would
+/// copy a template context and re-key three provider digest contexts, several
+/// times the cost of the hashing itself for a short input.
 public enum HMAC {
     public static func authenticationCode(_ hash: HashAlgorithm, key: [UInt8], data: some Collection<UInt8>) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: hash.byteCount)

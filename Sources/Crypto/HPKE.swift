@@ -80,7 +80,7 @@ public enum HPKE {
 
         /// Derived on demand from `secret` and the context, which the context
         /// keeps anyway: verification opens one message and never exports, and
-        /// deriving it for every event was a quarter of the key schedule.
+        /// deriving it for every event would be a large part of the key schedule.
         public var exporterSecret: [UInt8] {
             get throws(CryptoError) {
                 try labeledExpand(hpkeSuiteID, prk: secret, label: "exp", info: keyScheduleContext, length: hashByteCount)

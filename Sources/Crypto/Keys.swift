@@ -95,9 +95,9 @@ final class OwnedPKey: @unchecked Sendable {
 }
 
 /// The OpenSSL objects behind one public key, in one reference: with two
-/// references `PublicKey` grew to four words, and a `PrivateKey` returned by a
-/// typed-throws function came back partly uninitialised in debug builds
-/// (Swift 6.3.1; release builds were fine).
+/// references `PublicKey` grows to four words, and a `PrivateKey` returned by a
+/// typed-throws function comes back partly uninitialised in debug builds
+/// (Swift 6.3.1; release builds are fine).
 final class KeyForms: Sendable {
     /// The EVP form; nil for EC keys made from a point, whose EVP form is
     /// built only when asked for (`evpKey()`: encodings, certificates).
@@ -328,8 +328,8 @@ func lastOpenSSLError() -> String {
 }
 
 /// Empties this thread's OpenSSL error queue. `ERR_clear_error` resets all
-/// sixteen slots (about 800 instructions) even when nothing was queued, as
-/// after every valid signature; a peek at an empty queue costs a tenth of that.
+/// sixteen slots even when nothing was queued, as after every valid
+/// signature; a peek at an empty queue costs a small fraction of that.
 func clearOpenSSLErrors() {
     if ERR_peek_error() != 0 { ERR_clear_error() }
 }

@@ -110,7 +110,7 @@ public final class Demo: @unchecked Sendable {
         reader.start()
         defer { reader.stop() }
         // And once the outcome reader owns its partitions too: its group join (about 3 s
-        // with the mock broker) otherwise counted as every early event's latency.
+        // with the mock broker) would otherwise count as every early event's latency.
         while !reader.isAssigned && Date() < joinDeadline { Thread.sleep(forTimeInterval: 0.05) }
 
         print("Producing to veridoc.requests\(options.rate.map { " at \(Int($0))/s" } ?? "") while the worker runs (\(configuration.workers) verification threads) …")
@@ -123,8 +123,7 @@ public final class Demo: @unchecked Sendable {
         let producing = Thread {
             for (index, record) in corpus.enumerated() {
                 // The mock broker keeps only a few MB a partition: records produced too far
-                // ahead of the worker were trimmed before it read them (`make demo`'s 5,000
-                // lost 91 on a slow day, `--events 20000` two thirds). A window ahead keeps
+                // ahead of the worker are trimmed before it reads them. A window ahead keeps
                 // the worker fed and loses none.
                 while index - consumed.load(ordering: .relaxed) >= Self.aheadOfTheWorker && Date() < deadline {
                     Thread.sleep(forTimeInterval: 0.005)

@@ -30,10 +30,11 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         try Self.runAsServerUser(binaries.appendingPathComponent("initdb").path, ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale"])
         // wal_init_zero=off: this database is always new, so every 16 MB of WAL
         // it creates a segment, and by default zero-fills it inside whichever
-        // commit needs it (~1,300 events of the demo's and bench's load). A server
-        // in service recycles old segments instead. Measured in the bench: its CPU
-        // per event 10-15 % lower and the latency run's p99.9 half. Durability is
-        // unchanged (fsync and synchronous_commit keep their defaults).
+        // commit needs it (every few thousand events of the demo's and bench's
+        // load), which stalls that batch and adds to the server's CPU per event.
+        // A server in service recycles old segments instead, so this is what a
+        // measurement should see. Durability is unchanged (fsync and
+        // synchronous_commit keep their defaults).
         try Self.runAsServerUser(binaries.appendingPathComponent("pg_ctl").path, [
             "-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
             "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c wal_init_zero=off", "start",

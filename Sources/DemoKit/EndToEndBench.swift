@@ -126,8 +126,8 @@ public final class EndToEndBench: @unchecked Sendable {
                 let count = environment.reader.count
                 if start == nil && count >= low { start = (Date(), count, environment.cpu()) }
                 if end == nil && count >= high { end = (Date(), count, environment.cpu()) }
-                // The window ends at 90 %: the mock broker was seen losing a few
-                // hundred records of a long run, so the tail is not waited for.
+                // The window ends at 90 %: the mock broker can lose a few hundred
+                // records of a long run, so the tail is not waited for.
                 if end != nil { break }
                 Thread.sleep(forTimeInterval: 0.01)
             }
@@ -207,7 +207,7 @@ public final class EndToEndBench: @unchecked Sendable {
             // the worker has stored (its consumer positions, committed with each
             // batch: the backlog starts at offset 0 of every partition), not by
             // outcomes read back: over ~1,000 partitions the reader falls behind
-            // and catches up in bursts, which made a window twice the peak.
+            // and catches up in bursts, which would distort the window's rate.
             let started = environment.spawnedAt
             let low = max(1, events / 10), high = max(low + 1, events * 9 / 10)
             let positions = try PostgresConnection(connectionString: environment.database, applicationName: "veridoc-bench")

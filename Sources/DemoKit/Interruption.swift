@@ -3,10 +3,10 @@ import Synchronization
 
 /// Cleanups for what a command started outside its own process — a
 /// PostgreSQL server, worker processes, their folders — run when the command
-/// is interrupted. Without them Ctrl-C on `make demo` or `make bench` left a
-/// postmaster and workers running, and their folders (the demo tenant's
-/// private keys among them) on disk: `defer` and `deinit` do not run when a
-/// signal ends the process.
+/// is interrupted. Without them Ctrl-C on `make demo` or `make bench` would
+/// leave a postmaster and workers running, and their folders (the demo
+/// tenant's private keys among them) on disk: `defer` and `deinit` do not run
+/// when a signal ends the process.
 public enum Interruption {
     public typealias Token = CleanupList.Token
 

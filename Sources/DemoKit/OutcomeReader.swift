@@ -97,8 +97,8 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
     /// Starts every partition at offset 0 (its reader group is new, so that
     /// is where `earliest` would start too; a trimmed log still resets to
     /// earliest). Left to librdkafka, the committed-offset lookup and the
-    /// offset reset that follow an assignment held the first outcomes of a
-    /// latency run back by ~100 ms, which made the p99 of a 5 s run.
+    /// offset reset that follow an assignment would hold the first outcomes of
+    /// a latency run back long enough to make the p99 of a short run.
     func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
         lock.lock()
         if !partitions.isEmpty { assigned = true }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Starts a child with posix_spawn: stdin from /dev/null, stdout to a file,
 /// stderr to another file or the same one. Never Foundation's `Process`: its
-/// `waitUntilExit` was seen never returning here (the child left a zombie).
+/// `waitUntilExit` can fail to return here (the child is left a zombie).
 /// Output goes to files, not pipes: a server that inherits a pipe would hold
 /// it open and its reader would never see end-of-file.
 enum Spawn {

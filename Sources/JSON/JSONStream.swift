@@ -7,8 +7,8 @@
 /// Strings are escaped exactly as `JSONWriter` escapes them.
 public struct JSONStream: Sendable {
     /// Written through a pointer rather than appended to an array: an
-    /// `Array.append` per key, quote and comma cost more than the outcome's
-    /// whole content (~1 KB a verification).
+    /// `Array.append` per key, quote and comma would cost more than writing
+    /// the outcome's whole content.
     private var buffer: ByteBuffer
     /// Whether the next value in the innermost container needs a comma. One
     /// flag is enough: a container's end always leaves its parent after a value.

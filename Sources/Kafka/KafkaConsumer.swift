@@ -177,12 +177,11 @@ public final class KafkaConsumer: @unchecked Sendable {
     /// Asks `partition`'s leader for its watermarks, for the request's side
     /// effect: it wakes the broker thread that fetches for the partition.
     ///
-    /// librdkafka before 2.4 stops fetching a partition whose prefetch queue
-    /// reached `queued.max.messages.kbytes`, and decides again only when its
-    /// broker thread next wakes: on that broker's own traffic, or a second
-    /// later. Once every assigned partition is at its bound no fetch is in
-    /// flight, so a consumer that has emptied its queue waits out the second
-    /// (2.4 made it `fetch.queue.backoff.ms`). Blocks for one round trip, at
+    /// librdkafka stops fetching a partition whose prefetch queue reached
+    /// `queued.max.messages.kbytes` and decides again only on its broker
+    /// thread. In the librdkafka this links (2.8) that decision also waits out
+    /// `fetch.queue.backoff.ms` (1 s by default) from the moment the queue was
+    /// full, which a wake does not shorten. Blocks for one round trip, at
     /// most `timeoutMilliseconds`; returns whether the leader answered.
     @discardableResult
     public func wakeFetcher(for partition: TopicPartition, timeoutMilliseconds: Int32) -> Bool {

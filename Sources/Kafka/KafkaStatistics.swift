@@ -11,8 +11,8 @@ public struct KafkaStatistics: Sendable {
     /// neither, and the internal partition -1, are left out.
     ///
     /// Watermarks are as fresh as the last fetch response: approximate, and the
-    /// librdkafka 2.0.2 mock cluster's are coarser still (tests only check
-    /// that the values are sane, not exact).
+    /// mock cluster's can be coarser still (tests only check that the values
+    /// are sane, not exact).
     public let consumerLag: [TopicPartition: Int64]
 
     public init?(json bytes: UnsafeRawBufferPointer) {

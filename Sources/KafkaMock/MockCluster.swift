@@ -25,8 +25,8 @@ public final class MockCluster: @unchecked Sendable {
 
     /// Starts `brokers` brokers with IDs 1…brokers. A new group's first
     /// rebalance waits `initialRebalanceDelayMilliseconds` for more members:
-    /// Kafka's default, 3,000, cost every test, demo and chaos run that much
-    /// per fresh group; later joins rebalance as usual.
+    /// Kafka's default, 3,000, would cost every test, demo and chaos run that
+    /// much per fresh group; later joins rebalance as usual.
     public init(brokers: Int32, initialRebalanceDelayMilliseconds: Int32 = 250) throws(KafkaError) {
         guard brokers > 0 else { throw KafkaError.invalidArgument("mock cluster: brokers must be positive") }
         // The mock needs an rd_kafka_t to live in; a producer that never

@@ -56,7 +56,7 @@ public struct DeviceResponse: Sendable {
     }
 
     /// The structure down to each IssuerSignedItem's `#6.24(bstr)` is read in
-    /// place (building it as a tree, then walking the tree, cost more than
+    /// place (building it as a tree, then walking the tree, costs more than
     /// reading the items themselves); issuerAuth and deviceSigned, small and
     /// read by code that takes items, are decoded as items. Every part is read
     /// by the code the general reader uses, so what this accepts that reader
@@ -280,7 +280,7 @@ public struct IssuerSignedItem: Sendable {
         let entries = inner.entries ?? []
         // One pass over the four entries, noting where each field is; fields
         // are then read in place. Through the buffer entries are borrowed:
-        // subscripting the array copied an entry per comparison.
+        // subscripting the array would copy an entry per comparison.
         var digestID: Int?, random: Int?, elementIdentifier: Int?, elementValue: Int?
         entries.withUnsafeBufferPointer { entries in
             for entry in entries.indices {
@@ -331,8 +331,8 @@ public struct IssuerSignedItem: Sendable {
 
     /// The form nearly every issuer writes — a definite map of exactly the
     /// four fields with text keys, none twice, nothing after — read in place
-    /// (building the map, its entries, keys and duplicate check were a third
-    /// of reading an item): digestID, random and elementIdentifier by the
+    /// (building the map, its entries, keys and duplicate check would be a
+    /// large part of reading an item): digestID, random and elementIdentifier by the
     /// cursor, only elementValue by the decoder, the items counted as one
     /// structure. Anything else is nil, and the general path reads it or
     /// rejects it with the precise reason.

@@ -66,7 +66,7 @@ public enum RFC3339 {
         let fraction = milliseconds > 0 && milliseconds < 1000 ? milliseconds : nil
         if (0...9999).contains(year) {
             // Written as bytes: every outcome event carries a few of these, and
-            // padding through interpolated strings cost ten times as much.
+            // padding through interpolated strings costs many times as much.
             return String(unsafeUninitializedCapacity: 24) { out in
                 var next = 0
                 func put(_ value: Int, _ width: Int) {

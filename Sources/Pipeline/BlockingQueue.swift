@@ -8,10 +8,8 @@ import Foundation
 /// Waiters are woken only when what they wait for is there: a taker waiting
 /// for a batch (`take(upTo:before:)`) sleeps until the batch is queued or its
 /// deadline passes, not once an element, and a put or take wakes the other
-/// side only if someone on it waits. The persister used to wake for every
-/// completion while it lingered for a batch, preempting a verification thread
-/// each time (1,550–2,000 wake-ups a second at the bench's peak, now 550–840;
-/// CPU per event did not measurably change).
+/// side only if someone on it waits. A persister woken for every completion
+/// while it lingers for a batch would preempt a verification thread each time.
 final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     // All state is guarded by `condition`'s lock.
     private let condition = NSCondition()

@@ -4,10 +4,9 @@ import Kafka
 /// When the consumer loop wakes librdkafka's fetcher (`KafkaConsumer.wakeFetcher`).
 ///
 /// The prefetch is bounded (`queued.max.messages.kbytes`), and librdkafka
-/// 2.0.2 fetches again for a queue that reached its bound only when its
-/// broker thread next wakes, up to a second later. A pool that empties the
-/// queue faster than that idles: a 100k-event backlog drained at 55 % of the
-/// peak rate, 1.1 of 2 cores busy, once the pool verified ~8,000 events/s.
+/// fetches again for a partition whose queue reached its bound only when its
+/// broker thread next decides to; a pool that empties the queue sooner idles
+/// until then.
 ///
 /// So while records arrive fast enough to have filled the queue (its bound
 /// within the last one to two `window`s), the loop polls in short steps, and
@@ -16,8 +15,13 @@ import Kafka
 /// watermark beyond what was consumed), looking round robin so that each
 /// broker's thread is reached. A slow or quiet topic is never woken: its
 /// queue never fills. Nor is one that is caught up: its fetches wait at the
-/// broker for data, and waking it anyway (a round trip every 10 ms) tripled
-/// the p99.9 latency at half of peak.
+/// broker for data, and waking it anyway (a round trip every 10 ms) would
+/// add to the tail latency of every event.
+///
+/// The librdkafka this links (2.8) also backs such a partition off for
+/// `fetch.queue.backoff.ms` (1 s by default) once its queue reaches the
+/// bound, and a wake does not cut that backoff short: the property, not the
+/// wake, decides how long a full queue waits.
 struct FetcherWake {
     /// How far back arrivals count.
     static let window: TimeInterval = 2

@@ -138,15 +138,16 @@ public enum Migrations {
                    percentile_cont(0.99) WITHIN GROUP (ORDER BY processing_seconds) AS p99
             FROM results GROUP BY 1, 2, 3;
             """),
-        // The foreign key was checked row by row (one index probe and key-share lock per
-        // element row, ~15 µs each, 14 rows an event: a third of the batch write's server
-        // time). Element rows are only written in the transaction that inserts their result
-        // row, and results are never deleted, so the check could not fail and the cascade never ran.
+        // The foreign key is checked row by row (one index probe and key-share lock per
+        // element row, for every element of every event), a large share of the batch
+        // write's server time. Element rows are only written in the transaction that inserts
+        // their result row, and results are never deleted, so the check cannot fail and the
+        // cascade never runs.
         Migration(version: 4, name: "elements no longer checked against results row by row", sql: """
             ALTER TABLE elements DROP CONSTRAINT IF EXISTS elements_event_id_fkey;
             """),
-        // Outcome payloads (~3 KB of JSON) are compressed when stored; pglz took 6 % of the
-        // batch write's server time, LZ4 a fraction of that. Servers built without LZ4 keep pglz.
+        // Outcome payloads (~3 KB of JSON) are compressed when stored; LZ4 costs the batch
+        // write a fraction of pglz's server time. Servers built without LZ4 keep pglz.
         Migration(version: 5, name: "outbox payloads compressed with LZ4 where the server has it", sql: """
             DO $$
             BEGIN
@@ -158,7 +159,7 @@ public enum Migrations {
             """),
         // Ids and element names are identifiers, not words: compared byte by byte
         // ("C") instead of by the database's linguistic collation, whose strcoll calls
-        // made the elements primary key a third of the element insert's server time.
+        // make every index on them a large part of the insert's server time.
         // Every column these are joined on changes together, so joins keep one
         // collation. Tenant columns keep the default: the analytics views read them.
         // Rebuilds the indexes on these columns (an exclusive lock while it runs).
@@ -171,25 +172,23 @@ public enum Migrations {
             ALTER TABLE nonces ALTER COLUMN event_id TYPE text COLLATE "C";
             ALTER TABLE outbox ALTER COLUMN id TYPE text COLLATE "C", ALTER COLUMN event_id TYPE text COLLATE "C";
             """),
-        // Every event writes a row per disclosed element (22 in Apple's sample), and the
-        // primary key over (event_id, namespace, element) was the largest part of the
+        // Every event writes a row per disclosed element (22 in Apple's sample), and a
+        // primary key over (event_id, namespace, element) is the largest part of the
         // table and of its insert cost. Nothing looks rows up by name; every reader
         // goes by event. An index on event_id alone stores each event's rows as one
-        // deduplicated entry: measured 5,000 events × 23 elements, the table with its
-        // index 34 against 58 MB and the insert 30-35 % faster. Uniqueness stays where
-        // it was decided: the writer keeps one row per name (`RetentionWriter`), and
+        // deduplicated entry: a smaller table and a cheaper insert. Uniqueness stays
+        // where it is decided: the writer keeps one row per name (`RetentionWriter`), and
         // element rows are inserted only with their new results row, in its transaction.
         Migration(version: 7, name: "elements indexed by event alone", sql: """
             ALTER TABLE elements DROP CONSTRAINT IF EXISTS elements_pkey;
             CREATE INDEX IF NOT EXISTS elements_event_id ON elements (event_id);
             """),
-        // Element rows were still ~60 % of the server's CPU per event (a heap
-        // tuple, an index entry and a WAL record for each of ~23 rows an event;
-        // `make bench` with the rows left out: PostgreSQL 0.138 → 0.052 ms an
-        // event). Elements of one event, namespace and retention decision now
-        // share a row that lists their names: 3 or 4 rows an event of Apple's
-        // kind. `elements` becomes a view with the old table's columns and a
-        // row per element, so readers' queries stay as they were; it is not
+        // A row per element is most of the server's CPU per event (a heap
+        // tuple, an index entry and a WAL record for each of ~23 rows an event).
+        // Elements of one event, namespace and retention decision share a row
+        // that lists their names: 3 or 4 rows an event of Apple's kind.
+        // `elements` becomes a view with the table's former columns and a
+        // row per element, so readers' queries read as they did; it is not
         // insertable. Rewrites the element table (an exclusive lock while it runs).
         Migration(version: 8, name: "elements of an event grouped by namespace and decision; elements a view", sql: """
             CREATE TABLE element_groups (

@@ -18,7 +18,8 @@ struct PreparedWrite: Sendable {
     /// in which case the persister seals again and reports the failure there.
     let values: RetentionWriter.ValueRows?
     /// The `element_groups` rows (names and retention decisions), for the result
-    /// as the fresh-nonce outcome reads; a third of the persister thread's time before.
+    /// as the fresh-nonce outcome reads: built here, it is no part of the
+    /// persister thread's time.
     let elements: [[PostgresValue]]
 
     init(result: VerificationResult, retention: RetentionWriter) {

@@ -14,8 +14,9 @@ import Postgres
 ///
 /// Delivered rows are deleted rather than marked: a published outcome is on
 /// the topic and its facts are in `results`, so the row (with its payload and
-/// sealed claims) has no reader left. Marking kept every payload for ever,
-/// and each mark wrote a new version of the whole row, payload included.
+/// sealed claims) has no reader left. Marking would keep every payload for
+/// ever, and each mark would write a new version of the whole row, payload
+/// included.
 ///
 /// Dead letters: the original record, verbatim, with headers naming its origin
 /// and a reason code — never decrypted data or error text. Its offset counts as
@@ -140,8 +141,8 @@ final class Publisher: @unchecked Sendable {
         lock.lock()
         var deliveredLetter: Job?
         // Delivered outcomes are removed in batches (the publisher thread wakes at
-        // least every markInterval anyway): waking it per delivery report made one
-        // statement, one transaction and one WAL flush per handful of events.
+        // least every markInterval anyway): waking it per delivery report would make
+        // one statement, one transaction and one WAL flush per handful of events.
         var wake = true
         if let entry = pendingOutcomes.removeValue(forKey: token) {
             if !failed {

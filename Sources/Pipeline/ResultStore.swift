@@ -79,11 +79,11 @@ struct ResultStore {
     ///
     /// Redeliveries and replays are ordinary traffic (4 % of the realistic
     /// mix, so most batches of 50 hold one): here they cost a returned row,
-    /// where a batch written on the assumption that all was new had to be
-    /// rolled back and written again when it was not. The inserts decide by
-    /// their unique indexes, as the step-by-step path does, so what they find
-    /// does not depend on a plan (a lookup by id, planned while the table was
-    /// small, scanned all of it for every batch), and another writer storing
+    /// not a batch written on the assumption that all is new, rolled back and
+    /// written again when it is not. The inserts decide by their unique
+    /// indexes, as the step-by-step path does, so what they find does not
+    /// depend on a plan (a lookup by id, planned while the table is small, can
+    /// go on scanning all of it for every batch), and another writer storing
     /// the same event meanwhile is waited for and then found.
     private func writeDecided(_ items: [(Completion, VerificationResult)], values: [Identifier: [[PostgresValue]]],
                               positions: [TopicPartition: Int64]) throws -> Written {

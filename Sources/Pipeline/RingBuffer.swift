@@ -1,8 +1,8 @@
 /// A FIFO of optional slots that lets go of an element the moment it is
 /// popped. The queues between the worker's threads hold records' payloads and
-/// verification results; an array with a moving head kept popped elements
-/// alive until hundreds had piled up and then released them all at once,
-/// inside the lock every producer waits on. Not thread-safe: its owner locks.
+/// verification results; an array with a moving head would keep popped
+/// elements alive until hundreds had piled up and then release them all at
+/// once, inside the lock every producer waits on. Not thread-safe: its owner locks.
 struct RingBuffer<Element>: Sequence {
     private var slots: [Element?] = []
     private var head = 0

@@ -10,8 +10,8 @@ import Verification
 /// `submit` blocks while `capacity` jobs are admitted and unfinished: that is
 /// the backpressure the consumer loop turns into pausing partitions. A
 /// blocked submitter resumes once an eighth of the capacity has drained, not
-/// after every job: waking a thread is a futex call, and one per job cost the
-/// verifying thread about 3 % of its time.
+/// after every job: waking a thread is a futex call, and one per job takes a
+/// measurable share of the verifying thread's time.
 ///
 /// Waiters are counted so that a change wakes threads only when someone waits
 /// for it (workers for work, submitters for room, `waitUntilIdle` for either).
@@ -20,9 +20,9 @@ package final class VerificationPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var ready = RingBuffer<Job>()
     /// Jobs behind a running job of the same key, in arrival order. A ring, popped
-    /// in place: an array copied on every pop (the dictionary still held it) made
-    /// each finished job cost as much as the jobs still waiting for its key, under
-    /// the lock every thread takes.
+    /// in place: an array copied on every pop (the dictionary still holds it) would
+    /// make each finished job cost as much as the jobs still waiting for its key,
+    /// under the lock every thread takes.
     private var waitingByKey: [[UInt8]: RingBuffer<Job>] = [:]
     private var activeKeys: Set<[UInt8]> = []
     private var admitted = 0

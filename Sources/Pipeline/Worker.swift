@@ -106,9 +106,9 @@ public final class Worker: @unchecked Sendable {
                         outboxClaim: configuration.outboxClaim, retention: retention)
         }
         // One batch queued while the previous one is written is all the persister
-        // can use: when it is the bottleneck a deeper queue only held more
-        // finished results (~25 KB each with their prepared writes; 2,000 of them
-        // were 50 MB of a 100k-backlog drain), and when it is not the queue is short.
+        // can use: when it is the bottleneck a deeper queue only holds more
+        // finished results (~25 KB each with their prepared writes), and when it
+        // is not the queue is short.
         persister = Persister(
             capacity: configuration.batchSize, tracker: tracker, batchSize: configuration.batchSize, linger: configuration.batchLinger,
             log: log, connect: connect, makeStore: store,
@@ -259,8 +259,8 @@ public final class Worker: @unchecked Sendable {
     /// `stallBeforePausing` (PostgreSQL down, the persister retrying) gets the
     /// partitions paused, so polling can go on serving rebalances and group
     /// membership. Pausing makes librdkafka drop what it has prefetched: done
-    /// on every full pool it threw fetched records away over and over, and
-    /// holding jobs here to avoid it kept a second copy of the prefetch.
+    /// on every full pool it would throw fetched records away over and over,
+    /// and holding jobs here to avoid it would keep a second copy of the prefetch.
     private func dispatchOverflow() {
         var index = 0
         while index < overflow.count && pool.hasCapacity {
@@ -295,10 +295,8 @@ public final class Worker: @unchecked Sendable {
 
     /// Jobs the pool admits per thread. Jobs with one key run one at a time, and a
     /// fetch delivers a run of records from one partition, which holds only the keys
-    /// hashed to it: with 64 admitted per thread, the admitted jobs were often
-    /// queued behind a handful of keys while threads idled (bench, 64 keys over 12
-    /// partitions: 1.5 of 2 cores busy at peak). Jobs are ~10 KB: 512 a thread is a
-    /// few MB.
+    /// hashed to it: with a small window the admitted jobs queue behind a handful of
+    /// keys while threads idle. Jobs are ~10 KB: 512 a thread is a few MB.
     static let admittedPerThread = 512
 
     private func commitToKafka() {
@@ -306,9 +304,9 @@ public final class Worker: @unchecked Sendable {
         let offsets = pendingKafkaCommit
         pendingKafkaCommit.removeAll()
         lock.unlock()
-        // Called on every turn of the poll loop: the assignment (a thousand
-        // partitions in the backlog bench) is asked about per offset, not
-        // copied into a set each turn (5 % of the worker's CPU there).
+        // Called on every turn of the poll loop: the assignment (it can be a
+        // thousand partitions) is asked about per offset, not copied into a set
+        // each turn, which would be a noticeable share of the worker's CPU.
         guard !offsets.isEmpty else { return }
         let mine = offsets.filter { tracker.isAssigned($0.key) }
         guard !mine.isEmpty else { return }
@@ -325,13 +323,12 @@ public final class Worker: @unchecked Sendable {
         commitToKafka()
         waker?.stop()
         // rd_kafka_consumer_close waits for the group coordinator without a
-        // bound: with the broker gone for good (seen when a bench was killed
-        // under a worker at peak) it waited for many minutes. Positions live
-        // in PostgreSQL, so a consumer that cannot leave the group loses
-        // nothing: the coordinator drops it after session.timeout.ms. (A
-        // consumer closed between its JoinGroup and its first SyncGroup is
-        // safe since librdkafka 2.3, #4312; the worker no longer waits for an
-        // assignment before it leaves.)
+        // bound: with the broker gone for good it can wait for many minutes.
+        // Positions live in PostgreSQL, so a consumer that cannot leave the
+        // group loses nothing: the coordinator drops it after
+        // session.timeout.ms. (librdkafka closes a consumer between its
+        // JoinGroup and its first SyncGroup safely, #4312, so there is no
+        // assignment to wait for before leaving.)
         let consumer = self.consumer!
         if !BoundedClose.run(within: max(2, deadline.timeIntervalSinceNow), { consumer.close() }) {
             log.warning("the consumer did not leave the group within the drain; leaving it to the process exit", [:])

@@ -21,14 +21,14 @@ extension PostgresConnection {
     ///
     /// The statement text and its parameter count do not grow with the rows,
     /// so the server parses and plans a few hundred bytes instead of a VALUES
-    /// list with a parameter per value (for 7,000 rows × 9 columns that
-    /// parsing, binding and setting up was more than a third of the insert),
-    /// and there is no 65,535-parameter limit to chunk around.
+    /// list with a parameter per value (parsing, binding and setting up such a
+    /// list is a large part of a big insert), and there is no
+    /// 65,535-parameter limit to chunk around.
     ///
     /// Columns of the types `ArrayElement` knows travel as binary arrays, read
     /// by the element type's receive function; parsing text array literals
-    /// (`array_in` and an input function per element) was a fifth of the
-    /// server's CPU under load. Any other column, or one holding a value its
+    /// (`array_in` and an input function per element) would be a large share
+    /// of the server's CPU under load. Any other column, or one holding a value its
     /// binary form cannot carry (`.int` into `text`), goes as a text array
     /// literal read with the same input functions as a separate parameter.
     ///
@@ -90,7 +90,8 @@ extension PostgresConnection {
 /// What an `insertColumns` statement is apart from its rows: its SQL text and
 /// each column's binary element type. The persister writes the same handful
 /// of shapes every batch; building them anew (type names parsed, identifiers
-/// quoted, text joined) was an eighth of its thread's time at small batches.
+/// quoted, text joined) would be a noticeable part of its thread's time at
+/// small batches.
 struct InsertShape: Sendable {
     let sql: String
     /// The element type each column's declared type names (nil: sent as text).
@@ -131,8 +132,7 @@ struct InsertShape: Sendable {
         // One unnest per column in the select list, which PostgreSQL runs in
         // step (ProjectSet), rather than one unnest of every array in FROM,
         // which it materialises into a tuplestore first and then reads back:
-        // 13-19 % less server time for a batch of element rows (measured with
-        // 4,600-row batches of the elements table).
+        // less server time for every batch.
         var selected: [String] = []
         for (index, column) in columns.enumerated() {
             let isArray = ArrayElement.isArrayType(column.type)
@@ -202,7 +202,7 @@ enum ArrayElement: Equatable {
     /// Whether `value` has a binary form of this type that the server would
     /// store as it stores the value's text form. Anything else (`.int` into a
     /// text or float column, a `.text` date) makes the column go as text, so
-    /// the server converts it exactly as before.
+    /// the server converts it exactly as it converts any text literal.
     func carries(_ value: PostgresValue) -> Bool {
         switch (self, value) {
         case (_, .null), (.text, .text), (.bytea, .bytes), (.bool, .bool), (.int2, .int), (.int4, .int), (.int8, .int),

@@ -3,8 +3,8 @@ import CLibPQ
 extension PostgresConnection {
     /// Inserts many rows with multi-row `INSERT … VALUES ($1,$2),($3,$4)… suffix`
     /// statements: one round trip per chunk, each chunk as large as the
-    /// protocol's 65,535-parameter limit allows (⌊65535 / columns⌋ rows).
-    /// Measured on loopback this is ≈ 10× single-row INSERTs.
+    /// protocol's 65,535-parameter limit allows (⌊65535 / columns⌋ rows), so
+    /// round trips and statements do not grow with every row.
     ///
     /// - `table` is SQL, not data: a table name as the statement should read it,
     ///   e.g. `quoteIdentifier(schema) + "." + quoteIdentifier("outcomes")`.

@@ -3,10 +3,9 @@ import CLibPQ
 /// The named statements one session has prepared, so that a statement the
 /// worker runs for every batch is parsed, analysed and (once the server
 /// settles on a generic plan, after five executions) planned once per session
-/// instead of once per batch. Sent unnamed, that work was ~22 % of the
-/// persister's backend CPU at ~900 events/s in batches of 10–20; prepared,
-/// the backend's CPU for such a batch fell from 6.5 to 5.0 ms
-/// (PreparedStatementCostTests).
+/// instead of once per batch: sent unnamed, that work is a large share of the
+/// persister's backend CPU at small batches (`PreparedStatementCostTests`
+/// compares the two).
 ///
 /// The key is the SQL text with the parameter type OIDs as sent: the server
 /// fixes a statement's parameter types when it prepares it, and the same

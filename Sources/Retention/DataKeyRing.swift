@@ -36,8 +36,8 @@ public struct DataKeyRing: Sendable {
     /// the encryption of every stored value worthless.
     public static func loadKeyFile(_ url: URL) throws(RetentionError) -> [UInt8] {
         guard FileManager.default.fileExists(atPath: url.path) else { throw RetentionError("cannot read data key file \(url.path)") }
-        // The shared rule (follows symlinks, as Kubernetes secret volumes are; the
-        // lstat-based check before saw their 0777 link mode and refused them).
+        // The shared rule (follows symlinks, as Kubernetes secret volumes are; an
+        // lstat-based check would see their 0777 link mode and refuse them).
         if let problem = KeyFile.permissionProblem(url) { throw RetentionError("data key file \(problem)") }
         guard let data = try? Data(contentsOf: url) else { throw RetentionError("cannot read data key file \(url.path)") }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

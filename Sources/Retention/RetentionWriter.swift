@@ -40,8 +40,8 @@ public struct RetentionWriter: Sendable {
 
     /// The (namespace, element) pairs met so far. A document discloses a few
     /// dozen elements, whose fingerprints are compared in a list: a hashed
-    /// set hashed both strings with SipHash for every element, a third of
-    /// deciding. Past `listLimit` the set keeps hostile responses linear.
+    /// set would hash both strings with SipHash for every element, a large
+    /// part of deciding. Past `listLimit` the set keeps hostile responses linear.
     private struct SeenNames {
         static let listLimit = 48
         private var list: [(fingerprint: UInt64, name: ElementName)] = []
@@ -108,7 +108,7 @@ public struct RetentionWriter: Sendable {
     /// the elements of one namespace with the same decision share a row, in
     /// the order of their first element, each listing its names in disclosure
     /// order. An event of Apple's kind discloses ~23 elements under 3 or 4
-    /// decisions; a row per element was 60 % of the server's CPU per event.
+    /// decisions; a row per element would be most of the server's CPU per event.
     public func elementGroupRows(for result: VerificationResult, decided: [Decided]) -> [[PostgresValue]] {
         guard let id = result.requestID else { return [] }
         var groups = ElementGroups()

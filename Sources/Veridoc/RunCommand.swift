@@ -95,16 +95,16 @@ final class SignalTrap: @unchecked Sendable {
 }
 
 /// glibc gives each thread that allocates its own malloc arena (up to 8 per
-/// core); the worker's verify, persist, outbox and librdkafka threads each
-/// kept freed memory in theirs (bench: peak RSS 145 → 102 MB at the same
-/// rate). Two arenas keep contention low for a pool sized to the cores.
+/// core), and each arena keeps the memory freed in it; the worker's verify,
+/// persist, outbox and librdkafka threads would each hold freed memory of
+/// their own. Two arenas keep contention low for a pool sized to the cores.
 ///
 /// Blocks from 256 KB up are mapped on their own and go back to the system
 /// when freed. Left to glibc, that threshold rises to the largest block freed
 /// so far (up to 32 MB): after the first of librdkafka's fetch responses (a
-/// few MB each) the next ones came from the heap, left holes there that small
-/// allocations pinned, and a backlog drain kept 60–80 MB of freed heap
-/// resident (195 → 144 MB peak with the fixed threshold).
+/// few MB each) the next ones would come from the heap and leave holes there
+/// that small allocations pin, keeping tens of MB of freed heap resident
+/// while a backlog drains.
 ///
 /// `MALLOC_ARENA_MAX` and `MALLOC_MMAP_THRESHOLD_` in the environment still win.
 private func tuneMalloc() {

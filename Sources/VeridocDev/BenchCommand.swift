@@ -146,7 +146,8 @@ enum BenchCommand {
             if !parsed.flags.contains("--skip-e2e") {
                 let poolRate = pool.last!.eventsPerSecond
                 // Quick: enough that the peak's 10–90 % window spans several of
-                // /proc's 10 ms ticks of PostgreSQL's CPU (300 events made it ~60 ms).
+                // /proc's 10 ms ticks of PostgreSQL's CPU (a few hundred events span
+                // only a handful).
                 let corpusSize = quick ? 800 : max(5000, Int(poolRate * duration * 1.25))
                 log("generating \(corpusSize) events for the end-to-end runs …")
                 let generated = Date()

@@ -5,8 +5,8 @@ import Foundation
 /// different strings name the same payload.
 ///
 /// Decoded over the UTF-8 bytes with a lookup table: payloads are several
-/// kilobytes per event, and walking them as `Character`s cost more than the
-/// cryptography.
+/// kilobytes per event, and walking them as `Character`s would cost more than
+/// the cryptography.
 enum Base64 {
     /// RFC 4648 §4, padding required.
     static func decodeStandard(_ text: String) -> [UInt8]? {
@@ -75,8 +75,8 @@ enum Base64 {
     }
 
     /// Four characters at a time into three bytes written straight into the
-    /// result's storage: a byte-at-a-time accumulator with `append` cost more
-    /// than a tenth of a whole verification. Each character's table entry is
+    /// result's storage: a byte-at-a-time accumulator with `append` would be a
+    /// large part of a whole verification. Each character's table entry is
     /// already in place, so a group is four lookups OR-ed together.
     private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>, shifted: UnsafeBufferPointer<UInt32>,
                                requirePadding: Bool) -> [UInt8]? {

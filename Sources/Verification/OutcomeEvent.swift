@@ -31,7 +31,8 @@ public struct OutcomeEvent: Sendable {
         bytes[6] = bytes[6] & 0x0f | 0x80  // UUID version 8 (custom, RFC 9562)
         bytes[8] = bytes[8] & 0x3f | 0x80  // RFC 4122 variant
         // 8-4-4-4-12 hex digits of the first 16 bytes, written in place: the
-        // id is made for every event, and slicing strings cost 1 % of a verify.
+        // id is made for every event, and slicing strings is a measurable part
+        // of a verify.
         return String(unsafeUninitializedCapacity: 36) { out in
             var next = 0
             for index in 0..<16 {
@@ -120,12 +121,12 @@ public struct OutcomeEvent: Sendable {
     ///
     /// Written member by member in sorted key order — the bytes
     /// `jsonValue.jsonString()` gives (pinned by tests) without building the
-    /// tree, which cost more than a tenth of a whole verification.
+    /// tree, which would be a large part of a whole verification.
     private func encoded(reduced: Bool) -> (json: String, hasClaims: Bool) {
         let claims = claimsRecipient.flatMap { OutcomeClaims.sealed(result, to: $0) }
         let requestID = result.requestID ?? ""
         // Room for a document with a few dozen elements, so the buffer is not
-        // copied to grow (the bench's mDL outcomes are ~3 KB).
+        // copied to grow (an mDL outcome is ~3 KB).
         var out = JSONStream(capacity: 4096)
         out.beginObject()
         out.key("data")

@@ -97,8 +97,8 @@ func consume(_ consumer: KafkaConsumer, count: Int, timeout: TimeInterval) throw
     return messages
 }
 
-/// Test-friendly client settings for the mock cluster: fast fetches, and the
-/// shortest session timeout librdkafka 2.0.2's mock still assigns with.
+/// Test-friendly client settings for the mock cluster: fast fetches, and a
+/// session timeout short enough for quick tests that the mock still assigns with.
 func consumerProperties(_ cluster: MockCluster, group: String) -> KafkaProperties {
     [
         "bootstrap.servers": cluster.bootstrapServers,

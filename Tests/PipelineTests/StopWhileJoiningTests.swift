@@ -6,8 +6,8 @@ import TestSupport
 /// joining the group — after its JoinGroup, before its first SyncGroup
 /// completed — aborted inside librdkafka < 2.3 ("rd_kafka_sticky_assignor_state_destroy:
 /// Assertion `assignor_state' failed", librdkafka #4312) instead of exiting 0.
-/// The worker waited for an assignment to work around it; on librdkafka 2.8
-/// it closes its consumer at once, and this test is what shows 2.8 holds.
+/// The worker closes its consumer at once, without waiting for an
+/// assignment; this test is what shows the librdkafka it links (2.8) holds.
 /// SyncGroup errors injected on the broker hold the worker in that window.
 @Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
 struct StopWhileJoiningTests {

@@ -52,8 +52,8 @@ enum ClusterScript {
     }
 
     /// Uses posix_spawn and waitpid rather than Foundation's Process, whose
-    /// waitUntilExit was seen never returning here under concurrent tests (the
-    /// child stayed a zombie). Output goes through temporary files, not pipes.
+    /// waitUntilExit can fail to return here under concurrent tests (the child
+    /// stays a zombie). Output goes through temporary files, not pipes.
     @discardableResult
     static func run(_ arguments: String...) throws -> String {
         let base = FileManager.default.temporaryDirectory

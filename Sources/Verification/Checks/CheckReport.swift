@@ -42,8 +42,8 @@ public struct CheckReport: Sendable {
     /// Distinct findings a reason names before it only counts the rest.
     public static let namedFindings = 3
 
-    /// One slot per check, in check order: a dictionary here was rehashed and
-    /// regrown as every event's dozen checks came in.
+    /// One slot per check, in check order: a dictionary here would be rehashed
+    /// and regrown as every event's dozen checks came in.
     private var statuses = [CheckStatus?](repeating: nil, count: CheckName.order.count)
     /// One slot per reason code, in code order; nil for a code never reported.
     private var findings = [Findings?](repeating: nil, count: ReasonCode.order.count)

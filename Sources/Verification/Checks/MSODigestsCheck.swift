@@ -19,7 +19,7 @@ enum MSODigestsCheck: DocumentCheck {
             var identifiers = Set<Identifier>()
             digestIDs.reserveCapacity(space.items.count)
             identifiers.reserveCapacity(space.items.count)
-            // Items are read in place (copying each retained its four references).
+            // Items are read in place (copying each would retain its four references).
             space.items.withUnsafeBufferPointer { items in
                 for index in items.indices {
                     let item = items[index]
