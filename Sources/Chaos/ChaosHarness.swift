@@ -65,20 +65,19 @@ public final class ChaosHarness: @unchecked Sendable {
     static let deadLetterTopic = "veridoc.requests.dlq"
     static let group = "veridoc"
     /// One Produce request in flight per broker connection, for every producer
-    /// under test. librdkafka's mock broker (2.0.2) checks idempotent sequence
-    /// numbers only for transactional producers, so when an injected error fails
-    /// batch A while batch B (later sequence) is already in flight, the mock
-    /// appends B, and librdkafka acknowledges A implicitly ("IMPLICITACK …
-    /// implicitly acked by subsequent batch success"). That is right against
-    /// Apache Kafka, which would have refused B with OUT_OF_ORDER_SEQUENCE_NUMBER
-    /// unless A was stored, but against the mock A is lost with a success report:
-    /// the chaos run's one flake (2 of 12 probe rounds lost records with five in
-    /// flight, none with one). Production keeps librdkafka's default of 5.
+    /// under test. librdkafka's mock broker checks idempotent sequence numbers
+    /// only for transactional producers, so when an injected error fails batch
+    /// A while batch B (later sequence) is already in flight, the mock appends
+    /// B, and librdkafka acknowledges A implicitly ("IMPLICITACK … implicitly
+    /// acked by subsequent batch success"). That is right against Apache Kafka,
+    /// which would refuse B with OUT_OF_ORDER_SEQUENCE_NUMBER unless A was
+    /// stored, but against the mock A is lost with a success report. With one
+    /// request in flight there is no B. Production keeps librdkafka's default of 5.
     static let maxInFlight = "1"
     /// tansu joins a group in about half of session.timeout.ms (infra.md), and
     /// a rebalance waits for a member that was killed until the rebalance
     /// timeout, which librdkafka takes from max.poll.interval.ms (default
-    /// 300 s): seen as workers waiting minutes for an assignment after a kill.
+    /// 300 s), so workers would wait minutes for an assignment after a kill.
     static let tansuGroupProperties = ["session.timeout.ms": "2000", "max.poll.interval.ms": "15000"]
 
     public init(options: ChaosOptions, log: @escaping @Sendable (String) -> Void) {
@@ -98,6 +97,15 @@ public final class ChaosHarness: @unchecked Sendable {
         // A broker that dies under a control command must not take the
         // harness with it: write(2) then fails with EPIPE instead.
         signal(SIGPIPE, SIG_IGN)
+        // A worker that crashes leaves a core dump in its folder (core_pattern
+        // permitting), for the violation to name.
+        var unlimited = rlimit(rlim_cur: rlim_t.max, rlim_max: rlim_t.max)
+        if setrlimit(Int32(RLIMIT_CORE.rawValue), &unlimited) != 0 {
+            var current = rlimit()
+            getrlimit(Int32(RLIMIT_CORE.rawValue), &current)
+            unlimited.rlim_cur = current.rlim_max
+            setrlimit(Int32(RLIMIT_CORE.rawValue), &unlimited)
+        }
         interruptionToken = Interruption.register { [roster, postgresDirectory, repository = options.repository] in
             roster.stopAll(postgresScript: repository.appendingPathComponent("scripts/test-postgres").path, postgresDirectory: postgresDirectory.path)
         }
@@ -397,8 +405,9 @@ public final class ChaosHarness: @unchecked Sendable {
                 epoch = delivery.epoch
                 resend = Array(0..<next)
             }
-            // Computed at most every 100 ms: it walks every delivery of the epoch.
-            if Date().timeIntervalSince(backlogCheckedAt) > 0.1 {
+            // Computed at most every 100 ms (it walks every delivery of the epoch),
+            // and before every batch of a resend, which sends 200 records at once.
+            if !resend.isEmpty || Date().timeIntervalSince(backlogCheckedAt) > 0.1 {
                 backlogCheckedAt = Date()
                 backlogIsFull = backlogFull()
             }
@@ -435,13 +444,19 @@ public final class ChaosHarness: @unchecked Sendable {
         producer.close(flushTimeoutMilliseconds: 5_000)
     }
 
-    /// Whether some partition holds `backlogBytesPerPartition` past its stored position.
+    /// Whether some partition may hold `backlogBytesPerPartition` past its
+    /// stored position: what was delivered there, and, since any partition may
+    /// get them, everything sent and not yet reported. (Counting only reported
+    /// deliveries let a resend after a broker restart push thousands of records
+    /// between two checks, and the mock deleted them before they were read.)
     private func backlogFull() -> Bool {
         lock.lock()
         let positions = latestPositions
         lock.unlock()
-        let backlog = delivery.backlogBytes(beyond: positions) { planned[$0].record.value.count }
-        return backlog.values.contains { $0 > Self.backlogBytesPerPartition }
+        let size = { (index: Int) in self.planned[index].record.value.count }
+        let pending = delivery.pendingBytes(size: size)
+        let backlog = delivery.backlogBytes(beyond: positions, size: size)
+        return (backlog.values.max() ?? 0) + pending > Self.backlogBytesPerPartition
     }
 
     var productionComplete: Bool { delivery.deliveredCount(of: planned.count) == planned.count }
@@ -468,7 +483,8 @@ public final class ChaosHarness: @unchecked Sendable {
         let started = Date()
         let deadline = started.addingTimeInterval(options.convergeTimeout + options.duration * 0.3)
         while Date() < deadline {
-            if productionComplete, let state = try? databaseState(), state.converged(with: delivery.highWatermarks(), ids: distinctIDs()) {
+            if productionComplete, let state = try? databaseState(),
+               state.converged(with: delivery.highWatermarks(), ids: distinctIDs().subtracting(idsLostInGaps(state.resultIDs))) {
                 return Date().timeIntervalSince(started)
             }
             Thread.sleep(forTimeInterval: 0.5)
@@ -476,6 +492,22 @@ public final class ChaosHarness: @unchecked Sendable {
         let state = try? databaseState()
         log("not converged: delivered \(delivery.deliveredCount(of: planned.count))/\(planned.count), results \(state?.results ?? -1)/\(distinctIDs().count), unpublished \(state?.unpublished ?? -1)")
         return nil
+    }
+
+    /// Event ids without a result whose record lies in a gap the workers
+    /// recorded against the current broker: the broker deleted it unread, and
+    /// the workers said so (the invariants count these apart).
+    func idsLostInGaps(_ stored: Set<String>) -> Set<String> {
+        guard let connection = try? connect() else { return [] }
+        defer { connection.close() }
+        guard let gaps = try? offsetGaps(connection), !gaps.isEmpty else { return [] }
+        var lost = Set<String>()
+        for index in planned.indices {
+            guard let id = planned[index].record.id, !stored.contains(id), let place = delivery.place(of: index),
+                  gaps.contains(where: { $0.contains(place) }) else { continue }
+            lost.insert(id)
+        }
+        return lost
     }
 
     func distinctIDs() -> Set<String> {
@@ -494,8 +526,10 @@ public final class ChaosHarness: @unchecked Sendable {
         }
     }
 
+    /// A connection for the harness's own reads; a server stopped by a fault
+    /// makes it fail in seconds instead of waiting.
     func connect() throws -> PostgresConnection {
-        try PostgresConnection(connectionString: postgres, applicationName: "veridoc-chaos")
+        try PostgresConnection(connectionString: postgres + " connect_timeout=5", applicationName: "veridoc-chaos")
     }
 
     func databaseState() throws -> DatabaseState {
@@ -563,17 +597,22 @@ final class Flag: @unchecked Sendable {
 final class DeliveryLedger: @unchecked Sendable {
     private let lock = NSLock()
     private var currentEpoch: UInt64 = 0
+    private var currentEpochStarted = Date()
     private var delivered: [Int: (partition: Int32, offset: Int64)] = [:]
     private var offsets: [Int32: [Int64: Int]] = [:]   // partition → offset → planned index
     private var retries: [Int] = []
     private var pending: Set<Int> = []
 
     var epoch: UInt64 { lock.lock(); defer { lock.unlock() }; return currentEpoch }
+    /// When the current broker took over: gaps the workers recorded before
+    /// then are in an older broker's offsets.
+    var epochStarted: Date { lock.lock(); defer { lock.unlock() }; return currentEpochStarted }
 
     /// Forgets every delivery: the broker that had them is gone.
     func newEpoch() {
         lock.lock()
         currentEpoch += 1
+        currentEpochStarted = Date()
         delivered.removeAll()
         offsets.removeAll()
         retries.removeAll()
@@ -627,6 +666,13 @@ final class DeliveryLedger: @unchecked Sendable {
 
     /// partition → offset → planned index, as far as delivery reports tell.
     func offsetMap() -> [Int32: [Int64: Int]] { lock.lock(); defer { lock.unlock() }; return offsets }
+
+    /// The bytes sent and not yet reported: their partition is not known yet.
+    func pendingBytes(size: (Int) -> Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return pending.reduce(0) { $0 + size($1) }
+    }
 
     /// Per partition, the bytes delivered at or past its position.
     func backlogBytes(beyond positions: [Int32: Int64], size: (Int) -> Int) -> [Int32: Int] {

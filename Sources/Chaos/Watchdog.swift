@@ -98,11 +98,27 @@ extension ChaosHarness {
         do {
             try startBroker()
             try rewriteBootstrap()
-            let connection = try connect()
-            defer { connection.close() }
-            _ = try? connection.execute("DELETE FROM consumer_positions WHERE consumer_group = $1", [.text(Self.group)])
         } catch {
             incident("brokerRestartFailed: \(error)")
+            return
+        }
+        // PostgreSQL may be down under a fault of its own right now; it comes
+        // back, and no worker may start before the old positions are gone.
+        let deadline = Date().addingTimeInterval(180)
+        var reset = false
+        while !reset && Date() < deadline {
+            if let connection = try? connect() {
+                reset = (try? connection.execute("DELETE FROM consumer_positions WHERE consumer_group = $1", [.text(Self.group)])) != nil
+                connection.close()
+            }
+            if !reset {
+                // The watchdog is busy here, so it looks after PostgreSQL itself.
+                checkPostgres()
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+        guard reset else {
+            incident("brokerRestartFailed: PostgreSQL did not answer for 180 s, so the old positions could not be reset")
             return
         }
         // Only now, with the new addresses in place: the producer makes its
