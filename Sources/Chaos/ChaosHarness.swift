@@ -47,6 +47,9 @@ public final class ChaosHarness: @unchecked Sendable {
     var brokerFaultActive = false
     /// Stored positions from the sampler's last snapshot, for the producer's backlog bound.
     var latestPositions: [Int32: Int64] = [:]
+    /// Origins ("partition/offset") of the dead letters read while the run
+    /// goes on, for the current broker (DeadLetterWatch.swift).
+    var deadLetterOrigins: Set<String> = []
     let watchStop = Flag()
 
     // Events.
@@ -127,6 +130,10 @@ public final class ChaosHarness: @unchecked Sendable {
         let sampling = Thread { [self] in sample(stop: stop) }
         sampling.name = "chaos-sample"
         sampling.start()
+        let deadLetterStop = Flag()
+        let deadLetters = Thread { [self] in watchDeadLetters(stop: deadLetterStop) }
+        deadLetters.name = "chaos-dead-letters"
+        deadLetters.start()
 
         injectFaults()
         log("faults done; waiting for convergence")
@@ -139,6 +146,8 @@ public final class ChaosHarness: @unchecked Sendable {
 
         stopWatching()
         stopWorkers()
+        deadLetterStop.set()
+        Thread.sleep(forTimeInterval: 0.5)
         try check(into: &summary)
         lock.lock()
         summary.faults = Dictionary(uniqueKeysWithValues: faultCounts.map { ($0.key.rawValue, $0.value) })

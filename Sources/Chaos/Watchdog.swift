@@ -125,6 +125,9 @@ extension ChaosHarness {
         // new client as soon as it sees the epoch change.
         delivery.newEpoch()
         lock.lock()
+        // The positions of the old log would make the backlog of the new one
+        // look consumed, and the resend that follows would outrun the bound.
+        latestPositions = [:]
         brokerRestarts += 1
         lastBrokerRestart = Date()
         lock.unlock()
