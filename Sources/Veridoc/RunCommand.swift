@@ -12,21 +12,25 @@ import Verification
 enum RunCommand {
     static func run(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
+            // Trapped first: a SIGTERM while the config, the keys and the
+            // tenants load, or while PostgreSQL is awaited, must end in a clean
+            // exit 0 too, not the default signal death.
+            let stop = StopFlag()
+            let started = Started()
+            let signals = SignalTrap {
+                stop.set()
+                started.worker?.requestStop()
+            }
             let (configuration, directory) = try load(arguments)
+            guard !stop.isSet else { return }
             let log = Logger(minimum: configuration.logLevel)
             tuneMalloc()
             let worker = try Worker(configuration: configuration, directory: directory, log: log)
+            started.worker = worker
             // Up before migrating: /healthz answers at once, /readyz says why not yet.
             let health = worker.metrics.health
             let server = try HTTPServer(port: configuration.httpPort, registry: worker.metrics.registry) { health.readiness() }
             log.info("observability listening", ["port": "\(server.port)"])
-            // Trapped before migrating: a SIGTERM while PostgreSQL is awaited at
-            // start must end in a clean exit 0 too, not the default signal death.
-            let stop = StopFlag()
-            let signals = SignalTrap {
-                stop.set()
-                worker.requestStop()
-            }
             try migrate(configuration, log: log, stop: stop)
             if !stop.isSet { try worker.run() }
             server.stop()
@@ -65,6 +69,16 @@ enum RunCommand {
             }
         }
         log.info("stopped before the migrations could run")
+    }
+}
+
+/// The worker once it exists, for a signal that may come before.
+final class Started: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Worker?
+    var worker: Worker? {
+        get { lock.lock(); defer { lock.unlock() }; return value }
+        set { lock.lock(); value = newValue; lock.unlock() }
     }
 }
 
