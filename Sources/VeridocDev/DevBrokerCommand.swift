@@ -47,6 +47,8 @@ enum DevBrokerCommand {
             return source
         }
 
+        // A reader that went away is an EPIPE for Output.line to end on, not a signal death.
+        signal(SIGPIPE, SIG_IGN)
         let cluster: MockCluster
         do {
             cluster = try MockCluster(brokers: options.brokers, initialRebalanceDelayMilliseconds: options.rebalanceDelayMilliseconds)
@@ -155,10 +157,19 @@ enum DevBrokerCommand {
 
     /// Whole lines straight to fd 1 (unbuffered), so a reader on a pipe sees
     /// each one at once; a lock keeps replies and the BOOTSTRAP line whole.
+    /// A reader that is gone (EPIPE: the test or harness that started the
+    /// broker has let go of it) ends the broker quietly; `write(_:)` would
+    /// trap on it.
     enum Output {
         private static let lock = NSLock()
         static func line(_ text: String) {
-            lock.withLock { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+            lock.withLock {
+                do {
+                    try FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+                } catch {
+                    exit(0)
+                }
+            }
         }
     }
 }

@@ -111,4 +111,22 @@ import TestSupport
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
     }
+
+    /// Found in `make test`: a broker whose reader had gone trapped on the
+    /// EPIPE of its BOOTSTRAP line and left a core dump. It ends quietly.
+    @Test func aBrokerWhoseReaderIsGoneEndsWithExitZero() throws {
+        let process = Process()
+        process.executableURL = Binaries.veridocDev
+        process.arguments = ["dev-broker", "--brokers", "1"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try output.fileHandleForReading.close()
+        try process.run()
+        try output.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0,
+                "reason \(process.terminationReason.rawValue), status \(process.terminationStatus)")
+    }
 }
