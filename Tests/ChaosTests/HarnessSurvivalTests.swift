@@ -11,30 +11,16 @@ import TestSupport
 struct HarnessSurvivalTests {
     @Test(.enabled(if: ChaosRunTests.enabled, "VERIDOC_TEST_POSTGRES is not set: run through `make test` (scripts/with-test-services)"))
     func aBrokerKilledUnderTheRunIsAFindingAndTheRunGoesOnToItsChecks() throws {
-        var options = ChaosOptions(worker: Binaries.veridoc, tooling: Binaries.veridocDev, repository: Binaries.repository)
-        options.duration = 20
-        options.events = 150
-        options.faults = 0
-        options.seed = 20_261_202
-        let brokerPID = Mutex<pid_t?>(nil)
-        let log: @Sendable (String) -> Void = { line in
-            print("chaos: \(line)")
-            if let range = line.range(of: "(pid "), line.hasPrefix("broker:") {
-                let digits = line[range.upperBound...].prefix { $0.isNumber }
-                brokerPID.withLock { if $0 == nil { $0 = pid_t(digits) } }
-            }
-        }
+        let run = Watched(seed: 20_261_202)
         let killer = Thread {
-            let deadline = Date().addingTimeInterval(60)
-            while brokerPID.withLock({ $0 }) == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
             // Mid-production: workers are consuming, records are in flight.
-            Thread.sleep(forTimeInterval: 8)
-            if let pid = brokerPID.withLock({ $0 }) { kill(pid, SIGKILL) }
+            guard let pid = run.firstBroker() else { return }
+            kill(pid, SIGKILL)
         }
         killer.start()
-        let summary = try ChaosHarness(options: options, log: log).run()
+        let summary = try ChaosHarness(options: run.options, log: run.log).run()
         print(summary.text)
-        let killed = try #require(brokerPID.withLock { $0 })
+        let killed = try #require(run.brokerPID.withLock { $0 })
         #expect(!Self.isRunning(killed), "the killed broker is gone")
         #expect(summary.incidents.contains { $0.hasPrefix("brokerDied") && $0.contains("signal 9") }, "\(summary.incidents)")
         #expect(summary.brokerRestarts == 1)
@@ -50,35 +36,18 @@ struct HarnessSurvivalTests {
     /// PostgreSQL, which the watchdog brings back meanwhile.
     @Test(.enabled(if: ChaosRunTests.enabled, "VERIDOC_TEST_POSTGRES is not set: run through `make test` (scripts/with-test-services)"))
     func aBrokerThatDiesWhilePostgreSQLIsDownIsRestartedWhenItIsBack() throws {
-        var options = ChaosOptions(worker: Binaries.veridoc, tooling: Binaries.veridocDev, repository: Binaries.repository)
-        options.duration = 20
-        options.events = 150
-        options.faults = 0
-        options.seed = 20_261_203
-        let brokerPID = Mutex<pid_t?>(nil)
-        let work = Mutex<String?>(nil)
-        let log: @Sendable (String) -> Void = { line in
-            print("chaos: \(line)")
-            if line.hasPrefix("work directory: ") { work.withLock { $0 = String(line.dropFirst("work directory: ".count)) } }
-            if let range = line.range(of: "(pid "), line.hasPrefix("broker:") {
-                let digits = line[range.upperBound...].prefix { $0.isNumber }
-                brokerPID.withLock { if $0 == nil { $0 = pid_t(digits) } }
-            }
-        }
+        let run = Watched(seed: 20_261_203)
         let killer = Thread {
-            let deadline = Date().addingTimeInterval(60)
-            while brokerPID.withLock({ $0 }) == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-            Thread.sleep(forTimeInterval: 8)
-            guard let folder = work.withLock({ $0 }),
+            guard let brokerPID = run.firstBroker(), let folder = run.work.withLock({ $0 }),
                   let postmaster = try? String(contentsOfFile: folder + "/pg/data/postmaster.pid", encoding: .utf8).split(separator: "\n").first,
                   let postmasterPID = pid_t(postmaster) else { return }
             // PostgreSQL first, so that the broker's restart finds it gone.
             kill(postmasterPID, SIGKILL)
             Thread.sleep(forTimeInterval: 0.2)
-            if let pid = brokerPID.withLock({ $0 }) { kill(pid, SIGKILL) }
+            kill(brokerPID, SIGKILL)
         }
         killer.start()
-        let summary = try ChaosHarness(options: options, log: log).run()
+        let summary = try ChaosHarness(options: run.options, log: run.log).run()
         print(summary.text)
         #expect(summary.incidents.contains { $0.hasPrefix("brokerDied") }, "\(summary.incidents)")
         #expect(summary.incidents.contains { $0.hasPrefix("postgresDied") }, "\(summary.incidents)")
@@ -86,6 +55,42 @@ struct HarnessSurvivalTests {
         #expect(summary.brokerRestarts == 1)
         #expect(summary.violations == 0, "\(summary.examples)")
         #expect(summary.results == summary.distinctEventIDs && summary.distinctEventIDs > 100)
+    }
+
+    /// A short run without faults of its own, and what its log says: the
+    /// first broker's pid and the work folder.
+    final class Watched: Sendable {
+        let options: ChaosOptions
+        let brokerPID = Mutex<pid_t?>(nil)
+        let work = Mutex<String?>(nil)
+
+        init(seed: UInt64) {
+            var options = ChaosOptions(worker: Binaries.veridoc, tooling: Binaries.veridocDev, repository: Binaries.repository)
+            options.duration = 20
+            options.events = 150
+            options.faults = 0
+            options.seed = seed
+            self.options = options
+        }
+
+        var log: @Sendable (String) -> Void {
+            { [self] line in
+                print("chaos: \(line)")
+                if line.hasPrefix("work directory: ") { work.withLock { $0 = String(line.dropFirst("work directory: ".count)) } }
+                if let range = line.range(of: "(pid "), line.hasPrefix("broker:") {
+                    let digits = line[range.upperBound...].prefix { $0.isNumber }
+                    brokerPID.withLock { if $0 == nil { $0 = pid_t(digits) } }
+                }
+            }
+        }
+
+        /// The first broker's pid, 8 s after it started (nil if it never did).
+        func firstBroker() -> pid_t? {
+            let deadline = Date().addingTimeInterval(60)
+            while brokerPID.withLock({ $0 }) == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+            Thread.sleep(forTimeInterval: 8)
+            return brokerPID.withLock { $0 }
+        }
     }
 
     /// Alive and not a zombie: a killed child whose parent has exited waits for
