@@ -47,22 +47,34 @@ public enum VerificationPolicy {
     /// document checks runs for each document in turn, so that one document's
     /// findings come before the next one's.
     static func run(_ request: inout RequestUnderVerification, into report: inout CheckReport) {
-        var index = 0
-        while index < checks.count {
-            if let check = checks[index] as? any RequestCheck.Type {
-                check.run(&request, into: &report)
-                index += 1
-            } else if checks[index] is any DocumentCheck.Type {
-                var block: [any DocumentCheck.Type] = []
-                while index < checks.count, let check = checks[index] as? any DocumentCheck.Type {
-                    block.append(check)
-                    index += 1
-                }
-                request.verifyDocuments(with: block, into: &report)
-            } else {
-                // Recorded by its owner (the nonce store), not run here.
-                index += 1
+        for step in plan {
+            switch step {
+            case .request(let check): check.run(&request, into: &report)
+            case .documents(let checks): request.verifyDocuments(with: checks, into: &report)
             }
         }
     }
+
+    private enum Step {
+        case request(any RequestCheck.Type)
+        case documents([any DocumentCheck.Type])
+    }
+
+    /// `checks` as steps, worked out once: checks recorded by their owner
+    /// (the nonce store) are left out.
+    private static let plan: [Step] = {
+        var steps: [Step] = []
+        for check in checks {
+            if let check = check as? any RequestCheck.Type {
+                steps.append(.request(check))
+            } else if let check = check as? any DocumentCheck.Type {
+                if case .documents(let block)? = steps.last {
+                    steps[steps.count - 1] = .documents(block + [check])
+                } else {
+                    steps.append(.documents([check]))
+                }
+            }
+        }
+        return steps
+    }()
 }
