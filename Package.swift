@@ -11,9 +11,11 @@ let librdkafka = Context.packageDirectory + "/.build/librdkafka/lib"
 // The rooms follow the data's path: bytes (CBOR) → cryptography (Crypto) →
 // ISO 18013-5 structures and checks (MDoc) → events, tenants and the ordered
 // verification (Verification) → the worker (Pipeline) → the command line
-// (Veridoc). The developer's tooling (test issuer, embedded PostgreSQL, mock
-// broker, demo, benchmarks, fault injection) is a second binary, veridoc-dev,
-// that the product binary does not link.
+// (Veridoc). What is kept goes through one room below both the worker and
+// Retention: Storage, the migrations and every statement the product runs.
+// The developer's tooling (test issuer, embedded PostgreSQL, mock broker,
+// demo, benchmarks, fault injection) is a second binary, veridoc-dev, that
+// the product binary does not link.
 let package = Package(
     name: "Veridoc",
     platforms: [.macOS(.v14)],
@@ -48,28 +50,31 @@ let package = Package(
         // librdkafka's mock cluster, for the tests and the tooling; not part of the product.
         .target(name: "KafkaMock", dependencies: ["Kafka", "CRdKafka"]),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // The database's layout and every statement the product runs on it:
+        // the migrations and, per table, its row layout and its queries as values.
+        .target(name: "Storage", dependencies: ["Postgres"]),
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
         .target(name: "Observability", dependencies: ["CMicroHTTPD"]),
         // What happens to disclosed values after verification: retention policy,
         // encrypted value storage, purge, erasure, and outcome analytics.
-        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Settings"]),
-        .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention"]),
+        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"]),
+        .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
-        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "TestIssuer", "Verification"]),
+        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // What both binaries share: console output, argument parsing, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "CMalloc"]),
+            dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Storage", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
             dependencies: ["CommandLineSupport", "DemoKit", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
 
         // What the test targets share: the built binaries, the shared vectors, hex,
-        // a Prometheus text parser, a raw HTTP client, polling.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // a Prometheus text parser, a raw HTTP client, polling, a fresh test database.
+        .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "JSON", "TestSupport"]),
@@ -79,10 +84,12 @@ let package = Package(
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        // Every statement of Storage against a migrated database, and no SQL outside Storage.
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "TestSupport"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Crypto", "CBOR"]),
-        .testTarget(name: "RetentionTests", dependencies: ["Retention", "Verification", "Crypto", "MDoc"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Storage", "Crypto", "CBOR"]),
+        .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc"]),
         // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport"]),
         // A short chaos run (make test) against its own PostgreSQL and broker.

@@ -80,12 +80,13 @@ struct SplitMix {
 
     mutating func below(_ bound: Int) -> Int { Int(below(UInt64(bound))) }
 
-    /// How many copies, at most `limit` (≥ 1). Mostly few (they find logic
+    /// How many copies, at most `limit` (none when `limit` < 1: a mutation
+    /// with no room left multiplies nothing rather than stopping the run). Mostly few (they find logic
     /// errors, and keep executions fast), often a few hundred (past the
     /// largest of libFuzzer's loop-count buckets, 128), sometimes any number
     /// up to all that fit, which is what finds the costs.
     mutating func count(upTo limit: Int) -> Int {
-        precondition(limit >= 1)
+        guard limit >= 1 else { return 0 }
         switch below(8) {
         case 0..<4: return 1 + below(min(limit, 16))
         case 4, 5: return 1 + below(min(limit, 300))

@@ -4,6 +4,7 @@ import KafkaMock
 import Observability
 import Pipeline
 import Postgres
+import Storage
 import Synchronization
 import TestIssuer
 import Verification

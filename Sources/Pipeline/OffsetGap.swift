@@ -1,5 +1,6 @@
 import Kafka
 import Postgres
+import Storage
 
 /// Offsets of a partition that this consumer group will never read, found when
 /// a record arrives at another offset than the next one expected.
@@ -72,18 +73,12 @@ extension ResultStore {
     /// the log end would send every later owner to the same jump.
     static func recordGap(_ gap: OffsetGap, policy: OffsetGapPolicy, group: String, workerID: String, on connection: PostgresConnection) throws {
         try connection.transaction { connection in
-            _ = try connection.execute(
-                """
-                INSERT INTO consumer_gaps (consumer_group, topic, partition, from_offset, to_offset, kind, skipped_offsets, policy, worker_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                ON CONFLICT (consumer_group, topic, partition, from_offset, kind) DO NOTHING
-                """,
-                [.text(group), .text(gap.partition.topic), .int(Int64(gap.partition.partition)), .int(gap.from), .int(gap.to),
-                 .text(gap.kind.rawValue), gap.skippedOffsets.map(PostgresValue.int) ?? .null, .text(policy.rawValue), .text(workerID)])
+            try connection.execute(ConsumerGapsTable.insert(
+                group: group, topic: gap.partition.topic, partition: gap.partition.partition, from: gap.from, to: gap.to,
+                kind: gap.kind.rawValue, skippedOffsets: gap.skippedOffsets, policy: policy.rawValue, workerID: workerID))
             if gap.kind == .truncated && policy == .skip {
-                _ = try connection.execute(
-                    "UPDATE consumer_positions SET next_offset = $4, updated_at = now() WHERE consumer_group = $1 AND topic = $2 AND partition = $3 AND next_offset > $4",
-                    [.text(group), .text(gap.partition.topic), .int(Int64(gap.partition.partition)), .int(gap.to)])
+                try connection.execute(ConsumerPositionsTable.moveBack(
+                    group: group, topic: gap.partition.topic, partition: gap.partition.partition, to: gap.to))
             }
         }
     }

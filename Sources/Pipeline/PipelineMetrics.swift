@@ -3,6 +3,7 @@ import Kafka
 import MDoc
 import Observability
 import Postgres
+import Storage
 import Verification
 
 /// The worker's metrics (served at /metrics) and the signals /readyz uses.
@@ -266,7 +267,7 @@ final class PostgresProbe: @unchecked Sendable {
         let connection = ReconnectingConnection(connect)
         while true {
             do {
-                _ = try connection.get().execute("SELECT 1")
+                _ = try connection.get().execute(HealthProbe.statement)
                 health.postgresRoundTrip(succeeded: true)
             } catch {
                 connection.drop()

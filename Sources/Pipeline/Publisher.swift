@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import Observability
 import Postgres
+import Storage
 
 /// Publishes outcome events from the outbox and dead letters, both through one
 /// idempotent producer (`acks=all`).
@@ -209,7 +210,7 @@ final class Publisher: @unchecked Sendable {
             for job in lettersToRetry { deadLetter(job) }
             do {
                 if !ids.isEmpty {
-                    _ = try connection.get().execute("DELETE FROM outbox WHERE id = ANY($1::text[])", [.textArray(ids)])
+                    _ = try connection.get().execute(OutboxTable.deleteDelivered(ids: ids))
                 }
                 if Date().timeIntervalSince(lastSweep) > max(1, configuration.outboxClaim / 3), !isStopped {
                     lastSweep = Date()
@@ -217,7 +218,7 @@ final class Publisher: @unchecked Sendable {
                 }
                 if let metrics, Date().timeIntervalSince(lastBacklog) >= PipelineMetrics.outboxBacklogInterval {
                     lastBacklog = Date()
-                    let backlog = try connection.get().execute("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL")
+                    let backlog = try connection.get().execute(OutboxTable.countUnpublished)
                     metrics.outboxBacklog.set(Double(backlog.int(0, "count") ?? 0))
                 }
             } catch {
@@ -241,16 +242,7 @@ final class Publisher: @unchecked Sendable {
     }
 
     private func sweep(_ connection: PostgresConnection) throws {
-        let claimed = try connection.execute(
-            """
-            UPDATE outbox SET claimed_by = $1, claimed_until = now() + make_interval(secs => $2)
-            WHERE id IN (
-                SELECT id FROM outbox
-                WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until < now())
-                ORDER BY created_at LIMIT 1000 FOR UPDATE SKIP LOCKED)
-            RETURNING id, event_id, kafka_key, payload
-            """,
-            [.text(workerID), .double(configuration.outboxClaim)])
+        let claimed = try connection.execute(OutboxTable.claimExpired(by: workerID, forSeconds: configuration.outboxClaim))
         guard claimed.rowCount > 0 else { return }
         log.info("republishing unpublished outcomes", ["count": "\(claimed.rowCount)"])
         for row in 0..<claimed.rowCount {

@@ -4,6 +4,7 @@ import Kafka
 import MDoc
 import Postgres
 import Retention
+import Storage
 import Verification
 
 /// An outcome waiting for the outcome topic: an outbox row.
@@ -14,6 +15,8 @@ struct OutboxEntry: Sendable {
     let key: [UInt8]?
     let payload: String
     var hasClaims = false
+
+    var row: OutboxTable.Row { OutboxTable.Row(id: id, eventID: eventID, key: key, payload: payload, hasClaims: hasClaims) }
 }
 
 /// Writes one batch in one transaction: the nonce uses, the result rows, the
@@ -94,8 +97,7 @@ struct ResultStore {
         var opening: [PostgresStatement] = []
         if !uses.isEmpty { opening.append(try nonceStatement(uses, returningClaims: true)) }
         if !results.isEmpty {
-            opening.append(try .insertColumns(into: "results", columns: Self.resultColumns, rows: results,
-                                              suffix: "ON CONFLICT (event_id) DO NOTHING RETURNING event_id"))
+            opening.append(try ResultsTable.insertNew(results))
         }
 
         return try connection.transaction(opening: opening) { answers in
@@ -119,9 +121,8 @@ struct ResultStore {
             }
             let fresh = Self.firstOccurrences(decided) { newIDs.contains(Identifier($0)) }
             var statements = fresh.filter(\.nonceReused).map { item in
-                PostgresStatement("UPDATE results SET verdict = $2, reason_codes = $3::text[] WHERE event_id = $1",
-                                  [.text(item.result.requestID ?? ""), .text(item.result.verdict),
-                                   .textArray(item.result.report.reasons.map(\.code.rawValue))])
+                ResultsTable.recordReplay(eventID: item.result.requestID ?? "", verdict: item.result.verdict,
+                                          reasonCodes: item.result.report.reasons.map(\.code.rawValue))
             }
             if let elements = try elementStatement(fresh) { statements.append(elements) }
             if let kept = try valueStatement(fresh, values: values) { statements.append(kept) }
@@ -156,34 +157,6 @@ struct ResultStore {
         }
     }
 
-    // MARK: columns (names and types as the migrations declare them: they become casts of the array parameters)
-
-    static let resultColumns: [PostgresColumn] = [
-        .init("event_id", "text"), .init("tenant", "text"), .init("flow", "text"), .init("verdict", "text"), .init("reason_codes", "text[]"),
-        .init("doc_type", "text"), .init("issuer_subject", "text"), .init("issuer_country", "text"), .init("mso_signed", "timestamptz"),
-        .init("mso_valid_from", "timestamptz"), .init("mso_valid_until", "timestamptz"), .init("event_time", "timestamptz"),
-        .init("received_at", "timestamptz"), .init("verified_at", "timestamptz"), .init("processing_seconds", "double precision"),
-        .init("source_topic", "text"), .init("source_partition", "integer"), .init("source_offset", "bigint"),
-    ]
-
-    static let elementGroupColumns: [PostgresColumn] = typed(RetentionWriter.elementGroupColumns, [
-        "event_id": "text", "namespace": "text", "elements": "text[]", "requested": "boolean", "retention_intent": "text",
-        "retention_days": "integer", "retention_source": "text", "retention_capped": "boolean", "retain_until": "timestamptz",
-    ])
-
-    static let valueColumns: [PostgresColumn] = typed(RetentionWriter.valueColumns, [
-        "event_id": "text", "tenant": "text", "namespace": "text", "element": "text", "key_id": "text", "nonce": "bytea",
-        "ciphertext": "bytea", "retain_until": "timestamptz", "stored_at": "timestamptz",
-    ])
-
-    /// `names` (in their order, which the rows follow) with their types; a name without one is a programming error.
-    private static func typed(_ names: [String], _ types: [String: String]) -> [PostgresColumn] {
-        names.map { name in
-            guard let type = types[name] else { preconditionFailure("no SQL type for column \(name)") }
-            return PostgresColumn(name, type)
-        }
-    }
-
     // MARK: nonces
 
     private struct Decided {
@@ -201,9 +174,10 @@ struct ResultStore {
     /// A result that uses up its nonce: `index` into the batch's items; the nonce keyed per tenant, never stored as sent.
     private struct NonceUse {
         let index: Int
-        let tenant: String
-        let hash: [UInt8]
-        let eventID: String
+        let use: NoncesTable.Use
+        var tenant: String { use.tenant }
+        var hash: [UInt8] { use.hash }
+        var eventID: String { use.eventID }
     }
 
     private func nonceUses(_ items: [(Completion, VerificationResult)]) -> [NonceUse] {
@@ -211,19 +185,13 @@ struct ResultStore {
         for (index, (_, result)) in items.enumerated() {
             guard Self.consumesNonce(result), let token = result.replayToken, let tenant = result.tenant, let eventID = result.requestID else { continue }
             let hash = HMAC.authenticationCode(.sha256, key: nonceKey, data: Array(tenant.utf8) + [0] + token)
-            uses.append(NonceUse(index: index, tenant: tenant, hash: hash, eventID: eventID))
+            uses.append(NonceUse(index: index, use: NoncesTable.Use(tenant: tenant, hash: hash, eventID: eventID)))
         }
         return uses
     }
 
-    /// Claims the nonces; one already claimed keeps its owner. `returningClaims`:
-    /// the rows it inserted come back (tenant, nonce_hash, event_id).
     private func nonceStatement(_ uses: [NonceUse], returningClaims: Bool = false) throws -> PostgresStatement {
-        let now = Date()
-        return try .insertColumns(
-            into: "nonces", columns: [.init("tenant", "text"), .init("nonce_hash", "bytea"), .init("event_id", "text"), .init("used_at", "timestamptz")],
-            rows: uses.map { [.text($0.tenant), .bytes($0.hash), .text($0.eventID), .timestamp(now)] },
-            suffix: "ON CONFLICT (tenant, nonce_hash) DO NOTHING" + (returningClaims ? " RETURNING tenant, nonce_hash, event_id" : ""))
+        try NoncesTable.claim(uses.map(\.use), at: Date(), returningClaims: returningClaims)
     }
 
     /// Verified results consume their nonce; a nonce already consumed by a
@@ -233,26 +201,20 @@ struct ResultStore {
         let uses = nonceUses(items)
         guard !uses.isEmpty else { return firstUses(items, uses: uses) }
         try connection.execute(try nonceStatement(uses))
-        let lookup = try connection.execute(
-            """
-            SELECT n.tenant, n.nonce_hash, n.event_id FROM nonces n
-            JOIN unnest($1::text[], $2::text[]) AS wanted(tenant, hash_hex)
-              ON n.tenant = wanted.tenant AND n.nonce_hash = decode(wanted.hash_hex, 'hex')
-            """,
-            [.textArray(uses.map(\.tenant)), .textArray(uses.map { hex($0.hash) })])
-        var owners: [Identifier: String] = [:]  // tenant \0 hex(hash) → event id that owns the nonce
+        let lookup = try connection.execute(NoncesTable.owners(of: uses.map(\.use)))
+        var owners: [Identifier: String] = [:]  // tenant \0 lowercaseHex(hash) → event id that owns the nonce
         for row in 0..<lookup.rowCount {
             if let tenant = lookup.string(row, "tenant"), let hash = lookup.bytes(row, "nonce_hash"), let owner = lookup.string(row, "event_id") {
-                owners[Identifier(tenant + "\u{0}" + hex(hash))] = owner
+                owners[Identifier(tenant + "\u{0}" + lowercaseHex(hash))] = owner
             }
         }
         return recordingReplays(in: firstUses(items, uses: uses), items: items, uses: uses) { use in
-            !(owners[Identifier(use.tenant + "\u{0}" + hex(use.hash))]?.hasSameUTF8(as: use.eventID) ?? false)
+            !(owners[Identifier(use.tenant + "\u{0}" + lowercaseHex(use.hash))]?.hasSameUTF8(as: use.eventID) ?? false)
         }
     }
 
     private static func claimKey(tenant: String, hash: [UInt8], eventID: String) -> Identifier {
-        Identifier(tenant + "\u{0}" + hex(hash) + "\u{0}" + eventID)
+        Identifier(tenant + "\u{0}" + lowercaseHex(hash) + "\u{0}" + eventID)
     }
 
     /// The items, every use recorded as a first use of its nonce.
@@ -311,8 +273,7 @@ struct ResultStore {
     private func insertResults(_ items: [Decided], on connection: PostgresConnection) throws -> Set<Identifier> {
         let rows = resultRows(items)
         guard !rows.isEmpty else { return [] }
-        let inserted = try connection.insertColumns(into: "results", columns: Self.resultColumns, rows: rows,
-                                                    suffix: "ON CONFLICT (event_id) DO NOTHING RETURNING event_id")
+        let inserted = try connection.execute(ResultsTable.insertNew(rows))
         return Set((0..<inserted.rowCount).compactMap { inserted.string($0, "event_id").map(Identifier.init) })
     }
 
@@ -328,14 +289,14 @@ struct ResultStore {
             (item.nonceReused ? nil : item.completion.prepared?.elements) ?? retention.elementGroupRows(for: item.result)
         }
         guard !rows.isEmpty else { return nil }
-        return try .insertColumns(into: "element_groups", columns: Self.elementGroupColumns, rows: rows)
+        return try ElementGroupsTable.insert(rows)
     }
 
     /// The sealed values of the verified results among `items`.
     private func valueStatement(_ items: [Decided], values: [Identifier: [[PostgresValue]]]) throws -> PostgresStatement? {
         let kept = items.filter(\.result.isVerified).flatMap { values[Identifier($0.result.requestID ?? "")] ?? [] }
         guard !kept.isEmpty else { return nil }
-        return try .insertColumns(into: "element_values", columns: Self.valueColumns, rows: kept, suffix: "ON CONFLICT DO NOTHING")
+        return try ElementValuesTable.insert(kept)
     }
 
     private func outboxEntries(_ items: [Decided]) -> [OutboxEntry] {
@@ -350,37 +311,20 @@ struct ResultStore {
 
     /// The rows, claimed by this worker until `outboxClaim` from now.
     private func outboxStatement(_ entries: [OutboxEntry]) throws -> PostgresStatement {
-        let claimUntil = Date().addingTimeInterval(outboxClaim)
-        return try .insertColumns(
-            into: "outbox",
-            columns: [.init("id", "text"), .init("event_id", "text"), .init("kafka_key", "bytea"), .init("payload", "text"),
-                      .init("claimed_by", "text"), .init("claimed_until", "timestamptz"), .init("has_claims", "boolean")],
-            rows: entries.map { entry in
-                [.text(entry.id), .text(entry.eventID), entry.key.map(PostgresValue.bytes) ?? .null, .text(entry.payload),
-                 .text(workerID), .timestamp(claimUntil), .bool(entry.hasClaims)]
-            },
-            suffix: "ON CONFLICT (id) DO NOTHING")
+        try OutboxTable.insert(entries.map(\.row), claimedBy: workerID, until: Date().addingTimeInterval(outboxClaim))
     }
 
-    /// Positions only move forward: a position means every earlier offset is
-    /// durable, so a late write from a previous owner can never skip work.
     private func positionStatement(_ positions: [TopicPartition: Int64]) throws -> PostgresStatement? {
         guard !positions.isEmpty else { return nil }
         let sorted = positions.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }
-        return try .insertColumns(
-            into: "consumer_positions",
-            columns: [.init("consumer_group", "text"), .init("topic", "text"), .init("partition", "integer"), .init("next_offset", "bigint")],
-            rows: sorted.map { [.text(groupID), .text($0.key.topic), .int(Int64($0.key.partition)), .int($0.value)] },
-            suffix: "ON CONFLICT (consumer_group, topic, partition) DO UPDATE SET "
-                + "next_offset = GREATEST(consumer_positions.next_offset, EXCLUDED.next_offset), updated_at = now()")
+        return try ConsumerPositionsTable.advance(
+            group: groupID, to: sorted.map { .init(topic: $0.key.topic, partition: $0.key.partition, nextOffset: $0.value) })
     }
 
     /// The stored starting positions of `partitions` for this group.
     static func positions(of partitions: [TopicPartition], group: String, on connection: PostgresConnection) throws -> [TopicPartition: Int64] {
         guard !partitions.isEmpty else { return [:] }
-        let result = try connection.execute(
-            "SELECT topic, partition, next_offset FROM consumer_positions WHERE consumer_group = $1 AND topic = ANY($2::text[])",
-            [.text(group), .textArray(Array(Set(partitions.map(\.topic))))])
+        let result = try connection.execute(ConsumerPositionsTable.read(group: group, topics: Array(Set(partitions.map(\.topic)))))
         let wanted = Set(partitions)
         var positions: [TopicPartition: Int64] = [:]
         for row in 0..<result.rowCount {
@@ -396,14 +340,3 @@ private func optional(_ text: String?) -> PostgresValue { text.map(PostgresValue
 /// Text from the event or the credential (an unknown tenant, a document's names): stored even with a U+0000 in it.
 private func untrusted(_ text: String?) -> PostgresValue { text.map { .text(PostgresValue.storable($0)) } ?? .null }
 private func optionalDate(_ date: Date?) -> PostgresValue { PostgresValue.storableTimestamp(date) }
-
-func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0x0f)])
-    }
-    return String(decoding: out, as: UTF8.self)
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Observability
 import Postgres
+import Storage
 import Retention
 
 /// Wires the worker's purge loop to its configuration and log. A pass logs

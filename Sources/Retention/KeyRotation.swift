@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Storage
 
 /// Re-encrypts every stored value that is not under the active data key,
 /// in batches of `batchSize` rows, each batch its own transaction. A row
@@ -25,10 +26,7 @@ public struct KeyRotation: Sendable {
         var outcome = Outcome()
         let readable = keys.ids.filter { $0 != keys.activeID }
         while !readable.isEmpty {
-            let rows = try connection.execute("""
-                SELECT event_id, namespace, element, retain_until::text AS retain_until, key_id, nonce, ciphertext
-                FROM element_values WHERE key_id = ANY($1::text[]) LIMIT $2
-                """, [.textArray(readable), .int(Int64(batchSize))])
+            let rows = try connection.execute(ElementValuesTable.sealed(underAnyOf: readable, limit: batchSize))
             if rows.rowCount == 0 { break }
             try connection.transaction { connection in
                 for row in 0..<rows.rowCount {
@@ -39,16 +37,13 @@ public struct KeyRotation: Sendable {
                     let plain = try ValueCipher.open(SealedValue(keyID: keyID, nonce: nonce, ciphertext: ciphertext),
                                                      eventID: eventID, namespace: namespace, element: element, keys: keys)
                     let sealed = try ValueCipher.seal(plain, eventID: eventID, namespace: namespace, element: element, keys: keys)
-                    outcome.reencrypted += try connection.execute("""
-                        UPDATE element_values SET key_id = $1, nonce = $2, ciphertext = $3
-                        WHERE event_id = $4 AND namespace = $5 AND element = $6 AND retain_until = $7::timestamptz AND key_id = $8
-                        """, [.text(sealed.keyID), .bytes(sealed.nonce), .bytes(sealed.ciphertext), .text(eventID), .text(namespace),
-                              .text(element), .text(until), .text(keyID)]).affectedRows
+                    outcome.reencrypted += try connection.execute(ElementValuesTable.reseal(
+                        eventID: eventID, namespace: namespace, element: element, retainUntil: until, fromKey: keyID,
+                        keyID: sealed.keyID, nonce: sealed.nonce, ciphertext: sealed.ciphertext)).affectedRows
                 }
             }
         }
-        outcome.unknownKey = Int(try connection.execute(
-            "SELECT count(*) AS count FROM element_values WHERE NOT (key_id = ANY($1::text[]))", [.textArray(keys.ids)]).int(0, "count") ?? 0)
+        outcome.unknownKey = Int(try connection.execute(ElementValuesTable.countSealed(underNoneOf: keys.ids)).int(0, "count") ?? 0)
         return outcome
     }
 }

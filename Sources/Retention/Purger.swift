@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Storage
 
 /// What one purge pass did. Counts and ages only: nothing about the values.
 public struct PurgeReport: Sendable, Equatable {
@@ -43,23 +44,13 @@ public struct Purger: Sendable {
         report.oldestOverdueSeconds = try Self.oldestOverdue(now: now, on: connection)
 
         for (partition, pending) in try ValuePartitions.list(on: connection) where partition.upper <= now {
-            let rows = try connection.execute("SELECT count(*) AS count FROM \(partition.name)").int(0, "count") ?? 0
-            if pending {
-                try connection.execute("ALTER TABLE element_values DETACH PARTITION \(partition.name) FINALIZE")
-            } else {
-                try connection.execute("ALTER TABLE element_values DETACH PARTITION \(partition.name) CONCURRENTLY")
-            }
-            try connection.execute("DROP TABLE \(partition.name)")
-            report.purged += Int(rows)
+            report.purged += try ValuePartitions.drop(partition, detachPending: pending, on: connection)
             report.droppedPartitions += 1
         }
         if report.droppedPartitions > 0 { partitions.invalidate() }
 
         while true {
-            let deleted = try connection.execute("""
-                DELETE FROM element_values WHERE (event_id, namespace, element, retain_until) IN (
-                    SELECT event_id, namespace, element, retain_until FROM element_values WHERE retain_until <= $1 LIMIT $2)
-                """, [.timestamp(now), .int(Int64(batchSize))]).affectedRows
+            let deleted = try connection.execute(ElementValuesTable.deleteExpired(at: now, limit: batchSize)).affectedRows
             report.purged += deleted
             if deleted < batchSize { break }
         }
@@ -68,9 +59,7 @@ public struct Purger: Sendable {
         try partitions.ensure(covering: [now, now + day, now + 2 * day], now: now, on: connection)
 
         while true {
-            let removed = try connection.execute("""
-                DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE published_at IS NOT NULL LIMIT $1)
-                """, [.int(Int64(batchSize))]).affectedRows
+            let removed = try connection.execute(OutboxTable.deletePublished(limit: batchSize)).affectedRows
             report.publishedOutcomesRemoved += removed
             if removed < batchSize { break }
         }
@@ -79,9 +68,7 @@ public struct Purger: Sendable {
     }
 
     static func oldestOverdue(now: Date, on connection: PostgresConnection) throws -> Double {
-        let result = try connection.execute(
-            "SELECT COALESCE(EXTRACT(EPOCH FROM ($1::timestamptz - min(retain_until)))::float8, 0) AS age FROM element_values WHERE retain_until <= $1",
-            [.timestamp(now)])
+        let result = try connection.execute(ElementValuesTable.oldestOverdue(at: now))
         return max(0, result.double(0, "age") ?? 0)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 
 /// `veridoc report --html`: one self-contained page (inline CSS and SVG, no
 /// scripts, no external assets) with verified vs rejected over time, the

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import MDoc
 import Postgres
+import Storage
 import Verification
 
 /// What the write path needs from retention: per disclosed element the
@@ -18,12 +19,6 @@ public struct RetentionWriter: Sendable {
         self.keys = keys
         self.partitions = partitions
     }
-
-    /// Table `element_groups`: one row per event, namespace and decision,
-    /// naming its elements (the view `elements` has a row per element).
-    public static let elementGroupColumns = ["event_id", "namespace", "elements", "requested", "retention_intent", "retention_days",
-                                             "retention_source", "retention_capped", "retain_until"]
-    public static let valueColumns = ["event_id", "tenant", "namespace", "element", "key_id", "nonce", "ciphertext", "retain_until", "stored_at"]
 
     public struct Decided: Sendable {
         public let element: DisclosedElement
@@ -104,7 +99,7 @@ public struct RetentionWriter: Sendable {
         elementGroupRows(for: result, decided: decisions(for: result))
     }
 
-    /// The `element_groups` rows from decisions already made for `result`:
+    /// The `element_groups` rows (in `ElementGroupsTable.columns`' order) from decisions already made for `result`:
     /// the elements of one namespace with the same decision share a row, in
     /// the order of their first element, each listing its names in disclosure
     /// order. An event of Apple's kind discloses ~23 elements under 3 or 4
@@ -173,7 +168,7 @@ public struct RetentionWriter: Sendable {
         try valueRows(for: result, decided: decisions(for: result), storedAt: storedAt)
     }
 
-    /// The value rows from decisions already made for `result`. Released
+    /// The value rows (in `ElementValuesTable.columns`' order) from decisions already made for `result`. Released
     /// values (`VerificationResult.releasingElementValues()`) have none: the
     /// worker releases only what it has sealed.
     public func valueRows(for result: VerificationResult, decided: [Decided], storedAt: Date) throws(CryptoError) -> ValueRows {

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 
 /// `veridoc stats` output: plain aligned text tables, counts suppressed.
 public enum StatsTable {

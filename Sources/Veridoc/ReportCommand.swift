@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Foundation
 import Retention
+import Storage
 
 /// `veridoc report --config FILE --html OUT [--since DURATION] [--tenant T]`:
 /// a self-contained HTML page with inline SVG charts.

@@ -2,6 +2,7 @@ import CommandLineSupport
 import Foundation
 import MDoc
 import Postgres
+import Storage
 import Retention
 import Settings
 import Verification

@@ -5,6 +5,7 @@ import Foundation
 import Observability
 import Pipeline
 import Postgres
+import Storage
 import Verification
 
 /// `veridoc run --config FILE`: the worker. `veridoc migrate --config FILE`:

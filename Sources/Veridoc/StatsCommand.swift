@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Foundation
 import Retention
+import Storage
 
 /// `veridoc stats --config FILE [--since DURATION] [--tenant T]`: outcome
 /// counts, reasons and latency as text tables (small counts as "<5").

@@ -1,7 +1,9 @@
 import Foundation
 @testable import Pipeline
 import Postgres
+import Storage
 import Testing
+import TestSupport
 
 /// What the server spends on a batch that holds a replay against an all-new
 /// one, through the real `ResultStore.write`: replays and redeliveries are

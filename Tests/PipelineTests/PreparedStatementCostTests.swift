@@ -1,7 +1,9 @@
 import Foundation
 @testable import Pipeline
 import Postgres
+import Storage
 import Testing
+import TestSupport
 
 /// What the persister's batches cost the server with and without prepared
 /// statements: the real `ResultStore.write` (nonces, results, elements,

@@ -4,6 +4,7 @@ import Kafka
 @testable import Pipeline
 import Observability
 import Postgres
+import Storage
 import Retention
 import Synchronization
 import TestIssuer

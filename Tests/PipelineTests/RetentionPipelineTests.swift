@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Kafka
 import Postgres
+import Storage
 import Retention
 import Testing
 import TestIssuer

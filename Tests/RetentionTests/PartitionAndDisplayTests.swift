@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Retention
+@testable import Storage
 
 struct PartitionAndDisplayTests {
     let now = Date(timeIntervalSince1970: 1_750_000_000)  // 2025-06-15T15:06:40Z

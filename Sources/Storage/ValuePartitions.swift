@@ -124,6 +124,16 @@ public final class ValuePartitions: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Detaches a partition (finishing a detach an interrupted purge left
+    /// pending, or CONCURRENTLY, so batch inserts go on meanwhile), drops it,
+    /// and returns the rows it held.
+    public static func drop(_ partition: Partition, detachPending: Bool, on connection: PostgresConnection) throws -> Int {
+        let rows = try connection.execute("SELECT count(*) AS count FROM \(partition.name)").int(0, "count") ?? 0
+        try connection.execute("ALTER TABLE element_values DETACH PARTITION \(partition.name) \(detachPending ? "FINALIZE" : "CONCURRENTLY")")
+        try connection.execute("DROP TABLE \(partition.name)")
+        return Int(rows)
+    }
+
     /// Forgets the cache (after the purge dropped partitions).
     public func invalidate() {
         lock.lock()

@@ -146,7 +146,7 @@ public enum Migrations {
         Migration(version: 4, name: "elements no longer checked against results row by row", sql: """
             ALTER TABLE elements DROP CONSTRAINT IF EXISTS elements_event_id_fkey;
             """),
-        // Outcome payloads (~3 KB of JSON) are compressed when stored; LZ4 costs the batch
+        // Outcome payloads are compressed when stored; LZ4 costs the batch
         // write a fraction of pglz's server time. Servers built without LZ4 keep pglz.
         Migration(version: 5, name: "outbox payloads compressed with LZ4 where the server has it", sql: """
             DO $$

@@ -1,0 +1,69 @@
+import Foundation
+import Postgres
+
+/// `element_values`: the sealed values of `mayStore` elements, partitioned
+/// by `retain_until` (`ValuePartitions`). Every statement that deletes or
+/// rewrites rows here is bounded by a `LIMIT`, so a large purge, erasure or
+/// rotation never holds locks the write path waits for.
+public enum ElementValuesTable {
+    /// The row layout writers follow (`RetentionWriter.valueRows`).
+    public static let columns: [PostgresColumn] = [
+        .init("event_id", "text"), .init("tenant", "text"), .init("namespace", "text"), .init("element", "text"), .init("key_id", "text"),
+        .init("nonce", "bytea"), .init("ciphertext", "bytea"), .init("retain_until", "timestamptz"), .init("stored_at", "timestamptz"),
+    ]
+
+    /// A redelivered event's values are already there and stay as they are.
+    public static func insert(_ rows: [[PostgresValue]]) throws(PostgresError) -> PostgresStatement {
+        try .insertColumns(into: "element_values", columns: columns, rows: rows, suffix: "ON CONFLICT DO NOTHING")
+    }
+
+    /// Up to `limit` rows past their `retain_until` at `now`.
+    public static func deleteExpired(at now: Date, limit: Int) -> PostgresStatement {
+        deleteBatch(where: "retain_until <= $1", .timestamp(now), limit: limit)
+    }
+
+    /// Up to `limit` rows of one request or tenant.
+    public static func delete(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
+        deleteBatch(where: "\(scope.column) = $1", .text(scope.value), limit: limit)
+    }
+
+    private static func deleteBatch(where condition: String, _ value: PostgresValue, limit: Int) -> PostgresStatement {
+        PostgresStatement("""
+            DELETE FROM element_values WHERE (event_id, namespace, element, retain_until) IN (
+                SELECT event_id, namespace, element, retain_until FROM element_values WHERE \(condition) LIMIT $2)
+            """, [value, .int(Int64(limit))])
+    }
+
+    /// How long the oldest value past its `retain_until` at `now` has been
+    /// overdue, in seconds (column `age`; 0 when none is).
+    public static func oldestOverdue(at now: Date) -> PostgresStatement {
+        PostgresStatement(
+            "SELECT COALESCE(EXTRACT(EPOCH FROM ($1::timestamptz - min(retain_until)))::float8, 0) AS age FROM element_values WHERE retain_until <= $1",
+            [.timestamp(now)])
+    }
+
+    /// Up to `limit` rows sealed under one of `keyIDs`, with the key of each
+    /// row (`retain_until` as text, so the rewrite matches it exactly).
+    public static func sealed(underAnyOf keyIDs: [String], limit: Int) -> PostgresStatement {
+        PostgresStatement("""
+            SELECT event_id, namespace, element, retain_until::text AS retain_until, key_id, nonce, ciphertext
+            FROM element_values WHERE key_id = ANY($1::text[]) LIMIT $2
+            """, [.textArray(keyIDs), .int(Int64(limit))])
+    }
+
+    /// One value, read by `sealed(underAnyOf:limit:)`, sealed again. It
+    /// matches on the old key id: a row changed or purged meanwhile is left alone.
+    public static func reseal(eventID: String, namespace: String, element: String, retainUntil: String, fromKey oldKeyID: String,
+                              keyID: String, nonce: [UInt8], ciphertext: [UInt8]) -> PostgresStatement {
+        PostgresStatement("""
+            UPDATE element_values SET key_id = $1, nonce = $2, ciphertext = $3
+            WHERE event_id = $4 AND namespace = $5 AND element = $6 AND retain_until = $7::timestamptz AND key_id = $8
+            """, [.text(keyID), .bytes(nonce), .bytes(ciphertext), .text(eventID), .text(namespace), .text(element),
+                  .text(retainUntil), .text(oldKeyID)])
+    }
+
+    /// Rows under a key id not among `keyIDs` (column `count`).
+    public static func countSealed(underNoneOf keyIDs: [String]) -> PostgresStatement {
+        PostgresStatement("SELECT count(*) AS count FROM element_values WHERE NOT (key_id = ANY($1::text[]))", [.textArray(keyIDs)])
+    }
+}

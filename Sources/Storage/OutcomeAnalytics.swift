@@ -1,0 +1,95 @@
+import Foundation
+import Postgres
+
+/// The outcome analytics `veridoc stats` and `veridoc report` show, read
+/// from the SQL views over the non-personal outcome facts (migration 3:
+/// `outcome_counts_hourly`, `outcome_facts_hourly`,
+/// `processing_latency_hourly`). Period latency percentiles cannot be
+/// combined from hourly ones, so those are computed from `results` with the
+/// same expressions.
+public struct AnalyticsSnapshot: Sendable {
+    public struct Outcome: Sendable, Equatable {
+        public let tenant, flow, docType, issuerCountry, verdict: String
+        public let count: Int
+    }
+    public struct Reason: Sendable, Equatable {
+        public let tenant, flow, reason: String
+        public let count: Int
+    }
+    public struct Hour: Sendable, Equatable {
+        public let hour: Date
+        public let verified: Int
+        public let rejected: Int
+    }
+    public struct Latency: Sendable, Equatable {
+        public let hour: Date?
+        public let tenant, flow: String
+        public let count: Int
+        public let p50, p90, p99: Double
+    }
+
+    /// The start of the period: the requested start rounded down to the hour (views are hourly).
+    public let since: Date
+    public let tenant: String?
+    public let outcomes: [Outcome]
+    public let reasons: [Reason]
+    public let hours: [Hour]
+    public let latency: [Latency]
+    public let hourlyLatency: [Latency]
+
+    public static func load(since requested: Date, tenant: String?, on connection: PostgresConnection) throws -> AnalyticsSnapshot {
+        let since = Date(timeIntervalSince1970: (requested.timeIntervalSince1970 / 3600).rounded(.down) * 3600)
+        let filter = "hour >= ($1::timestamptz AT TIME ZONE 'UTC') AND ($2::text IS NULL OR tenant = $2)"
+        let parameters: [PostgresValue] = [.timestamp(since), tenant.map(PostgresValue.text) ?? .null]
+
+        let outcomeRows = try connection.execute("""
+            SELECT tenant, flow, doc_type, issuer_country, verdict, sum(count)::bigint AS count FROM outcome_counts_hourly
+            WHERE \(filter) GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            """, parameters)
+        let outcomes = (0..<outcomeRows.rowCount).map { row in
+            Outcome(tenant: outcomeRows.string(row, "tenant") ?? "", flow: outcomeRows.string(row, "flow") ?? "",
+                    docType: outcomeRows.string(row, "doc_type") ?? "", issuerCountry: outcomeRows.string(row, "issuer_country") ?? "",
+                    verdict: outcomeRows.string(row, "verdict") ?? "", count: Int(outcomeRows.int(row, "count") ?? 0))
+        }
+
+        let reasonRows = try connection.execute("""
+            SELECT tenant, flow, reason_code, sum(count)::bigint AS count FROM outcome_facts_hourly
+            WHERE \(filter) GROUP BY 1, 2, 3 ORDER BY 1, 2, 4 DESC, 3
+            """, parameters)
+        let reasons = (0..<reasonRows.rowCount).map { row in
+            Reason(tenant: reasonRows.string(row, "tenant") ?? "", flow: reasonRows.string(row, "flow") ?? "",
+                   reason: reasonRows.string(row, "reason_code") ?? "", count: Int(reasonRows.int(row, "count") ?? 0))
+        }
+
+        let hourRows = try connection.execute("""
+            SELECT hour, sum(count) FILTER (WHERE verdict = 'verified')::bigint AS verified,
+                   sum(count) FILTER (WHERE verdict = 'rejected')::bigint AS rejected
+            FROM outcome_counts_hourly WHERE \(filter) GROUP BY 1 ORDER BY 1
+            """, parameters)
+        let hours = (0..<hourRows.rowCount).compactMap { row -> Hour? in
+            guard let hour = hourRows.date(row, "hour") else { return nil }
+            return Hour(hour: hour, verified: Int(hourRows.int(row, "verified") ?? 0), rejected: Int(hourRows.int(row, "rejected") ?? 0))
+        }
+
+        let latencyRows = try connection.execute("""
+            SELECT COALESCE(tenant, '(none)') AS tenant, COALESCE(flow, '(none)') AS flow, count(*)::bigint AS count,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY processing_seconds) AS p50,
+                   percentile_cont(0.9) WITHIN GROUP (ORDER BY processing_seconds) AS p90,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY processing_seconds) AS p99
+            FROM results WHERE verified_at >= $1 AND ($2::text IS NULL OR tenant = $2) GROUP BY 1, 2 ORDER BY 1, 2
+            """, parameters)
+        let hourlyRows = try connection.execute(
+            "SELECT hour, tenant, flow, count, p50, p90, p99 FROM processing_latency_hourly WHERE \(filter) ORDER BY hour, tenant, flow",
+            parameters)
+        func latencies(_ result: PostgresResult, hourly: Bool) -> [Latency] {
+            (0..<result.rowCount).map { row in
+                Latency(hour: hourly ? result.date(row, "hour") : nil, tenant: result.string(row, "tenant") ?? "", flow: result.string(row, "flow") ?? "",
+                        count: Int(result.int(row, "count") ?? 0), p50: result.double(row, "p50") ?? 0, p90: result.double(row, "p90") ?? 0,
+                        p99: result.double(row, "p99") ?? 0)
+            }
+        }
+        return AnalyticsSnapshot(
+            since: since, tenant: tenant, outcomes: outcomes, reasons: reasons, hours: hours,
+            latency: latencies(latencyRows, hourly: false), hourlyLatency: latencies(hourlyRows, hourly: true))
+    }
+}

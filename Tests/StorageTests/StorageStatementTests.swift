@@ -1,0 +1,187 @@
+import Foundation
+import Postgres
+import Storage
+import Testing
+import TestSupport
+
+/// Each of Storage's statements against a freshly migrated database: it
+/// runs, and it does what its name says (positions only forward, a nonce
+/// keeps its first owner, a bounded delete deletes no more than its limit).
+@Suite(.enabled(if: Services.available, Services.skipMessage), .serialized)
+struct StorageStatementTests {
+    let database: TestDatabase
+    let connection: PostgresConnection
+
+    init() throws {
+        database = try TestDatabase()
+        connection = try database.connect()
+        try Migrations.apply(on: connection)
+    }
+
+    func count(_ sql: String, _ parameters: [PostgresValue] = []) throws -> Int {
+        Int(try connection.execute(sql, parameters).int(0, "count") ?? -1)
+    }
+
+    func resultRow(_ id: String, tenant: String = "t1", verdict: String = "verified", verifiedAt: Date = Date()) -> [PostgresValue] {
+        [.text(id), .text(tenant), .text("apple-wallet-app"), .text(verdict), .textArray([]), .text("org.iso.18013.5.1.mDL"),
+         .text("CN=issuer"), .text("US"), .null, .null, .null, .null, .timestamp(verifiedAt), .timestamp(verifiedAt), .double(0.01),
+         .text("veridoc.requests"), .int(0), .int(1)]
+    }
+
+    @Test func migrationsApplyEachVersionOnceInOrder() throws {
+        let versions = Migrations.all.map(\.version)
+        #expect(versions == Array(1...versions.count))
+        let fresh = try TestDatabase()
+        let other = try fresh.connect()
+        defer { other.close() }
+        #expect(try Migrations.apply(on: other) == versions)
+        #expect(try Migrations.apply(on: other) == [])
+        #expect(Int(try other.execute("SELECT count(*) AS count FROM schema_migrations").int(0, "count") ?? 0) == versions.count)
+    }
+
+    @Test func aResultIsInsertedOnceAndAReplayRewritesItsVerdict() throws {
+        #expect(ResultsTable.columns.count == resultRow("a").count)
+        let first = try connection.execute(ResultsTable.insertNew([resultRow("a"), resultRow("b")]))
+        #expect(Set((0..<first.rowCount).compactMap { first.string($0, "event_id") }) == ["a", "b"])
+        let again = try connection.execute(ResultsTable.insertNew([resultRow("a"), resultRow("c")]))
+        #expect((0..<again.rowCount).compactMap { again.string($0, "event_id") } == ["c"])
+
+        try connection.execute(ResultsTable.recordReplay(eventID: "a", verdict: "rejected", reasonCodes: ["request.nonce_reused"]))
+        let row = try connection.execute("SELECT verdict, array_to_string(reason_codes, ',') AS reasons FROM results WHERE event_id = 'a'")
+        #expect(row.string(0, "verdict") == "rejected")
+        #expect(row.string(0, "reasons") == "request.nonce_reused")
+        #expect(try count("SELECT count(*) AS count FROM results WHERE verdict = 'verified'") == 2)
+    }
+
+    @Test func aNonceKeepsItsFirstOwner() throws {
+        let hash: [UInt8] = [0x00, 0xff, 0x10, 0x7f]
+        let first = [NoncesTable.Use(tenant: "t1", hash: hash, eventID: "a")]
+        let claimed = try connection.execute(NoncesTable.claim(first, at: Date(), returningClaims: true))
+        #expect(claimed.rowCount == 1)
+        #expect(claimed.bytes(0, "nonce_hash") == hash)
+        let replay = [NoncesTable.Use(tenant: "t1", hash: hash, eventID: "b"), NoncesTable.Use(tenant: "t2", hash: hash, eventID: "c")]
+        let second = try connection.execute(NoncesTable.claim(replay, at: Date(), returningClaims: true))
+        #expect((0..<second.rowCount).compactMap { second.string($0, "event_id") } == ["c"], "the same hash is a different nonce in another tenant")
+        let owners = try connection.execute(NoncesTable.owners(of: replay))
+        let byTenant = Dictionary(uniqueKeysWithValues: (0..<owners.rowCount).map { (owners.string($0, "tenant")!, owners.string($0, "event_id")!) })
+        #expect(byTenant == ["t1": "a", "t2": "c"])
+    }
+
+    @Test func positionsMoveForwardExceptPastATruncation() throws {
+        func position() throws -> Int64? {
+            let rows = try connection.execute(ConsumerPositionsTable.read(group: "g", topics: ["veridoc.requests"]))
+            return rows.rowCount == 1 ? rows.int(0, "next_offset") : nil
+        }
+        let at = { (offset: Int64) in ConsumerPositionsTable.Position(topic: "veridoc.requests", partition: 3, nextOffset: offset) }
+        try connection.execute(ConsumerPositionsTable.advance(group: "g", to: [at(10)]))
+        try connection.execute(ConsumerPositionsTable.advance(group: "g", to: [at(5)]))
+        #expect(try position() == 10)
+        try connection.execute(ConsumerPositionsTable.moveBack(group: "g", topic: "veridoc.requests", partition: 3, to: 7))
+        #expect(try position() == 7)
+        try connection.execute(ConsumerPositionsTable.moveBack(group: "g", topic: "veridoc.requests", partition: 3, to: 9))
+        #expect(try position() == 7, "moving back never moves forward")
+        let otherGroup = try connection.execute(ConsumerPositionsTable.read(group: "h", topics: ["veridoc.requests"]))
+        #expect(otherGroup.rowCount == 0)
+    }
+
+    @Test func aGapIsRecordedOnce() throws {
+        for _ in 0..<2 {
+            try connection.execute(ConsumerGapsTable.insert(group: "g", topic: "veridoc.requests", partition: 0, from: 5, to: 9, kind: "deleted",
+                                                            skippedOffsets: 4, policy: "skip", workerID: "w1"))
+        }
+        #expect(try count("SELECT count(*) AS count FROM consumer_gaps WHERE skipped_offsets = 4") == 1)
+        try connection.execute(HealthProbe.statement)
+    }
+
+    @Test func theOutboxClaimsDeliversAndStrips() throws {
+        try connection.execute(ResultsTable.insertNew([resultRow("e1", tenant: "t1"), resultRow("e2", tenant: "t2")]))
+        let payload = #"{"id":"o1","data":{"verdict":"verified","claims":{"sealed":"x"}}}"#
+        let rows = [OutboxTable.Row(id: "o1", eventID: "e1", key: [1, 2], payload: payload, hasClaims: true),
+                    OutboxTable.Row(id: "o2", eventID: "e2", key: nil, payload: #"{"id":"o2","data":{}}"#, hasClaims: false)]
+        try connection.execute(OutboxTable.insert([rows[0]], claimedBy: "w1", until: Date().addingTimeInterval(-1)))
+        try connection.execute(OutboxTable.insert([rows[1]], claimedBy: "w1", until: Date().addingTimeInterval(600)))
+        try connection.execute(OutboxTable.insert(rows, claimedBy: "w9", until: Date()))
+        #expect(Int(try connection.execute(OutboxTable.countUnpublished).int(0, "count") ?? 0) == 2)
+
+        let swept = try connection.execute(OutboxTable.claimExpired(by: "w2", forSeconds: 60))
+        #expect((0..<swept.rowCount).compactMap { swept.string($0, "id") } == ["o1"], "a live claim is left to its owner")
+        #expect(swept.bytes(0, "kafka_key") == [1, 2])
+        #expect(try connection.execute(OutboxTable.claimExpired(by: "w3", forSeconds: 60)).rowCount == 0)
+
+        #expect(try connection.execute(OutboxTable.stripClaims(matching: .tenant("t2"), limit: 10)).affectedRows == 0)
+        #expect(try connection.execute(OutboxTable.stripClaims(matching: .tenant("t1"), limit: 10)).affectedRows == 1)
+        let stripped = try connection.execute("SELECT payload, has_claims FROM outbox WHERE id = 'o1'")
+        #expect(stripped.bool(0, "has_claims") == false)
+        #expect(stripped.string(0, "payload")?.contains("claims") == false)
+        #expect(stripped.string(0, "payload")?.contains("verified") == true)
+
+        try connection.execute(OutboxTable.deleteDelivered(ids: ["o2"]))
+        #expect(Int(try connection.execute(OutboxTable.countUnpublished).int(0, "count") ?? 0) == 1)
+        try connection.execute("UPDATE outbox SET published_at = now()")
+        #expect(try connection.execute(OutboxTable.deletePublished(limit: 10)).affectedRows == 1)
+    }
+
+    @Test func valuesExpireEraseAndResealInBoundedSteps() throws {
+        let now = Date()
+        let past = now.addingTimeInterval(-7200), later = now.addingTimeInterval(86_400 * 3)
+        try ValuePartitions().ensure(covering: [past, later], now: now, on: connection)
+        func value(_ id: String, tenant: String, element: String, until: Date, key: String = "k1") -> [PostgresValue] {
+            [.text(id), .text(tenant), .text("org.iso.18013.5.1"), .text(element), .text(key), .bytes([1]), .bytes([2, 3]),
+             .timestamp(until), .timestamp(now)]
+        }
+        let rows = [value("e1", tenant: "t1", element: "a", until: past), value("e1", tenant: "t1", element: "b", until: past),
+                    value("e1", tenant: "t1", element: "c", until: later), value("e2", tenant: "t2", element: "a", until: later, key: "old")]
+        #expect(rows.allSatisfy { $0.count == ElementValuesTable.columns.count })
+        try connection.execute(ElementValuesTable.insert(rows))
+        try connection.execute(ElementValuesTable.insert(rows))
+        #expect(try count("SELECT count(*) AS count FROM element_values") == 4, "a redelivery's values are not stored twice")
+
+        let overdue = try connection.execute(ElementValuesTable.oldestOverdue(at: now)).double(0, "age") ?? 0
+        #expect(abs(overdue - 7200) < 5)
+        #expect(try connection.execute(ElementValuesTable.deleteExpired(at: now, limit: 1)).affectedRows == 1)
+        #expect(try connection.execute(ElementValuesTable.deleteExpired(at: now, limit: 10)).affectedRows == 1)
+        #expect(try connection.execute(ElementValuesTable.oldestOverdue(at: now)).double(0, "age") == 0)
+
+        #expect(Int(try connection.execute(ElementValuesTable.countSealed(underNoneOf: ["k1"])).int(0, "count") ?? 0) == 1)
+        let sealed = try connection.execute(ElementValuesTable.sealed(underAnyOf: ["old"], limit: 10))
+        #expect(sealed.rowCount == 1)
+        let reseal = { (fromKey: String) in
+            ElementValuesTable.reseal(eventID: "e2", namespace: "org.iso.18013.5.1", element: "a", retainUntil: sealed.string(0, "retain_until")!,
+                                      fromKey: fromKey, keyID: "k1", nonce: [9], ciphertext: [8])
+        }
+        #expect(try connection.execute(reseal("elsewhere")).affectedRows == 0, "a row whose key changed meanwhile is left alone")
+        #expect(try connection.execute(reseal("old")).affectedRows == 1)
+        #expect(Int(try connection.execute(ElementValuesTable.countSealed(underNoneOf: ["k1"])).int(0, "count") ?? 0) == 0)
+
+        try connection.execute(ResultsTable.insertNew([resultRow("e2", tenant: "t2")]))
+        #expect(try connection.execute(ElementValuesTable.delete(matching: .tenant("t2"), limit: 10)).affectedRows == 1)
+        #expect(try connection.execute(ElementValuesTable.delete(matching: .request(eventID: "e1"), limit: 10)).affectedRows == 1)
+        #expect(Int(try connection.execute(ResultsTable.count(matching: .tenant("t2"))).int(0, "count") ?? 0) == 1)
+    }
+
+    @Test func partitionsAreCreatedListedAndDropped() throws {
+        let now = Date()
+        let partitions = ValuePartitions()
+        try partitions.ensure(covering: [now.addingTimeInterval(-86_400 * 2), now], now: now, on: connection)
+        let listed = try ValuePartitions.list(on: connection)
+        #expect(listed.count == 2)
+        let expired = try #require(listed.first { $0.partition.upper <= now })
+        try connection.execute(ElementValuesTable.insert([[.text("e"), .text("t"), .text("n"), .text("x"), .text("k"), .bytes([1]), .bytes([1]),
+                                                          .timestamp(expired.partition.lower), .timestamp(now)]]))
+        #expect(try ValuePartitions.drop(expired.partition, detachPending: false, on: connection) == 1)
+        #expect(try ValuePartitions.list(on: connection).count == 1)
+    }
+
+    @Test func analyticsCountWhatTheResultsHold() throws {
+        let now = Date()
+        try connection.execute(ResultsTable.insertNew([resultRow("v1", tenant: "t1", verifiedAt: now), resultRow("v2", tenant: "t1", verifiedAt: now),
+                                                       resultRow("r1", tenant: "t2", verdict: "rejected", verifiedAt: now)]))
+        let all = try AnalyticsSnapshot.load(since: now.addingTimeInterval(-3600), tenant: nil, on: connection)
+        #expect(all.outcomes.map(\.count).reduce(0, +) == 3)
+        #expect(all.hours.map(\.verified).reduce(0, +) == 2)
+        #expect(all.hours.map(\.rejected).reduce(0, +) == 1)
+        let one = try AnalyticsSnapshot.load(since: now.addingTimeInterval(-3600), tenant: "t2", on: connection)
+        #expect(one.outcomes.map(\.verdict) == ["rejected"])
+        #expect(one.latency.map(\.count) == [1])
+    }
+}
