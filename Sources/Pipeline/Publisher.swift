@@ -247,7 +247,7 @@ final class Publisher: @unchecked Sendable {
         log.info("republishing unpublished outcomes", ["count": "\(claimed.rowCount)"])
         for row in 0..<claimed.rowCount {
             guard let id = claimed.string(row, "id"), let eventID = claimed.string(row, "event_id"), let payload = claimed.string(row, "payload") else { continue }
-            send(OutboxEntry(id: id, eventID: eventID, key: claimed.bytes(row, "kafka_key"), payload: payload))
+            send(OutboxEntry(id: id, eventID: eventID, key: claimed.bytes(row, "kafka_key"), payload: payload, hasClaims: false))
         }
     }
 

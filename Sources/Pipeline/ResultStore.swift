@@ -8,16 +8,7 @@ import Storage
 import Verification
 
 /// An outcome waiting for the outcome topic: an outbox row.
-struct OutboxEntry: Sendable {
-    let id: String
-    /// The request's event id (its results row).
-    let eventID: String
-    let key: [UInt8]?
-    let payload: String
-    var hasClaims = false
-
-    var row: OutboxTable.Row { OutboxTable.Row(id: id, eventID: eventID, key: key, payload: payload, hasClaims: hasClaims) }
-}
+typealias OutboxEntry = OutboxTable.Row
 
 /// Writes one batch in one transaction: the nonce uses, the result rows, the
 /// element rows (retention metadata), the encrypted value rows, the outbox
@@ -311,7 +302,7 @@ struct ResultStore {
 
     /// The rows, claimed by this worker until `outboxClaim` from now.
     private func outboxStatement(_ entries: [OutboxEntry]) throws -> PostgresStatement {
-        try OutboxTable.insert(entries.map(\.row), claimedBy: workerID, until: Date().addingTimeInterval(outboxClaim))
+        try OutboxTable.insert(entries, claimedBy: workerID, until: Date().addingTimeInterval(outboxClaim))
     }
 
     private func positionStatement(_ positions: [TopicPartition: Int64]) throws -> PostgresStatement? {
