@@ -297,10 +297,12 @@ public struct BenchReport: Codable, Sendable {
     public var scaling: [ScalingRow]
     /// nil when the run skipped it (`--skip-hostile`).
     public var hostile: Hostile?
+    /// nil when the run skipped it (`--skip-store`).
+    public var store: Store?
     public var notes: [String]
 
     public init(generatedAt: String, quick: Bool, machine: Machine, ceiling: Ceiling, verifyPool: [PoolRun], endToEnd: EndToEnd?,
-                scaling: [ScalingRow], hostile: Hostile? = nil, notes: [String]) {
+                scaling: [ScalingRow], hostile: Hostile? = nil, store: Store? = nil, notes: [String]) {
         self.generatedAt = generatedAt
         self.quick = quick
         self.machine = machine
@@ -309,6 +311,7 @@ public struct BenchReport: Codable, Sendable {
         self.endToEnd = endToEnd
         self.scaling = scaling
         self.hostile = hostile
+        self.store = store
         self.notes = notes
     }
 
@@ -415,6 +418,14 @@ public struct BenchReport: Codable, Sendable {
             lines.append(contentsOf: hostile.table())
         } else {
             lines.append("## 5. Hostile input")
+            lines.append("")
+            lines.append("(skipped)")
+        }
+        lines.append("")
+        if let store {
+            lines.append(contentsOf: store.table())
+        } else {
+            lines.append("## 6. Storage")
             lines.append("")
             lines.append("(skipped)")
         }

@@ -14,7 +14,7 @@ typealias OutboxEntry = OutboxTable.Row
 /// element rows (retention metadata), the encrypted value rows, the outbox
 /// rows and the consumer position of every partition in the batch. Either all of it is durable or none of it is, which is what
 /// makes processing into PostgreSQL exactly-once across crashes.
-struct ResultStore {
+package struct ResultStore {
     let connection: PostgresConnection
     let groupID: String
     let workerID: String
@@ -22,17 +22,26 @@ struct ResultStore {
     let outboxClaim: TimeInterval
     let retention: RetentionWriter
 
-    struct Written {
+    package init(connection: PostgresConnection, groupID: String, workerID: String, nonceKey: [UInt8], outboxClaim: TimeInterval, retention: RetentionWriter) {
+        self.connection = connection
+        self.groupID = groupID
+        self.workerID = workerID
+        self.nonceKey = nonceKey
+        self.outboxClaim = outboxClaim
+        self.retention = retention
+    }
+
+    package struct Written {
         /// Outbox rows created by this batch (claimed by this worker).
         var outbox: [OutboxEntry] = []
         /// Events already stored by an earlier delivery.
-        var duplicates = 0
+        package var duplicates = 0
         /// The results this batch inserted (after the nonce decision), for metrics.
-        var stored: [VerificationResult] = []
+        package var stored: [VerificationResult] = []
         /// How the batch went in.
-        var path: Path = .stepByStep
+        package var path: Path = .stepByStep
 
-        enum Path: Sendable, Equatable {
+        package enum Path: Sendable, Equatable {
             /// The inserts that decide in one round trip, the rows that follow from them and COMMIT in a second.
             case pipelined
             /// Statement by statement, each deciding from the one before (`pipelining: false`).
@@ -42,7 +51,7 @@ struct ResultStore {
 
     /// `completions` with results are stored; all of them count towards `positions`.
     /// `pipelining: false` writes step by step whatever the batch (tests compare the two).
-    func write(_ completions: [Completion], positions: [TopicPartition: Int64], pipelining: Bool = true) throws -> Written {
+    package func write(_ completions: [Completion], positions: [TopicPartition: Int64], pipelining: Bool = true) throws -> Written {
         // Values are encrypted, and their expiry partitions made to exist, before
         // the transaction: partition creation is DDL and must not sit inside it.
         // Results the nonce check then rejects simply leave their rows unused.

@@ -92,10 +92,11 @@ public struct WorkerConfiguration: Sendable {
         "queued.max.messages.kbytes", "queued.min.messages", "fetch.max.bytes", "max.partition.fetch.bytes",
     ]
 
-    /// A pool thread verifies up to ~2,000 events of ~10 KB a second (20 MB)
-    /// and its 512 admitted jobs hold ~5 MB, so 8 MB more covers most of the
-    /// second; it is also what a worker's memory peak mostly depends on. A
-    /// faster pool, or larger events, need more.
+    /// Enough prefetched input to keep one pool thread busy for most of the
+    /// second librdkafka waits before it fetches again for a full queue, on
+    /// top of what the thread's admitted jobs already hold. It is also what a
+    /// worker's memory peak mostly depends on, so it grows with threads, not
+    /// with a guess; a faster pool or larger events need more.
     public static let prefetchKilobytesPerThread = 8192
 
     public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> WorkerConfiguration {

@@ -4,7 +4,7 @@ import CLibPQ
 /// worker runs for every batch is parsed, analysed and (once the server
 /// settles on a generic plan, after five executions) planned once per session
 /// instead of once per batch: sent unnamed, that work is a large share of the
-/// persister's backend CPU at small batches (`PreparedStatementCostTests`
+/// persister's backend CPU at small batches (section 6 of `make bench`
 /// compares the two).
 ///
 /// The key is the SQL text with the parameter type OIDs as sent: the server

@@ -7,9 +7,10 @@ import TestIssuer
 import Verification
 
 /// `veridoc-dev bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]
-/// [--skip-hostile] [--hostile-bytes B] [--hostile-runs R] [--hostile-timeout S] [--hostile-keep DIR]`:
+/// [--skip-hostile] [--skip-store] [--hostile-bytes B] [--hostile-runs R] [--hostile-timeout S] [--hostile-keep DIR]`:
 /// the measurements of `make bench` — crypto ceiling, verification pool, end
-/// to end (worker processes, broker, PostgreSQL), scaling and hostile input —
+/// to end (worker processes, broker, PostgreSQL), scaling, hostile input and
+/// what the persister's statements cost PostgreSQL —
 /// printed as a table and written to DIR/latest.json and DIR/latest.md.
 ///
 /// `veridoc-dev bench --hostile-only [--quick] [--hostile-bytes B …] [--output DIR]`: the hostile-input
@@ -29,7 +30,7 @@ enum BenchCommand {
         return ExitStatus.returning(usage: Usage.text, failure: "bench failed") {
             let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants",
                                                                   "--hostile-bytes", "--hostile-runs", "--hostile-timeout", "--hostile-keep"],
-                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--hostile-only"])
+                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--skip-store", "--hostile-only"])
             Interruption.installHandlers()
             if let profile = parsed.options["--profile-verify"] {
                 guard let count = Int(profile), count > 0 else { throw UsageError("--profile-verify needs a number of events") }
@@ -190,6 +191,16 @@ enum BenchCommand {
                 }
                 log("")
             }
+            // 6. Storage, on a database of its own.
+            var storeRow: BenchReport.Store?
+            if !parsed.flags.contains("--skip-store") {
+                let directory = URL(fileURLWithPath: "/tmp/veridoc-store-\(UUID().uuidString.prefix(8).lowercased())")
+                log("starting PostgreSQL for the storage row …")
+                let postgres = try EmbeddedPostgres(directory: directory)
+                defer { postgres.stop() }
+                storeRow = try StoreBench(postgres: postgres, options: quick ? .quick : .full, progress: log).run()
+                log("")
+            }
             // 5. Hostile input, last: its child processes run alone on the machine.
             let hostileRow = parsed.flags.contains("--skip-hostile") ? nil : try hostile()
 
@@ -198,7 +209,7 @@ enum BenchCommand {
 
             let formatter = ISO8601DateFormatter()
             let report = BenchReport(generatedAt: formatter.string(from: Date()), quick: quick, machine: machine, ceiling: ceiling,
-                                     verifyPool: pool, endToEnd: endToEnd, scaling: scaling, hostile: hostileRow, notes: notes)
+                                     verifyPool: pool, endToEnd: endToEnd, scaling: scaling, hostile: hostileRow, store: storeRow, notes: notes)
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             try report.json().write(to: output.appendingPathComponent("latest.json"))
             try Data(report.markdown().utf8).write(to: output.appendingPathComponent("latest.md"))

@@ -9,8 +9,9 @@ enum Usage {
           demo [--events N] [--rate R] [--workers W] [--keep] [--seed S] [--mix M]
                               The main job on embedded defaults: its own PostgreSQL and broker, a test issuer,
                               a realistic stream through the real worker, a summary checked against the database.
-          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]
-                              Crypto ceiling, verify pool, end to end (worker processes, broker, PostgreSQL) and scaling;
+          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling] [--skip-store] [--skip-hostile]
+                              Crypto ceiling, verify pool, end to end (worker processes, broker, PostgreSQL), scaling,
+                              hostile input and what the persister's statements cost PostgreSQL;
                               a table on stdout, DIR/latest.json and DIR/latest.md (default DIR bench/results);
                       --backlog N: events staged before a worker starts (default 100000; 0 skips).
           bench --hostile-only [--quick] [--hostile-bytes B] [--hostile-runs R] [--hostile-timeout S] [--hostile-keep DIR] [--output DIR]

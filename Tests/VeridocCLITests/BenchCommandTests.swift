@@ -73,11 +73,33 @@ import Testing
         #expect(scaling.allSatisfy { $0["run"] is [String: Any] && $0["ratioToCeilingTimesCores"] is Double })
 
         try Self.checkHostile(try #require(report["hostile"] as? [String: Any]))
+        try Self.checkStore(try #require(report["store"] as? [String: Any]))
 
         let markdown = try String(contentsOf: directory.appendingPathComponent("latest.md"), encoding: .utf8)
-        for heading in ["## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling", "## 5. Hostile input"] {
+        for heading in ["## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling", "## 5. Hostile input", "## 6. Storage"] {
             #expect(markdown.contains(heading), "latest.md: \(heading)")
             #expect(run.stdout.contains(heading), "stdout: \(heading)")
+        }
+    }
+
+    /// The storage row: the three kinds of batch and both encodings of each
+    /// table, every figure positive, the ratios drawn from them.
+    static func checkStore(_ store: [String: Any]) throws {
+        let cases = try #require(store["cases"] as? [[String: Any]])
+        #expect(Set(cases.map { "\($0["preparedStatements"] as? Bool ?? false) \($0["replaysPerBatch"] as? Int ?? -1)" }) == ["false 0", "true 0", "true 1"])
+        for run in cases {
+            for key in ["serverMillisecondsPerBatch", "wallMillisecondsPerBatch"] {
+                #expect((run[key] as? Double ?? 0) > 0, "store \(run["name"] ?? "?").\(key)")
+            }
+        }
+        let encodings = try #require(store["encodings"] as? [[String: Any]])
+        #expect(Set(encodings.map { "\($0["table"] as? String ?? "") \($0["encoding"] as? String ?? "")" })
+                == ["elements binary", "elements text literals", "element_values binary", "element_values text literals"])
+        #expect(encodings.allSatisfy { ($0["serverSeconds"] as? Double ?? 0) > 0 && ($0["wallSeconds"] as? Double ?? 0) > 0 })
+        let ratios = try #require(store["binaryOverText"] as? [String: Double])
+        #expect(Set(ratios.keys) == ["elements", "element_values"] && ratios.values.allSatisfy { $0 > 0 && $0.isFinite })
+        for key in ["preparedOverUnnamed", "replayOverAllNew"] {
+            #expect((store[key] as? Double).map { $0 > 0 && $0.isFinite } == true, "store.\(key)")
         }
     }
 
