@@ -43,8 +43,12 @@ $(TOOLS_VENV)/.tansu: | $(TOOLS_VENV)/bin/check-jsonschema
 
 setup-tansu: setup $(TOOLS_VENV)/.tansu
 
-## lint-schemas: every schema is valid JSON Schema and every example validates
-lint-schemas: setup $(TOOLS_VENV)/bin/check-jsonschema
+$(TOOLS_VENV)/bin/openapi-spec-validator: | $(TOOLS_VENV)/bin/check-jsonschema
+	$(TOOLS_VENV)/bin/pip install -q openapi-spec-validator
+
+## lint-schemas: every schema is valid JSON Schema, every example validates, the session API's OpenAPI 3.1 document is valid
+lint-schemas: setup $(TOOLS_VENV)/bin/check-jsonschema $(TOOLS_VENV)/bin/openapi-spec-validator
+	$(TOOLS_VENV)/bin/openapi-spec-validator Schemas/session-api.openapi.json
 	$(TOOLS_VENV)/bin/check-jsonschema --check-metaschema Schemas/*.schema.json
 	$(TOOLS_VENV)/bin/check-jsonschema --schemafile Schemas/verification-requested.v1.schema.json Schemas/examples/verification-requested.*.json
 	$(TOOLS_VENV)/bin/check-jsonschema --schemafile Schemas/verification-completed.v1.schema.json Schemas/examples/verification-completed.*.json

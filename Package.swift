@@ -54,7 +54,9 @@ let package = Package(
         // the migrations and, per table, its row layout and its queries as values.
         .target(name: "Storage", dependencies: ["Postgres"]),
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
-        .target(name: "Observability", dependencies: ["CMicroHTTPD"]),
+        // The HTTP face on libmicrohttpd: whole requests to a handler, bounded bodies.
+        .target(name: "HTTPService", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Observability", dependencies: ["HTTPService"]),
         // What happens to disclosed values after verification: retention policy,
         // encrypted value storage, purge, erasure, and outcome analytics.
         .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"]),
@@ -63,11 +65,14 @@ let package = Package(
         .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
+        // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
+        .target(name: "SessionAPI", dependencies: ["HTTPService", "Observability", "Settings", "Crypto", "JSON", "Verification"],
+                resources: [.embedInCode("session-api.openapi.json")]),
         // What both binaries share: console output, argument parsing, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Storage", "CMalloc"]),
+            dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
             dependencies: ["CommandLineSupport", "DemoKit", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
@@ -86,7 +91,8 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         // Every statement of Storage against a migrated database, and no SQL outside Storage.
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport"]),
-        .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "TestSupport"]),
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPService", "TestSupport"]),
+        .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport"]),
         // The worker binary against a broker process and PostgreSQL.
         .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Storage", "Crypto", "CBOR"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc"]),

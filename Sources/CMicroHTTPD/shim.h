@@ -15,15 +15,24 @@
  * MHD_get_daemon_info are wrapped here with the few options Veridoc uses.
  */
 
+/* The port the daemon listens on (the chosen one when started with port 0); 0 if unknown. */
+static inline uint16_t veridoc_mhd_bound_port(struct MHD_Daemon *daemon) {
+        const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+        return info ? info->port : 0;
+}
+
 /*
  * Starts a daemon with its own polling thread and one thread per connection
- * (a slow scraper never holds up a probe), bound to `port` on every IPv4
+ * (a slow client never holds up a probe), bound to `port` on every IPv4
  * address (`loopback_only` != 0: 127.0.0.1 only). Port 0 binds an ephemeral
- * port; read it back with veridoc_mhd_bound_port. NULL on failure (errno
- * tells why, e.g. EADDRINUSE).
+ * port; read it back with veridoc_mhd_bound_port. `completed` is called once
+ * per request when it ends, however it ends, so the per-request state the
+ * handler keeps in *con_cls is freed deterministically. NULL on failure
+ * (errno tells why, e.g. EADDRINUSE).
  */
 static inline struct MHD_Daemon *veridoc_mhd_start(uint16_t port, int loopback_only,
                                                    MHD_AccessHandlerCallback handler, void *cls,
+                                                   MHD_RequestCompletedCallback completed,
                                                    unsigned int connection_limit,
                                                    unsigned int timeout_seconds) {
         struct sockaddr_in address;
@@ -36,30 +45,24 @@ static inline struct MHD_Daemon *veridoc_mhd_start(uint16_t port, int loopback_o
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
                                 MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
                                 MHD_OPTION_END);
 }
 
-/* The port the daemon listens on (the chosen one when started with port 0); 0 if unknown. */
-static inline uint16_t veridoc_mhd_bound_port(struct MHD_Daemon *daemon) {
-        const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-        return info ? info->port : 0;
-}
-
 /*
- * Queues one complete response (the body is copied: MHD_RESPMEM_MUST_COPY)
- * with a Content-Type and, when not NULL, an Allow header.
+ * Queues one complete response (the body is copied) with `count` headers
+ * given as parallel arrays of names and values.
  */
 static inline enum MHD_Result veridoc_mhd_respond(struct MHD_Connection *connection, unsigned int status,
-                                                  const char *content_type, const void *body, size_t length,
-                                                  const char *allow) {
+                                                  const void *body, size_t length,
+                                                  const char *const *names, const char *const *values,
+                                                  size_t count) {
         struct MHD_Response *response =
             MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
         if (response == NULL)
                 return MHD_NO;
-        MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-        MHD_add_response_header(response, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-        if (allow != NULL)
-                MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, allow);
+        for (size_t i = 0; i < count; i++)
+                MHD_add_response_header(response, names[i], values[i]);
         enum MHD_Result result = MHD_queue_response(connection, status, response);
         MHD_destroy_response(response);
         return result;

@@ -27,6 +27,26 @@ public struct TenantSettings: Sendable, Equatable {
     public var maxRetentionDays: Int?
     public var retentionDefaults: [RetentionDefault]
     public var outcomeRecipientKey: String?
+    /// The session API's keys for this tenant, as `sha256:<64 hex digits>` of
+    /// each key: the keys themselves are never written down.
+    public var apiKeyHashes: [String]
+    /// What `POST /v1/reader-tokens` signs with (Apple Business Register).
+    public var readerTokens: ReaderTokens?
+
+    public struct ReaderTokens: Sendable, Equatable {
+        /// The token's `iss`.
+        public var brandID: String
+        /// The header's `kid`.
+        public var keyID: String
+        /// A P-256 private key in PEM, a file only its owner can read.
+        public var signingKey: String
+
+        public init(brandID: String, keyID: String, signingKey: String) {
+            self.brandID = brandID
+            self.keyID = keyID
+            self.signingKey = signingKey
+        }
+    }
 
     /// The longest tenant id: ids are keys of every stored row.
     public static let maxIDLength = 256
@@ -76,5 +96,23 @@ public struct TenantSettings: Sendable, Equatable {
             return RetentionDefault(namespace: namespace, element: element, intent: intent, days: days)
         } ?? []
         outcomeRecipientKey = try object.nonEmptyString("outcomeRecipientKey")
+        apiKeyHashes = try object.strings("apiKeys")
+        for hash in apiKeyHashes where !Self.isKeyHash(hash) {
+            throw ConfigError("\(object.setting("apiKeys")): each entry is \"sha256:\" and 64 lowercase hex digits (`veridoc keys api-key` makes a key and its hash)")
+        }
+        if var tokens = try object.object("readerTokens") {
+            guard let brand = try tokens.nonEmptyString("brandId") else { throw ConfigError("\(tokens.setting("brandId")): required") }
+            guard let key = try tokens.nonEmptyString("keyId") else { throw ConfigError("\(tokens.setting("keyId")): required") }
+            guard let file = try tokens.nonEmptyString("signingKey") else { throw ConfigError("\(tokens.setting("signingKey")): required") }
+            try tokens.finish()
+            readerTokens = ReaderTokens(brandID: brand, keyID: key, signingKey: file)
+        }
+    }
+
+    static func isKeyHash(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        let prefix = Array("sha256:".utf8)
+        guard bytes.count == prefix.count + 64, bytes.starts(with: prefix) else { return false }
+        return bytes.dropFirst(prefix.count).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

@@ -17,6 +17,7 @@ public struct VeridocSettings: Sendable, Equatable {
     public var replay = ReplaySettings()
     public var observability = ObservabilitySettings()
     public var retention = RetentionSettings()
+    public var serve = ServeSettings()
 
     /// The largest config file read: far beyond any real one, and bounded so
     /// a wrong path (a device, a log) cannot take the process's memory.
@@ -53,6 +54,7 @@ public struct VeridocSettings: Sendable, Equatable {
         replay = try ReplaySettings(file.object("replay"), environment)
         observability = try ObservabilitySettings(file.object("observability"), environment)
         retention = try RetentionSettings(file.object("retention"), environment)
+        serve = try ServeSettings(file.object("serve"), environment)
         try file.finish()
     }
 

@@ -2,17 +2,20 @@ import CommandLineSupport
 import Crypto
 import Foundation
 import MDoc
+import SessionAPI
+import Verification
 
-/// `veridoc keys generate DIR` and `veridoc keys hash FILE`.
+/// `veridoc keys generate DIR`, `keys hash FILE` and `keys api-key`.
 enum KeysCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {
             switch (arguments.first, arguments.count) {
             case ("generate", 2): try generate(into: URL(fileURLWithPath: arguments[1]))
             case ("hash", 2): print(try hash(of: arguments[1]))
+            case ("api-key", 1): apiKey()
             case ("generate-data-key", _): return RetentionCommands.generateDataKey(Array(arguments.dropFirst()))
             case ("rotate-data-key", _): return RetentionCommands.rotateDataKey(Array(arguments.dropFirst()))
-            default: throw UsageError("keys generate DIR | keys hash FILE | keys generate-data-key FILE | keys rotate-data-key --config FILE")
+            default: throw UsageError("keys generate DIR | keys hash FILE | keys api-key | keys generate-data-key FILE | keys rotate-data-key --config FILE")
             }
             return 0
         } catch let error as UsageError {
@@ -45,6 +48,15 @@ enum KeysCommand {
         print("key:         \(keyURL.path)")
         print("certificate: \(certificateURL.path)")
         print("pkRHash:     \(hex(AppleEnvelope.recipientKeyHash(of: key.publicKey)))")
+    }
+
+    /// 32 random bytes as base64url (`vdk_` marks what it is in a secret
+    /// scanner), and the hash the config file keeps instead of the key.
+    private static func apiKey() {
+        let key = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
+        print("key:     \(key)")
+        print("apiKeys: \"\(APIKeyring.setting(forKey: key))\"")
+        print("Give the key to the integrator now: only its hash goes into the config file.")
     }
 
     private static func hash(of path: String) throws -> String {

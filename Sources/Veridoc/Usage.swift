@@ -7,9 +7,11 @@ enum Usage {
           run --config FILE   The worker: Kafka → verification pool → PostgreSQL → outcome events (SIGTERM drains and exits 0).
           migrate --config FILE
                               Apply the database migrations and exit.
+          serve --config FILE The session API (serve.port): reader tokens, probes, /metrics, /openapi.json (SIGTERM stops, exit 0).
           verify --config FILE [--at RFC3339] [--json] EVENT.json|-
                  Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected, 2 usage/config error.
           keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
+          keys api-key        A new session API key, and the sha256: line for its tenant's apiKeys (the key is shown once).
           keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
           keys generate-data-key FILE
                               New AES-256 data key for stored element values (mode 0600).

@@ -5,6 +5,7 @@ import CommandLineSupport
 CommandTable(usage: Usage.text, commands: [
     "run": RunCommand.run,
     "migrate": RunCommand.migrateOnly,
+    "serve": ServeCommand.run,
     "verify": VerifyCommand.run,
     "keys": KeysCommand.run,
     "purge": RetentionCommands.purge,

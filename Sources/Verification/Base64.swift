@@ -7,14 +7,14 @@ import Foundation
 /// Decoded over the UTF-8 bytes with a lookup table: payloads are several
 /// kilobytes per event, and walking them as `Character`s would cost more than
 /// the cryptography.
-enum Base64 {
+public enum Base64 {
     /// RFC 4648 §4, padding required.
-    static func decodeStandard(_ text: String) -> [UInt8]? {
+    public static func decodeStandard(_ text: String) -> [UInt8]? {
         decode(text, alphabet: standardTable, shifted: standardShifted, requirePadding: true)
     }
 
     /// RFC 4648 §5, padding optional (the Digital Credentials API omits it).
-    static func decodeURL(_ text: String) -> [UInt8]? {
+    public static func decodeURL(_ text: String) -> [UInt8]? {
         decode(text, alphabet: urlTable, shifted: urlShifted, requirePadding: false)
     }
 
@@ -27,11 +27,11 @@ enum Base64 {
         decode(text, alphabet: urlTable, shifted: urlShifted, requirePadding: false)
     }
 
-    static func encodeStandard(_ bytes: some Collection<UInt8>) -> String {
+    public static func encodeStandard(_ bytes: some Collection<UInt8>) -> String {
         Data(bytes).base64EncodedString()
     }
 
-    static func encodeURL(_ bytes: some Collection<UInt8>) -> String {
+    public static func encodeURL(_ bytes: some Collection<UInt8>) -> String {
         String(Data(bytes).base64EncodedString().compactMap { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 == "=" ? nil : $0 })
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import HTTPService
 @testable import Observability
 
 /// Unchecked Sendable: guarded by `lock`.
@@ -87,7 +88,7 @@ private final class Switch: @unchecked Sendable {
     @Test func stopReleasesThePortAndABusyPortFails() throws {
         let (server, registry, _) = try makeServer()
         let port = server.port
-        #expect(throws: HTTPServerError.self) { try HTTPServer(port: port, loopbackOnly: true, registry: registry) { .ready } }
+        #expect(throws: HTTPServiceError.self) { try HTTPServer(port: port, loopbackOnly: true, registry: registry) { .ready } }
         server.stop()
         server.stop()  // idempotent
         #expect(throws: (any Error).self) { try RawHTTP.request("GET", "/healthz", port: port) }

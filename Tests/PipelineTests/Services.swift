@@ -139,53 +139,15 @@ final class TestBroker: @unchecked Sendable {
 }
 
 /// One `veridoc run` process.
-final class WorkerProcess {
-    let process = Process()
-    let logFile: URL
+typealias WorkerProcess = VeridocProcess
 
-    init(config: URL, name: String, environment: [String: String] = [:]) throws {
-        logFile = config.deletingLastPathComponent().appendingPathComponent("\(name).log")
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.executableURL = Binaries.veridoc
-        process.arguments = ["run", "--config", config.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: logFile)
-        try process.run()
+extension VeridocProcess {
+    convenience init(config: URL, name: String, environment: [String: String] = [:]) throws {
+        try self.init(command: "run", config: config, name: name, environment: environment)
     }
-
-    func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    /// SIGTERM, then the exit status (nil if it did not exit in time).
-    func terminate(timeout: TimeInterval = 60) -> Int32? {
-        guard process.isRunning else { return process.terminationStatus }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        return process.isRunning ? nil : process.terminationStatus
-    }
-
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// The port of /metrics, /healthz, /readyz, from the `observability listening` log line.
-    func httpPort(timeout: TimeInterval = 30) -> Int? {
-        var port: Int?
-        _ = eventually(timeout, every: 0.05) {
-            for line in log.split(separator: "\n") where line.contains("observability listening") {
-                if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let text = object["port"] as? String {
-                    port = Int(text)
-                }
-            }
-            return port != nil
-        }
-        return port
-    }
-
-    deinit { kill() }
+    func httpPort(timeout: TimeInterval = 30) -> Int? { port(loggedAs: "observability listening", timeout: timeout) }
 }
 
 /// A tenant, its config directory and events, wired to one database and broker.

@@ -35,6 +35,9 @@ import TestSupport
         (#"{"postgres": {"connectionstring": ""}}"#, "postgres.connectionstring"),
         (#"{"replay": {"nonceKey": "k"}}"#, "replay.nonceKey"),
         (#"{"observability": {"level": "info"}}"#, "observability.level"),
+        (#"{"serve": {"prot": 8080}}"#, "serve.prot"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "readerTokens": {"brandId": "b", "keyId": "k", "signingKey": "f", "alg": "ES256"}}]}"#,
+         "tenants[0].readerTokens.alg"),
         (#"{"retention": {"purgeInterval": 5}}"#, "retention.purgeInterval"),
         (#"{"retention": {"dataKeys": [{"id": "k", "file": "f", "mode": 1}], "activeKey": "k"}}"#, "retention.dataKeys[0].mode"),
         (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "colour": "red"}]}"#, "tenants[0].colour"),
@@ -51,6 +54,11 @@ import TestSupport
 
     @Test("a setting of the wrong type is refused, null included", arguments: [
         (#"{"worker": {"batchSize": "500"}}"#, "worker.batchSize"),
+        (#"{"serve": {"readerTokenSeconds": 301}}"#, "serve.readerTokenSeconds"),
+        (#"{"serve": {"loopbackOnly": "yes"}}"#, "serve.loopbackOnly"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "apiKeys": ["plain-key"]}]}"#, "tenants[0].apiKeys"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "apiKeys": ["sha256:5E884898DA28047151D0E56F8DC6292773603D0D6AABBDD62A11EF721D1542D8"]}]}"#, "tenants[0].apiKeys"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "readerTokens": {"brandId": "b", "signingKey": "f"}}]}"#, "tenants[0].readerTokens.keyId"),
         (#"{"worker": {"batchSize": 2.5}}"#, "worker.batchSize"),
         (#"{"worker": {"batchSize": true}}"#, "worker.batchSize"),
         (#"{"worker": {"batchSize": null}}"#, "worker.batchSize"),
@@ -167,5 +175,19 @@ import TestSupport
         walk(schema, [example], "")
         #expect(open.isEmpty, "objects of the schema that accept unknown members: \(open)")
         #expect(missing.isEmpty, "settings of the schema the example does not set: \(missing)")
+    }
+
+    @Test func theServeSectionAndItsVariables() throws {
+        let defaults = try Self.settings("{}").serve
+        #expect(defaults == ServeSettings())
+        #expect(defaults.port == 8080 && defaults.readerTokenSeconds == 300)
+        let file = #"{"serve": {"port": 9000, "loopbackOnly": true, "burstPerKey": 7, "readerTokenSeconds": 60}}"#
+        let read = try Self.settings(file).serve
+        #expect(read.port == 9000 && read.loopbackOnly && read.burstPerKey == 7 && read.readerTokenSeconds == 60)
+        let overridden = try Self.settings(file, environment: ["VERIDOC_SERVE_PORT": "9100", "VERIDOC_SERVE_LOOPBACK_ONLY": "false"]).serve
+        #expect(overridden.port == 9100 && !overridden.loopbackOnly)
+        let tenant = try #require(try Self.settings(#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "apiKeys": ["sha256:5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8"], "readerTokens": {"brandId": "b", "keyId": "k", "signingKey": "f.pem"}}]}"#).tenants.first)
+        #expect(tenant.apiKeyHashes.count == 1)
+        #expect(tenant.readerTokens == TenantSettings.ReaderTokens(brandID: "b", keyID: "k", signingKey: "f.pem"))
     }
 }

@@ -14,7 +14,15 @@ public struct RawHTTP {
 
     public struct Failure: Error, CustomStringConvertible { public let description: String }
 
-    public static func request(_ method: String, _ path: String, port: Int, timeout: TimeInterval = 10) throws -> Response {
+    public static func request(_ method: String, _ path: String, port: Int, headers: [(String, String)] = [], body: [UInt8] = [],
+                               timeout: TimeInterval = 10) throws -> Response {
+        let head = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
+        let request = Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\(head)Content-Length: \(body.count)\r\n\r\n".utf8) + body
+        return try exchange(request, port: port, timeout: timeout)
+    }
+
+    /// Sends `request` as it is (any framing, e.g. chunked) and reads the response until EOF.
+    public static func exchange(_ request: [UInt8], port: Int, timeout: TimeInterval = 10) throws -> Response {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         defer { close(fd) }
@@ -29,18 +37,18 @@ public struct RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failure(description: "connect to \(port): errno \(errno)") }
-        let request = Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8)
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
+            // The server may answer (413) and close before it has read everything.
+            guard n > 0 else { if errno == EPIPE || errno == ECONNRESET { break }; throw Failure(description: "send: errno \(errno)") }
             sent += n
         }
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { break }
+            if n == 0 || (n < 0 && errno == ECONNRESET && !data.isEmpty) { break }
             guard n > 0 else { throw Failure(description: "recv: errno \(errno)") }
             data += buffer[..<n]
         }

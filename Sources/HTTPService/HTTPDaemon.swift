@@ -1,0 +1,186 @@
+import CMicroHTTPD
+import Foundation
+
+/// An HTTP/1.1 server on GNU libmicrohttpd: its own polling thread and one
+/// thread per connection, so a handler may block (a database round trip)
+/// without holding up other connections. The handler sees each request once,
+/// whole: the daemon collects the body itself, within `Limits.maxBodyBytes`,
+/// and answers 413 for a larger one without keeping any of it (a declared
+/// Content-Length at once, a chunked body when it ends).
+///
+/// Responses are copied into libmicrohttpd (`MHD_RESPMEM_MUST_COPY`), and
+/// each request's state is freed by the request-completed callback, so
+/// nothing Swift owns outlives a request. `stop` (or deinit) ends the
+/// daemon: when it returns no handler runs any more and the port is free.
+///
+/// Unchecked Sendable: `daemon` is written in init and cleared in `stop`
+/// under `lock`; `context` is immutable and its handler Sendable.
+public final class HTTPDaemon: @unchecked Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    public struct Limits: Sendable {
+        public var maxBodyBytes: Int
+        public var connectionLimit: UInt32
+        public var idleTimeoutSeconds: UInt32
+
+        public init(maxBodyBytes: Int = 64 << 10, connectionLimit: UInt32 = 64, idleTimeoutSeconds: UInt32 = 10) {
+            self.maxBodyBytes = maxBodyBytes
+            self.connectionLimit = connectionLimit
+            self.idleTimeoutSeconds = idleTimeoutSeconds
+        }
+    }
+
+    /// What the C callbacks reach through their `cls` pointer.
+    private final class Context: Sendable {
+        let handler: Handler
+        let maxBodyBytes: Int
+
+        init(handler: @escaping Handler, maxBodyBytes: Int) {
+            self.handler = handler
+            self.maxBodyBytes = maxBodyBytes
+        }
+    }
+
+    /// One request under way, kept in libmicrohttpd's per-request pointer
+    /// from its first callback to the completed callback. Touched only by
+    /// the connection's own thread.
+    private final class Exchange {
+        var body: [UInt8] = []
+        /// A response has been queued (413 early, or the handler's).
+        var answered = false
+        /// The body went past the limit; what comes after is counted, not kept.
+        var overflowed = false
+        var dropped = 0
+        var headers: [String: String] = [:]
+        var query: [String: String] = [:]
+    }
+
+    /// The port listened on (the chosen one when started with port 0).
+    public let port: Int
+    private let context: Unmanaged<Context>
+    private let lock = NSLock()
+    private var daemon: OpaquePointer?
+
+    /// Binds `port` (0: an ephemeral port, see `port`) on all IPv4 addresses,
+    /// or on 127.0.0.1 only with `loopbackOnly`. Throws when it cannot be bound.
+    public init(port: Int, loopbackOnly: Bool = false, limits: Limits = Limits(), handler: @escaping Handler) throws(HTTPServiceError) {
+        guard (0...65535).contains(port) else { throw HTTPServiceError("port \(port) is outside 0…65535") }
+        let context = Unmanaged.passRetained(Context(handler: handler, maxBodyBytes: max(0, limits.maxBodyBytes)))
+        errno = 0
+        let daemon = veridoc_mhd_start(UInt16(port), loopbackOnly ? 1 : 0, { cls, connection, url, method, _, uploadData, uploadSize, state in
+            // Captures nothing: everything comes through `cls` and `state`.
+            guard let cls, let connection, let uploadSize, let state else { return MHD_Result.NO }
+            let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+            guard let pointer = state.pointee else {
+                // First call: the headers are in, the body (if any) is not.
+                let exchange = Exchange()
+                state.pointee = Unmanaged.passRetained(exchange).toOpaque()
+                let declared = HTTPDaemon.lookup(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap { Int($0) }
+                if let declared, declared > context.maxBodyBytes {
+                    exchange.answered = true
+                    return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection)
+                }
+                return MHD_Result.YES
+            }
+            let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
+            if uploadSize.pointee > 0 {
+                let count = uploadSize.pointee
+                uploadSize.pointee = 0
+                guard !exchange.answered else { return MHD_Result.YES }
+                if exchange.overflowed || exchange.body.count + count > context.maxBodyBytes {
+                    // A chunked body past the limit. libmicrohttpd takes a
+                    // response only before the body or after all of it, so
+                    // the rest is read and dropped, and the 413 goes when it
+                    // ends; a body that goes on past 16 times the limit is
+                    // not a client waiting for an answer, and is cut off.
+                    exchange.overflowed = true
+                    exchange.body = []
+                    exchange.dropped += count
+                    return exchange.dropped > 16 * max(context.maxBodyBytes, 4096) ? MHD_Result.NO : MHD_Result.YES
+                }
+                guard let uploadData else { return MHD_Result.NO }
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
+                return MHD_Result.YES
+            }
+            guard !exchange.answered else { return MHD_Result.YES }
+            exchange.answered = true
+            if exchange.overflowed { return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection) }
+            let unmanaged = Unmanaged.passUnretained(exchange).toOpaque()
+            MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
+                guard let cls, let key else { return MHD_Result.YES }
+                let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+                exchange.headers[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
+                return MHD_Result.YES
+            }, unmanaged)
+            MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, { cls, _, key, value in
+                guard let cls, let key else { return MHD_Result.YES }
+                let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+                exchange.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+                return MHD_Result.YES
+            }, unmanaged)
+            var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
+                                      query: exchange.query, body: exchange.body)
+            request.headers = exchange.headers
+            exchange.body = []
+            return HTTPDaemon.queue(context.handler(request), on: connection)
+        }, context.toOpaque(), { _, _, state, _ in
+            // However the request ended (answered, timed out, the client gone), its state goes here.
+            guard let state, let pointer = state.pointee else { return }
+            Unmanaged<Exchange>.fromOpaque(pointer).release()
+            state.pointee = nil
+        }, limits.connectionLimit, limits.idleTimeoutSeconds)
+        guard let daemon else {
+            let code = errno
+            context.release()
+            throw HTTPServiceError("cannot listen on port \(port): \(code == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(code)))")
+        }
+        self.daemon = daemon
+        self.context = context
+        self.port = Int(veridoc_mhd_bound_port(daemon))
+    }
+
+    deinit { stop() }
+
+    /// Stops listening, waits for handlers under way, and releases the port. Idempotent.
+    public func stop() {
+        lock.lock()
+        let daemon = self.daemon
+        self.daemon = nil
+        lock.unlock()
+        guard let daemon else { return }
+        MHD_stop_daemon(daemon)
+        // No callback can run any more: the context may go.
+        context.release()
+    }
+
+    private static func tooLarge(_ limit: Int) -> HTTPResponse {
+        HTTPResponse(status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close")],
+                     body: Array("{\"error\":\"body_too_large\",\"detail\":\"the body is larger than \(limit) bytes\"}".utf8))
+    }
+
+    private static func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+    }
+
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let headers = response.headers + [("Cache-Control", "no-store")]
+        // strdup'd copies: C strings that stay valid for the call, freed right after.
+        let names = headers.map { strdup($0.name) }
+        let values = headers.map { strdup($0.value) }
+        defer { (names + values).forEach { free($0) } }
+        let constNames = names.map { UnsafePointer($0) }
+        let constValues = values.map { UnsafePointer($0) }
+        return response.body.withUnsafeBytes { body in
+            constNames.withUnsafeBufferPointer { names in
+                constValues.withUnsafeBufferPointer { values in
+                    veridoc_mhd_respond(connection, response.status, body.baseAddress, body.count, names.baseAddress, values.baseAddress, headers.count)
+                }
+            }
+        }
+    }
+}
+
+public struct HTTPServiceError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,26 @@
+/// One complete response. Every response says `Cache-Control: no-store`
+/// (the daemon adds it): nothing Veridoc answers may sit in a shared cache.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: UInt32
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: UInt32, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func text(_ status: UInt32, _ text: String, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: Array(text.utf8))
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.last { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body
+            && lhs.headers.map { "\($0.name)\u{0}\($0.value)" } == rhs.headers.map { "\($0.name)\u{0}\($0.value)" }
+    }
+}

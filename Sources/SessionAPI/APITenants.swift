@@ -1,0 +1,41 @@
+import Crypto
+import Foundation
+import Settings
+import Verification
+
+/// What the session API knows of each tenant, loaded once from the settings:
+/// the keyring of API key hashes and each tenant's reader-token signer.
+public struct APITenants: Sendable {
+    public let keyring: APIKeyring
+    let signers: [String: ReaderTokenSigner]
+    public let ids: [String]
+
+    init(keyring: APIKeyring, signers: [String: ReaderTokenSigner], ids: [String]) {
+        self.keyring = keyring
+        self.signers = signers
+        self.ids = ids
+    }
+
+    /// Reads every tenant's API keys and opens each reader-token key file,
+    /// which must be a P-256 private key only its owner can read.
+    public static func load(_ settings: VeridocSettings) throws(ConfigError) -> APITenants {
+        var hashes: [String: [String]] = [:]
+        var signers: [String: ReaderTokenSigner] = [:]
+        for tenant in settings.tenants {
+            hashes[tenant.id] = tenant.apiKeyHashes
+            guard let tokens = tenant.readerTokens else { continue }
+            let setting = "\(tenant.path).readerTokens.signingKey"
+            let url = settings.resolve(tokens.signingKey)
+            guard FileManager.default.isReadableFile(atPath: url.path) else { throw ConfigError("\(setting): cannot read \(url.path)") }
+            if let problem = KeyFile.permissionProblem(url) { throw ConfigError("\(setting): private key file \(problem)") }
+            guard let key = try? PrivateKey(pemFile: url) else { throw ConfigError("\(setting): \(url.path) holds no PEM private key") }
+            guard let signer = try? ReaderTokenSigner(brandID: tokens.brandID, keyID: tokens.keyID, key: key,
+                                                      lifetime: TimeInterval(settings.serve.readerTokenSeconds)) else {
+                throw ConfigError("\(setting): reader tokens are ES256, so the key must be a P-256 key")
+            }
+            signers[tenant.id] = signer
+        }
+        let keyring = APIKeyring(hashes: hashes)
+        return APITenants(keyring: keyring, signers: signers, ids: settings.tenants.map(\.id))
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HTTPService
+import JSON
+import Observability
+
+/// The session API's request handling, apart from the socket: route, method,
+/// key, rate limit, media type, then the endpoint. `veridoc serve` puts it
+/// behind an `HTTPDaemon`; tests may call `handle` directly as well as over
+/// HTTP.
+///
+/// The order of the checks is the contract's: an unknown path is 404 before
+/// anything else, a known path with the wrong method 405, a /v1 route without
+/// a valid key 401, then 429 for a key over its rate, 415 for a body that is
+/// not JSON, 400 for one that does not fit the route.
+public final class SessionAPI: Sendable {
+    let tenants: APITenants
+    let limiter: RateLimiter
+    let metrics: APIMetrics
+    let readiness: @Sendable () -> HTTPReadiness
+    let clock: @Sendable () -> Date
+
+    public init(tenants: APITenants, rateLimit: (perSecond: Int, burst: Int), registry: MetricsRegistry = MetricsRegistry(),
+                clock: @escaping @Sendable () -> Date = { Date() },
+                readiness: @escaping @Sendable () -> HTTPReadiness = { .ready }) {
+        self.tenants = tenants
+        limiter = RateLimiter(requestsPerSecond: rateLimit.perSecond, burst: rateLimit.burst)
+        metrics = APIMetrics(registry: registry, tenants: tenants.ids)
+        self.readiness = readiness
+        self.clock = clock
+    }
+
+    public var registry: MetricsRegistry { metrics.registry }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = ProcessInfo.processInfo.systemUptime
+        let route = APIRoute(path: request.path)
+        var response: HTTPResponse
+        do {
+            response = try respond(to: request, route: route)
+        } catch {
+            response = error.response
+        }
+        if request.method == "HEAD" { response.body = [] }
+        metrics.record(route: route?.label ?? APIRoute.unmatchedLabel, status: response.status,
+                       seconds: ProcessInfo.processInfo.systemUptime - started)
+        return response
+    }
+
+    private func respond(to request: HTTPRequest, route: APIRoute?) throws(APIError) -> HTTPResponse {
+        guard let route else { throw .notFound }
+        guard route.methods.contains(request.method) else { throw .methodNotAllowed(allow: route.methods.joined(separator: ", ")) }
+        switch route {
+        case .health:
+            return .text(200, "ok\n")
+        case .ready:
+            let state = readiness()
+            return .text(state.ready ? 200 : 503, state.reason + "\n")
+        case .metrics:
+            return .text(200, metrics.registry.exposition(), contentType: MetricsRegistry.contentType)
+        case .openAPI:
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: OpenAPIDocument.bytes)
+        case .readerTokens:
+            let caller = try authenticate(request)
+            var body = try jsonBody(request)
+            return try ReaderTokenEndpoint.create(&body, signer: tenants.signers[caller.tenant], now: clock(), metrics: metrics, tenant: caller.tenant)
+        }
+    }
+
+    private func authenticate(_ request: HTTPRequest) throws(APIError) -> APIKeyring.Caller {
+        guard let caller = tenants.keyring.caller(authorization: request.header("Authorization")) else { throw .unauthorized }
+        if let wait = limiter.admit("\(caller.tenant)\u{0}\(caller.keyIndex)") { throw .tooManyRequests(retryAfterSeconds: wait) }
+        return caller
+    }
+
+    private func jsonBody(_ request: HTTPRequest) throws(APIError) -> RequestBody {
+        // The media type without its parameters (charset), compared case-insensitively (RFC 9110 §8.3.1).
+        let mediaType = request.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard mediaType == "application/json" else { throw .unsupportedMediaType }
+        return try RequestBody(request.body)
+    }
+}
+
+/// Formats instants as the API writes them: RFC 3339 in UTC, whole seconds.
+enum APITime {
+    static func string(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

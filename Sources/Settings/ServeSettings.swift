@@ -1,0 +1,34 @@
+/// The `serve` section: the session API (`veridoc serve`).
+public struct ServeSettings: Sendable, Equatable {
+    /// Where the API listens (`VERIDOC_SERVE_PORT`); 0 picks a free port.
+    public var port = 8080
+    /// 127.0.0.1 only (`VERIDOC_SERVE_LOOPBACK_ONLY`): behind a proxy on the same host, or in tests.
+    public var loopbackOnly = false
+    /// Connections held at once; libmicrohttpd refuses more.
+    public var maxConnections = 256
+    /// A connection idle this long is closed.
+    public var idleTimeoutSeconds = 10
+    /// Requests each API key may make a second, and the burst above that rate.
+    public var requestsPerSecondPerKey = 200
+    public var burstPerKey = 400
+    /// A reader token's lifetime: Apple accepts at most 300 s.
+    public var readerTokenSeconds = 300
+
+    public static let maxReaderTokenSeconds = 300
+
+    public init() {}
+
+    init(_ section: SettingsObject?, _ environment: Environment) throws(ConfigError) {
+        var section = section
+        let portFromFile = try section?.integer("port", range: 0...65535)
+        port = try environment.integer("VERIDOC_SERVE_PORT", range: 0...65535) ?? portFromFile ?? port
+        let loopbackFromFile = try section?.bool("loopbackOnly")
+        loopbackOnly = try environment.bool("VERIDOC_SERVE_LOOPBACK_ONLY") ?? loopbackFromFile ?? loopbackOnly
+        maxConnections = try section?.integer("maxConnections", range: 1...65_536) ?? maxConnections
+        idleTimeoutSeconds = try section?.integer("idleTimeoutSeconds", range: 1...3_600) ?? idleTimeoutSeconds
+        requestsPerSecondPerKey = try section?.integer("requestsPerSecondPerKey", range: 1...1_000_000) ?? requestsPerSecondPerKey
+        burstPerKey = try section?.integer("burstPerKey", range: 1...10_000_000) ?? burstPerKey
+        readerTokenSeconds = try section?.integer("readerTokenSeconds", range: 1...Self.maxReaderTokenSeconds) ?? readerTokenSeconds
+        try section?.finish()
+    }
+}

@@ -1,0 +1,37 @@
+import CommandLineSupport
+import Foundation
+import HTTPService
+import Observability
+import SessionAPI
+import Settings
+
+/// `veridoc serve --config FILE`: the session API on `serve.port`, until
+/// SIGTERM or SIGINT; then it stops taking connections, lets requests under
+/// way finish, and exits 0.
+enum ServeCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        ExitStatus.of {
+            let stop = StopFlag()
+            let signals = SignalTrap { stop.set() }
+            let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
+            guard let path = parsed.options["--config"], parsed.positional.isEmpty else { throw UsageError("--config FILE is required") }
+            let settings = try VeridocSettings.load(from: URL(fileURLWithPath: path))
+            let level = settings.observability.logLevel
+            guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }
+            let log = Logger(minimum: logLevel)
+            let tenants = try APITenants.load(settings)
+            if tenants.keyring.isEmpty { log.warning("no tenant has apiKeys: every /v1 request will be 401") }
+            let api = SessionAPI(tenants: tenants, rateLimit: (settings.serve.requestsPerSecondPerKey, settings.serve.burstPerKey))
+            let serve = settings.serve
+            let daemon = try HTTPDaemon(port: serve.port, loopbackOnly: serve.loopbackOnly,
+                                        limits: HTTPDaemon.Limits(maxBodyBytes: settings.worker.maxEventBytes,
+                                                                  connectionLimit: UInt32(serve.maxConnections),
+                                                                  idleTimeoutSeconds: UInt32(serve.idleTimeoutSeconds))) { api.handle($0) }
+            log.info("session API listening", ["port": "\(daemon.port)", "tenants": "\(tenants.ids.count)"])
+            while !stop.isSet { Thread.sleep(forTimeInterval: 0.1) }
+            log.info("stopping the session API")
+            daemon.stop()
+            withExtendedLifetime(signals) {}
+        }
+    }
+}

@@ -1,0 +1,244 @@
+import Crypto
+import Foundation
+import Testing
+import TestSupport
+@testable import SessionAPI
+import Verification
+
+/// One `veridoc serve` process on loopback, with two tenants: acme (two
+/// keys, reader tokens) and globex (a key, no reader tokens).
+final class ServeFixture {
+    static let acmeKey = "vdk_acme-key-for-tests"
+    static let globexKey = "vdk_globex-key-for-tests"
+    /// A key of its own for the rate-limit test, so its bucket is nobody else's.
+    static let burstKey = "vdk_acme-burst-key"
+    static let identifier = "reader-instance-0042"
+
+    let folder: URL
+    let signingKey: PrivateKey
+    let serve: VeridocProcess
+    let port: Int
+
+    init(burst: Int) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        signingKey = try PrivateKey.generate(curve: .p256)
+        let keyFile = folder.appendingPathComponent("reader-token-key.pem")
+        try Self.writeSecret(try signingKey.pkcs8PEM(), to: keyFile)
+        let config = try Self.writeConfig(in: folder, signingKey: "reader-token-key.pem", burst: burst)
+        serve = try VeridocProcess(command: "serve", config: config, name: "serve")
+        port = try #require(serve.port(loggedAs: "session API listening"), "serve did not start: \(serve.log.suffix(1500))")
+    }
+
+    deinit {
+        serve.kill()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    static func writeSecret(_ text: String, to url: URL, mode: Int = 0o600) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(text.utf8), attributes: [.posixPermissions: mode]) else {
+            throw TestFailure("cannot write \(url.path)")
+        }
+    }
+
+    static func writeConfig(in folder: URL, signingKey: String, burst: Int) throws -> URL {
+        let config: [String: Any] = [
+            "tenants": [
+                ["id": "acme", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: acmeKey), APIKeyring.setting(forKey: burstKey)],
+                 "readerTokens": ["brandId": "BRAND00001", "keyId": "KEYID00001", "signingKey": signingKey]],
+                ["id": "globex", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: globexKey)]],
+            ],
+            "worker": ["maxEventBytes": 1024],
+            "serve": ["port": 0, "loopbackOnly": true, "requestsPerSecondPerKey": 1, "burstPerKey": burst, "readerTokenSeconds": 240],
+        ]
+        let url = folder.appendingPathComponent("config.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: url)
+        return url
+    }
+
+    func post(_ body: String, key: String? = ServeFixture.acmeKey, contentType: String? = "application/json",
+              path: String = "/v1/reader-tokens") throws -> RawHTTP.Response {
+        var headers: [(String, String)] = []
+        if let key { headers.append(("Authorization", "Bearer \(key)")) }
+        if let contentType { headers.append(("Content-Type", contentType)) }
+        return try RawHTTP.request("POST", path, port: port, headers: headers, body: Array(body.utf8))
+    }
+
+    /// The error's code and field, after checking the body is the contract's error object.
+    func refusal(_ response: RawHTTP.Response) throws -> (code: String, field: String?) {
+        #expect(response.headers["content-type"] == "application/json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any], "\(response.body)")
+        #expect(Set(object.keys).isSubset(of: ["error", "detail", "field"]))
+        #expect(object["detail"] is String)
+        let code = try #require(object["error"] as? String)
+        #expect(APIError.allCodes.contains(code))
+        return (code, object["field"] as? String)
+    }
+
+}
+
+/// `veridoc serve` over real HTTP: the probes, the contract, and every
+/// refusal of `POST /v1/reader-tokens` with its status and code, then a
+/// token that the `openssl` command verifies.
+@Suite struct ServeTests {
+    let fixture: ServeFixture
+    var port: Int { fixture.port }
+    var serve: VeridocProcess { fixture.serve }
+
+    init() throws { fixture = try ServeFixture(burst: 1_000) }
+
+    func post(_ body: String, key: String? = ServeFixture.acmeKey, contentType: String? = "application/json") throws -> RawHTTP.Response {
+        try fixture.post(body, key: key, contentType: contentType)
+    }
+
+    func refusal(_ response: RawHTTP.Response) throws -> (code: String, field: String?) { try fixture.refusal(response) }
+
+    @Test func probesMetricsAndTheContract() throws {
+        let health = try RawHTTP.request("GET", "/healthz", port: port)
+        #expect(health.status == 200)
+        #expect(health.body == "ok\n")
+        #expect(health.headers["cache-control"] == "no-store")
+        #expect(try RawHTTP.request("GET", "/readyz", port: port).status == 200)
+        #expect(try RawHTTP.request("HEAD", "/healthz", port: port).body.isEmpty)
+
+        let served = try RawHTTP.request("GET", "/openapi.json", port: port)
+        #expect(served.status == 200)
+        let file = try String(contentsOf: Binaries.repository.appendingPathComponent("Schemas/session-api.openapi.json"), encoding: .utf8)
+        #expect(served.body == file, "the served contract is the one in Schemas/")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(file.utf8)) as? [String: Any])
+        let errorCodes = ((((document["components"] as? [String: Any])?["schemas"] as? [String: Any])?["Error"] as? [String: Any])?["properties"]
+            as? [String: Any])?["error"] as? [String: Any]
+        #expect(errorCodes?["enum"] as? [String] == APIError.allCodes, "the contract lists exactly the codes the API answers")
+        let paths = Set((document["paths"] as? [String: Any] ?? [:]).keys)
+        #expect(paths == Set(APIRoute.allCases.map(\.rawValue)), "every route is in the contract and nothing else")
+
+        let missing = try RawHTTP.request("GET", "/v1/nothing", port: port)
+        #expect(missing.status == 404)
+        #expect(try refusal(missing).code == "not_found")
+        let wrongMethod = try RawHTTP.request("GET", "/v1/reader-tokens", port: port)
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["allow"] == "POST")
+        #expect(try refusal(wrongMethod).code == "method_not_allowed")
+        #expect(try RawHTTP.request("POST", "/healthz", port: port).status == 405)
+    }
+
+    @Test func aTokenForTheCallersTenantThatOpenSSLVerifies() throws {
+        let before = Date()
+        let response = try post(#"{"readerInstanceIdentifier":"\#(ServeFixture.identifier)"}"#)
+        #expect(response.status == 201, "\(response.body)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["token", "expiresAt"])
+        let decoded = try ReaderTokenTests.decode(try #require(object["token"] as? String))
+        #expect(decoded.header["kid"] as? String == "KEYID00001")
+        #expect(decoded.claims["iss"] as? String == "BRAND00001")
+        #expect(decoded.claims["sub"] as? String == ServeFixture.identifier)
+        #expect(decoded.claims["aud"] as? String == "apple-identityservices-v1")
+        let issued = try #require(decoded.claims["iat"] as? Int)
+        let expires = try #require(decoded.claims["exp"] as? Int)
+        #expect(expires - issued == 240, "serve.readerTokenSeconds")
+        #expect(abs(Double(issued) - before.timeIntervalSince1970) < 30)
+        let expiresAt = try #require(object["expiresAt"] as? String)
+        #expect(try Date(expiresAt, strategy: .iso8601) == Date(timeIntervalSince1970: TimeInterval(expires)))
+        let verdict = try OpenSSLVerify.check(signature: decoded.signature, over: Array(decoded.signingInput.utf8),
+                                              publicKey: fixture.signingKey.publicKey, in: fixture.folder)
+        #expect(verdict.status == 0, "openssl: \(verdict.output)")
+
+        let metrics = try RawHTTP.request("GET", "/metrics", port: port).body
+        let parsed = try PrometheusText(metrics)
+        func value(_ name: String, _ labels: [String: String]) -> Double? { parsed.values(name).first { $0.labels == labels }?.value }
+        #expect(value("veridoc_api_reader_tokens_total", ["tenant": "acme"]).map { $0 >= 1 } == true)
+        #expect(value("veridoc_api_reader_tokens_total", ["tenant": "globex"]) == 0, "declared for every tenant, counted for none here")
+        #expect(value("veridoc_api_requests_total", ["route": "reader_tokens", "status": "201"]).map { $0 >= 1 } == true)
+        #expect(value("veridoc_api_request_seconds_count", ["route": "reader_tokens"]).map { $0 >= 1 } == true)
+        for secret in [ServeFixture.acmeKey, ServeFixture.identifier, "BRAND00001"] {
+            #expect(!metrics.contains(secret))
+            #expect(!serve.log.contains(secret))
+        }
+    }
+
+    @Test func everyRefusalHasItsStatusAndCode() throws {
+        let valid = #"{"readerInstanceIdentifier":"r1"}"#
+        let cases: [(String, RawHTTP.Response, UInt32, String, String?)] = [
+            ("no key", try post(valid, key: nil), 401, "unauthorized", nil),
+            ("a key no tenant holds", try post(valid, key: "vdk_guess"), 401, "unauthorized", nil),
+            ("a tenant without reader tokens", try post(valid, key: ServeFixture.globexKey), 409, "not_configured", nil),
+            ("not JSON", try post(valid, contentType: "text/plain"), 415, "unsupported_media_type", nil),
+            ("no media type", try post(valid, contentType: nil), 415, "unsupported_media_type", nil),
+            ("malformed", try post("{\"readerInstanceIdentifier\":"), 400, "malformed_json", nil),
+            ("an array", try post("[]"), 400, "malformed_json", nil),
+            ("an unknown field", try post(#"{"readerInstanceIdentifier":"r1","brandId":"x"}"#), 400, "unknown_field", "brandId"),
+            ("a missing field", try post("{}"), 400, "missing_field", "readerInstanceIdentifier"),
+            ("a number", try post(#"{"readerInstanceIdentifier":7}"#), 400, "invalid_field", "readerInstanceIdentifier"),
+            ("spaces", try post(#"{"readerInstanceIdentifier":"r 1"}"#), 400, "invalid_field", "readerInstanceIdentifier"),
+            ("too long", try post(#"{"readerInstanceIdentifier":"\#(String(repeating: "r", count: 257))"}"#), 400, "invalid_field", "readerInstanceIdentifier"),
+            ("over maxEventBytes", try post(#"{"readerInstanceIdentifier":"\#(String(repeating: "r", count: 2_000))"}"#), 413, "body_too_large", nil),
+        ]
+        for (name, response, status, code, field) in cases {
+            #expect(response.status == Int(status), "\(name): \(response.status) \(response.body)")
+            let refusal = try refusal(response)
+            #expect(refusal.code == code, "\(name)")
+            #expect(refusal.field == field, "\(name)")
+        }
+        #expect(cases[0].1.headers["www-authenticate"] == "Bearer")
+    }
+
+    /// A chunked body has no Content-Length to refuse early: the daemon
+    /// counts it as it arrives and answers 413 once past the limit.
+    @Test func aChunkedBodyPastTheLimitIs413() throws {
+        let chunk = String(repeating: "a", count: 700)
+        let hex = String(chunk.utf8.count, radix: 16)
+        let request = "POST /v1/reader-tokens HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(ServeFixture.acmeKey)\r\n"
+            + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "\(hex)\r\n\(chunk)\r\n\(hex)\r\n\(chunk)\r\n0\r\n\r\n"
+        let response = try RawHTTP.exchange(Array(request.utf8), port: port)
+        #expect(response.status == 413)
+        #expect(try refusal(response).code == "body_too_large")
+    }
+
+    @Test func sigtermStopsItWithExitZero() throws {
+        #expect(serve.terminate(timeout: 10) == 0, "\(serve.log.suffix(500))")
+        #expect(serve.log.contains("stopping the session API"))
+    }
+}
+
+/// Its own process: the burst is a setting of the whole API, 5 here.
+@Suite struct ServeRateLimitTests {
+    @Test func aKeyPastItsRateIsToldWhenToComeBack() throws {
+        let fixture = try ServeFixture(burst: 5)
+        func post(_ body: String, key: String = ServeFixture.acmeKey) throws -> RawHTTP.Response { try fixture.post(body, key: key) }
+        func refusal(_ response: RawHTTP.Response) throws -> (code: String, field: String?) { try fixture.refusal(response) }
+        var statuses: [Int] = []
+        var retryAfter: String?
+        for _ in 0..<8 {
+            let response = try post(#"{"readerInstanceIdentifier":"r1"}"#, key: ServeFixture.burstKey)
+            statuses.append(response.status)
+            if response.status == 429 {
+                retryAfter = response.headers["retry-after"]
+                #expect(try refusal(response).code == "too_many_requests")
+            }
+        }
+        #expect(statuses.prefix(5).allSatisfy { $0 == 201 }, "the burst of 5 goes through: \(statuses)")
+        #expect(statuses.contains(429), "\(statuses)")
+        #expect(retryAfter.flatMap(Int.init).map { $0 >= 1 } == true)
+        // Another key of the same tenant has a bucket of its own.
+        #expect(try post(#"{"readerInstanceIdentifier":"r1"}"#).status == 201)
+    }
+}
+
+/// Configurations `serve` must refuse at start, with exit 2 and the setting named.
+@Suite struct ServeConfigurationTests {
+    @Test func aSigningKeyOthersCanReadIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try ServeFixture.writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("open.pem"), mode: 0o644)
+        try ServeFixture.writeSecret(try PrivateKey.generate(curve: .p384).pkcs8PEM(), to: folder.appendingPathComponent("p384.pem"))
+        for (file, expected) in [("open.pem", "chmod 600"), ("p384.pem", "P-256"), ("absent.pem", "cannot read")] {
+            let config = try ServeFixture.writeConfig(in: folder, signingKey: file, burst: 1)
+            let result = try Subprocess.run(Binaries.veridoc, ["serve", "--config", config.path], mergingStandardError: true)
+            #expect(result.status == 2, "\(file): \(result.output)")
+            #expect(result.output.contains("tenants[0].readerTokens.signingKey"), "\(file): \(result.output)")
+            #expect(result.output.contains(expected), "\(file): \(result.output)")
+        }
+    }
+}
