@@ -2,9 +2,10 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # valgrind: the hostile-input scaling tests count instructions under callgrind.
+# wrk: the HTTP load tool of the bench's session API row.
 # librdkafka is built from Debian trixie's source package (scripts/librdkafka);
 # gcc, make and the -dev packages after libmicrohttpd-dev are what it needs.
-APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind \
+APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind wrk \
 	gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
@@ -97,7 +98,7 @@ test: setup-tansu lint-schemas lint-deploy
 demo: release
 	.build/release/veridoc-dev demo
 
-## bench: crypto ceiling, verify pool, end to end and scaling (about 4 minutes); a table on stdout,
+## bench: crypto ceiling, verify pool, end to end, scaling, hostile input, storage and the session API under wrk; a table on stdout,
 ## bench/results/latest.json and latest.md. BENCH_ARGS passes options (e.g. BENCH_ARGS=--quick).
 BENCH_ARGS ?=
 bench: release

@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"]),
         .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
-        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification"]),
+        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.

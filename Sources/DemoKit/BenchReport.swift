@@ -299,10 +299,12 @@ public struct BenchReport: Codable, Sendable {
     public var hostile: Hostile?
     /// nil when the run skipped it (`--skip-store`).
     public var store: Store?
+    /// nil when the run skipped it (`--skip-api`).
+    public var api: API?
     public var notes: [String]
 
     public init(generatedAt: String, quick: Bool, machine: Machine, ceiling: Ceiling, verifyPool: [PoolRun], endToEnd: EndToEnd?,
-                scaling: [ScalingRow], hostile: Hostile? = nil, store: Store? = nil, notes: [String]) {
+                scaling: [ScalingRow], hostile: Hostile? = nil, store: Store? = nil, api: API? = nil, notes: [String]) {
         self.generatedAt = generatedAt
         self.quick = quick
         self.machine = machine
@@ -312,6 +314,7 @@ public struct BenchReport: Codable, Sendable {
         self.scaling = scaling
         self.hostile = hostile
         self.store = store
+        self.api = api
         self.notes = notes
     }
 
@@ -414,20 +417,12 @@ public struct BenchReport: Codable, Sendable {
         }
         if scaling.isEmpty { lines.append("| (skipped) | | | | | |") }
         lines.append("")
-        if let hostile {
-            lines.append(contentsOf: hostile.table())
-        } else {
-            lines.append("## 5. Hostile input")
-            lines.append("")
-            lines.append("(skipped)")
-        }
-        lines.append("")
-        if let store {
-            lines.append(contentsOf: store.table())
-        } else {
-            lines.append("## 6. Storage")
-            lines.append("")
-            lines.append("(skipped)")
+        // Sections a run may skip: their table, or their heading and "(skipped)".
+        let optional: [([String]?, String)] = [(hostile?.table(), "## 5. Hostile input"), (store?.table(), "## 6. Storage"),
+                                               (api?.table(), "## 7. Session API")]
+        for (index, (table, heading)) in optional.enumerated() {
+            if index > 0 { lines.append("") }
+            lines.append(contentsOf: table ?? [heading, "", "(skipped)"])
         }
         return lines
     }

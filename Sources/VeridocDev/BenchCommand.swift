@@ -7,7 +7,7 @@ import TestIssuer
 import Verification
 
 /// `veridoc-dev bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling]
-/// [--skip-hostile] [--skip-store] [--hostile-bytes B] [--hostile-runs R] [--hostile-timeout S] [--hostile-keep DIR]`:
+/// [--skip-hostile] [--skip-store] [--skip-api] [--hostile-bytes B] [--hostile-runs R] [--hostile-timeout S] [--hostile-keep DIR]`:
 /// the measurements of `make bench` — crypto ceiling, verification pool, end
 /// to end (worker processes, broker, PostgreSQL), scaling, hostile input and
 /// what the persister's statements cost PostgreSQL —
@@ -30,7 +30,7 @@ enum BenchCommand {
         return ExitStatus.returning(usage: Usage.text, failure: "bench failed") {
             let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants",
                                                                   "--hostile-bytes", "--hostile-runs", "--hostile-timeout", "--hostile-keep"],
-                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--skip-store", "--hostile-only"])
+                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--skip-store", "--skip-api", "--hostile-only"])
             Interruption.installHandlers()
             if let profile = parsed.options["--profile-verify"] {
                 guard let count = Int(profile), count > 0 else { throw UsageError("--profile-verify needs a number of events") }
@@ -201,6 +201,12 @@ enum BenchCommand {
                 storeRow = try StoreBench(postgres: postgres, options: quick ? .quick : .full, progress: log).run()
                 log("")
             }
+            // 7. The session API, its own process under wrk.
+            var apiRow: BenchReport.API?
+            if !parsed.flags.contains("--skip-api") {
+                apiRow = try APIBench(binary: try Binaries.product().path, options: quick ? .quick : .full, progress: log).run()
+                log("")
+            }
             // 5. Hostile input, last: its child processes run alone on the machine.
             let hostileRow = parsed.flags.contains("--skip-hostile") ? nil : try hostile()
 
@@ -209,7 +215,7 @@ enum BenchCommand {
 
             let formatter = ISO8601DateFormatter()
             let report = BenchReport(generatedAt: formatter.string(from: Date()), quick: quick, machine: machine, ceiling: ceiling,
-                                     verifyPool: pool, endToEnd: endToEnd, scaling: scaling, hostile: hostileRow, store: storeRow, notes: notes)
+                                     verifyPool: pool, endToEnd: endToEnd, scaling: scaling, hostile: hostileRow, store: storeRow, api: apiRow, notes: notes)
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             try report.json().write(to: output.appendingPathComponent("latest.json"))
             try Data(report.markdown().utf8).write(to: output.appendingPathComponent("latest.md"))

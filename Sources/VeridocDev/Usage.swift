@@ -9,7 +9,7 @@ enum Usage {
           demo [--events N] [--rate R] [--workers W] [--keep] [--seed S] [--mix M]
                               The main job on embedded defaults: its own PostgreSQL and broker, a test issuer,
                               a realistic stream through the real worker, a summary checked against the database.
-          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling] [--skip-store] [--skip-hostile]
+          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling] [--skip-store] [--skip-api] [--skip-hostile]
                               Crypto ceiling, verify pool, end to end (worker processes, broker, PostgreSQL), scaling,
                               hostile input and what the persister's statements cost PostgreSQL;
                               a table on stdout, DIR/latest.json and DIR/latest.md (default DIR bench/results);

@@ -74,9 +74,10 @@ import Testing
 
         try Self.checkHostile(try #require(report["hostile"] as? [String: Any]))
         try Self.checkStore(try #require(report["store"] as? [String: Any]))
+        try Self.checkAPI(try #require(report["api"] as? [String: Any]))
 
         let markdown = try String(contentsOf: directory.appendingPathComponent("latest.md"), encoding: .utf8)
-        for heading in ["## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling", "## 5. Hostile input", "## 6. Storage"] {
+        for heading in ["## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling", "## 5. Hostile input", "## 6. Storage", "## 7. Session API"] {
             #expect(markdown.contains(heading), "latest.md: \(heading)")
             #expect(run.stdout.contains(heading), "stdout: \(heading)")
         }
@@ -84,6 +85,20 @@ import Testing
 
     /// The storage row: the three kinds of batch and both encodings of each
     /// table, every figure positive, the ratios drawn from them.
+    /// The session API under wrk: both routes answered every request with 2xx, and have rates and latencies.
+    static func checkAPI(_ api: [String: Any]) throws {
+        let routes = try #require(api["routes"] as? [[String: Any]])
+        #expect(routes.compactMap { $0["name"] as? String } == ["GET /healthz", "POST /v1/reader-tokens"])
+        for route in routes {
+            let name = route["name"] as? String ?? "?"
+            #expect((route["requests"] as? Int ?? 0) > 0, "api \(name).requests")
+            #expect(route["failures"] as? Int == 0, "api \(name): wrk saw non-2xx answers or socket errors")
+            for key in ["requestsPerSecond", "requestsPerCoreSecond", "serveCPUSeconds", "latencyP50Milliseconds", "latencyP99Milliseconds"] {
+                #expect((route[key] as? Double).map { $0 > 0 && $0.isFinite } == true, "api \(name).\(key)")
+            }
+        }
+    }
+
     static func checkStore(_ store: [String: Any]) throws {
         let cases = try #require(store["cases"] as? [[String: Any]])
         #expect(Set(cases.map { "\($0["preparedStatements"] as? Bool ?? false) \($0["replaysPerBatch"] as? Int ?? -1)" }) == ["false 0", "true 0", "true 1"])

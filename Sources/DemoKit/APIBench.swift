@@ -1,0 +1,164 @@
+import Crypto
+import Foundation
+import SessionAPI
+import Verification
+
+/// Section 7: `veridoc serve` under `wrk` (Debian's HTTP load tool) on
+/// loopback, one route at a time: requests a second, what they cost the serve
+/// process in CPU (so a rate per core that does not depend on how many cores
+/// the load tool took), and wrk's latency percentiles. `GET /healthz` is the
+/// HTTP layer alone, so that its rate beside a route's says what the route's
+/// own work costs.
+public struct APIBench {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    public struct Options: Sendable {
+        public var seconds: Int
+        public var connections: Int
+        public static let quick = Options(seconds: 2, connections: 8)
+        public static let full = Options(seconds: 10, connections: 32)
+    }
+
+    let binary: String
+    let options: Options
+    let progress: (String) -> Void
+
+    public init(binary: String, options: Options, progress: @escaping (String) -> Void) {
+        self.binary = binary
+        self.options = options
+        self.progress = progress
+    }
+
+    /// The load tool, or nil when it is not installed (`make bench` installs it).
+    public static var wrk: URL? {
+        ["/usr/bin/wrk", "/usr/local/bin/wrk"].map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    public func run() throws -> BenchReport.API {
+        guard let wrk = Self.wrk else { throw Failure(description: "wrk not found: `make bench` installs it (apt-get install wrk)") }
+        let directory = URL(fileURLWithPath: "/tmp/veridoc-api-bench-\(UUID().uuidString.prefix(8).lowercased())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let apiKey = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
+        let keyFile = directory.appendingPathComponent("reader-token-key.pem")
+        guard FileManager.default.createFile(atPath: keyFile.path, contents: Data(try PrivateKey.generate(curve: .p256).pkcs8PEM().utf8),
+                                             attributes: [.posixPermissions: 0o600]) else { throw Failure(description: "cannot write \(keyFile.path)") }
+        let config: [String: Any] = [
+            "tenants": [["id": "bench", "trustAnchors": ["unused.pem"], "apiKeys": [APIKeyring.setting(forKey: apiKey)],
+                         "readerTokens": ["brandId": "BENCHBRAND", "keyId": "BENCHKEYID", "signingKey": keyFile.lastPathComponent]]],
+            // The rate limit is not what is measured.
+            "serve": ["port": 0, "loopbackOnly": true, "maxConnections": options.connections * 4,
+                      "requestsPerSecondPerKey": 1_000_000, "burstPerKey": 10_000_000],
+            "observability": ["logLevel": "warning"],
+        ]
+        let configFile = directory.appendingPathComponent("config.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
+
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: binary)
+        serve.arguments = ["serve", "--config", configFile.path]
+        let log = directory.appendingPathComponent("serve.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        serve.standardError = try FileHandle(forWritingTo: log)
+        serve.standardOutput = FileHandle.nullDevice
+        // Info lines carry the port: the config's warning level is for the run, the start line is read first.
+        serve.environment = ProcessInfo.processInfo.environment.merging(["VERIDOC_LOG_LEVEL": "info"]) { $1 }
+        try serve.run()
+        defer {
+            if serve.isRunning { serve.terminate() }
+            serve.waitUntilExit()
+        }
+        let port = try Self.listeningPort(log: log, process: serve)
+
+        let script = directory.appendingPathComponent("reader-token.lua")
+        try Data("""
+            wrk.method = "POST"
+            wrk.body = '{"readerInstanceIdentifier":"bench-reader-0001"}'
+            wrk.headers["Content-Type"] = "application/json"
+            wrk.headers["Authorization"] = "Bearer \(apiKey)"
+            """.utf8).write(to: script)
+        var routes: [BenchReport.APIRoute] = []
+        for (name, path, lua) in [("GET /healthz", "/healthz", nil), ("POST /v1/reader-tokens", "/v1/reader-tokens", script)] as [(String, String, URL?)] {
+            progress("wrk \(name), \(options.connections) connections, \(options.seconds) s …")
+            let before = ProcessCPU.seconds(pid: serve.processIdentifier)
+            var arguments = ["-t1", "-c\(options.connections)", "-d\(options.seconds)s", "--latency"]
+            if let lua { arguments += ["-s", lua.path] }
+            let output = try Self.capture(wrk, arguments + ["http://127.0.0.1:\(port)\(path)"])
+            let cpu = ProcessCPU.seconds(pid: serve.processIdentifier) - before
+            var route = try WrkOutput.parse(output)
+            route.name = name
+            route.serveCPUSeconds = cpu
+            route.requestsPerCoreSecond = cpu > 0 ? Double(route.requests) / cpu : .nan
+            routes.append(route)
+        }
+        return BenchReport.API(seconds: options.seconds, connections: options.connections, routes: routes)
+    }
+
+    static func listeningPort(log: URL, process: Process) throws -> Int {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") where line.contains("session API listening") {
+                if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                   let port = (object["port"] as? String).flatMap(Int.init) { return port }
+            }
+            guard process.isRunning else { throw Failure(description: "veridoc serve exited: \(text.suffix(500))") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw Failure(description: "veridoc serve did not start listening within 30 s")
+    }
+
+    static func capture(_ executable: URL, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw Failure(description: "\(executable.lastPathComponent) failed: \(text.suffix(500))") }
+        return text
+    }
+}
+
+/// What `wrk --latency` prints, read into a row.
+enum WrkOutput {
+    static func parse(_ text: String) throws -> BenchReport.APIRoute {
+        var requests: Int?
+        var rate: Double?
+        var percentiles: [String: Double] = [:]
+        var failures = 0
+        for raw in text.split(separator: "\n") {
+            let fields = raw.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard let first = fields.first else { continue }
+            if fields.count >= 3, fields[1] == "requests", fields[2] == "in", let count = Int(first) {
+                requests = count
+            } else if first == "Requests/sec:", fields.count == 2 {
+                rate = Double(fields[1])
+            } else if ["50%", "75%", "90%", "99%"].contains(first), fields.count == 2, let value = milliseconds(fields[1]) {
+                percentiles[first] = value
+            } else if raw.contains("Non-2xx or 3xx responses:"), let count = fields.last.flatMap(Int.init) {
+                failures += count
+            } else if first == "Socket", raw.contains("errors:") {
+                // "Socket errors: connect 0, read 0, write 0, timeout 0"
+                failures += fields.compactMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: ","))) }.reduce(0, +)
+            }
+        }
+        guard let requests, let rate, let p50 = percentiles["50%"], let p99 = percentiles["99%"] else {
+            throw APIBench.Failure(description: "wrk output without requests, rate or latency: \(text.suffix(400))")
+        }
+        return BenchReport.APIRoute(name: "", requests: requests, requestsPerSecond: rate, failures: failures,
+                                    latencyP50Milliseconds: p50, latencyP99Milliseconds: p99, serveCPUSeconds: 0, requestsPerCoreSecond: 0)
+    }
+
+    /// "512.00us", "2.10ms", "1.02s" in milliseconds.
+    static func milliseconds(_ text: String) -> Double? {
+        for (unit, scale) in [("us", 0.001), ("ms", 1.0), ("s", 1000.0)] where text.hasSuffix(unit) {
+            return Double(text.dropLast(unit.count)).map { $0 * scale }
+        }
+        return nil
+    }
+}
