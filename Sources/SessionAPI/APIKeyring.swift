@@ -42,7 +42,7 @@ public struct APIKeyring: Sendable {
         guard authorization.utf8.count > scheme.utf8.count, authorization.prefix(scheme.count).lowercased() == scheme else { return nil }
         let key = Array(authorization.utf8.dropFirst(scheme.utf8.count))
         guard !key.isEmpty, key.count <= Self.maxKeyBytes else { return nil }
-        let presented = Array(Self.setting(forKey: key).utf8)
+        let presented = Self.settingBytes(forKey: key)
         var found: Caller?
         // Every entry is compared, found or not.
         for entry in entries where constantTimeEqual(presented, entry.setting) && found == nil {
@@ -52,9 +52,18 @@ public struct APIKeyring: Sendable {
     }
 
     /// The `sha256:<hex>` form of a key, for the config file.
-    public static func setting(forKey key: String) -> String { setting(forKey: Array(key.utf8)) }
+    public static func setting(forKey key: String) -> String { String(decoding: settingBytes(forKey: Array(key.utf8)), as: UTF8.self) }
 
-    static func setting(forKey key: [UInt8]) -> String {
-        "sha256:" + sha256(key).map { String(format: "%02x", $0) }.joined()
+    /// Written byte by byte: this runs for every request, and formatting
+    /// each digit through `String(format:)` cost more than the rest of one.
+    static func settingBytes(forKey key: [UInt8]) -> [UInt8] {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = Array("sha256:".utf8)
+        out.reserveCapacity(out.count + 64)
+        for byte in sha256(key) {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return out
     }
 }

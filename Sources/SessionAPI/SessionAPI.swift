@@ -34,13 +34,13 @@ public final class SessionAPI: Sendable {
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ProcessInfo.processInfo.systemUptime
         let route = APIRoute(path: request.path)
-        var response: HTTPResponse
+        let response: HTTPResponse
         do {
             response = try respond(to: request, route: route)
         } catch {
             response = error.response
         }
-        if request.method == "HEAD" { response.body = [] }
+        // HEAD: libmicrohttpd sends the headers (Content-Length included) and not the body.
         metrics.record(route: route?.label ?? APIRoute.unmatchedLabel, status: response.status,
                        seconds: ProcessInfo.processInfo.systemUptime - started)
         return response

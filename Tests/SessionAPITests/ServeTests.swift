@@ -99,7 +99,9 @@ final class ServeFixture {
         #expect(health.body == "ok\n")
         #expect(health.headers["cache-control"] == "no-store")
         #expect(try RawHTTP.request("GET", "/readyz", port: port).status == 200)
-        #expect(try RawHTTP.request("HEAD", "/healthz", port: port).body.isEmpty)
+        let head = try RawHTTP.request("HEAD", "/healthz", port: port)
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(head.headers["content-length"] == "3", "HEAD says how long the GET's body is")
 
         let served = try RawHTTP.request("GET", "/openapi.json", port: port)
         #expect(served.status == 200)

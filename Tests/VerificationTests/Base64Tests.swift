@@ -8,6 +8,7 @@ import Testing
         for (encoded, plain) in vectors {
             #expect(Base64.decodeStandard(encoded) == Array(plain.utf8), "\(encoded)")
             #expect(Base64.decodeURL(encoded.replacingOccurrences(of: "=", with: "")) == Array(plain.utf8))
+            #expect(Base64.encodeURL(Array(plain.utf8)) == encoded.replacingOccurrences(of: "=", with: ""))
         }
     }
 
@@ -18,6 +19,8 @@ import Testing
             let standard = Data(bytes).base64EncodedString()
             #expect(Base64.decodeStandard(standard) == bytes)
             #expect(Base64.decodeURL(Base64.encodeURL(bytes)) == bytes)
+            let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64.encodeURL(bytes) == url, "length \(length): RFC 4648 §5, unpadded")
         }
     }
 
