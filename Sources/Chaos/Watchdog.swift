@@ -28,8 +28,13 @@ final class ProcessRoster: Sendable {
             return state.pids
         }
         for pid in pids.reversed() { kill(pid, SIGKILL) }
-        if let child = try? ChildProcess("/bin/bash", [postgresScript, "stop", postgresDirectory], name: "test-postgres", output: "/dev/null") {
-            child.wait(timeout: 60)
+        // Twice: a watchdog turn already past its `isStopping` check when
+        // this began may restart the cluster the first stop ended.
+        for pass in 0..<2 {
+            if pass > 0 { Thread.sleep(forTimeInterval: 0.6) }
+            if let child = try? ChildProcess("/bin/bash", [postgresScript, "stop", postgresDirectory], name: "test-postgres", output: "/dev/null") {
+                child.wait(timeout: 60)
+            }
         }
     }
 }
@@ -41,9 +46,12 @@ extension ChaosHarness {
     /// the run goes on to its checks.
     func watch(stop: Flag) {
         declare("workerCrashed")
-        while !stop.isSet {
+        // Once an interruption's cleanup has begun, nothing is restarted: a
+        // cluster or broker it just stopped would otherwise come back and
+        // outlive the harness.
+        while !stop.isSet && !roster.isStopping {
             Thread.sleep(forTimeInterval: 0.5)
-            if stop.isSet { break }
+            if stop.isSet || roster.isStopping { break }
             checkWorkers()
             checkBroker()
             checkPostgres()
@@ -156,7 +164,7 @@ extension ChaosHarness {
         lock.lock()
         let faultBegan = postgresFaultActive
         lock.unlock()
-        guard !faultBegan else { return }
+        guard !faultBegan, !roster.isStopping else { return }
         let excerpt = (try? String(contentsOf: postgresDirectory.appendingPathComponent("server.log"), encoding: .utf8))
             .map { $0.split(separator: "\n").suffix(3).joined(separator: " | ") } ?? ""
         incident("postgresDied: the postmaster ended unasked; log: \(excerpt)")
