@@ -66,7 +66,7 @@ let package = Package(
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
-        .target(name: "SessionAPI", dependencies: ["HTTPService", "Observability", "Settings", "Crypto", "JSON", "Verification"],
+        .target(name: "SessionAPI", dependencies: ["HTTPService", "Observability", "Settings", "Crypto", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
                 resources: [.embedInCode("session-api.openapi.json")]),
         // What both binaries share: console output, argument parsing, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification"]),
@@ -85,16 +85,17 @@ let package = Package(
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "JSON", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
-        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
+        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         // Every statement of Storage against a migrated database, and no SQL outside Storage.
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPService", "TestSupport"]),
-        .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport"]),
+        .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport",
+                                                             "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Storage", "Crypto", "CBOR"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Storage", "Crypto", "CBOR", "MDoc"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc"]),
         // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport"]),

@@ -128,6 +128,7 @@ package struct ResultStore {
             if let kept = try valueStatement(fresh, values: values) { statements.append(kept) }
             let outbox = outboxEntries(fresh)
             if !outbox.isEmpty { statements.append(try outboxStatement(outbox)) }
+            if let sessions = sessionStatement(fresh, outbox: outbox) { statements.append(sessions) }
             if let positions = try positionStatement(positions) { statements.append(positions) }
             return (statements, Written(outbox: outbox, duplicates: decided.count - fresh.count, stored: fresh.map(\.result), path: .pipelined))
         }
@@ -151,6 +152,7 @@ package struct ResultStore {
             if let kept = try valueStatement(firsts, values: values) { try connection.execute(kept) }
             written.outbox = outboxEntries(firsts)
             if !written.outbox.isEmpty { try connection.execute(try outboxStatement(written.outbox)) }
+            if let sessions = sessionStatement(firsts, outbox: written.outbox) { try connection.execute(sessions) }
             written.stored = firsts.map(\.result)
             if let positions = try positionStatement(positions) { try connection.execute(positions) }
             return written
@@ -307,6 +309,20 @@ package struct ResultStore {
             return OutboxEntry(id: OutcomeEvent.id(forRequest: eventID), eventID: eventID, key: item.completion.key,
                                payload: encoded.json, hasClaims: encoded.hasClaims)
         }
+    }
+
+    /// The sessions of the new results whose nonce Veridoc issued, completed
+    /// with their verdict and outcome: in the batch's transaction, so the
+    /// session API and the outcome topic never disagree.
+    private func sessionStatement(_ items: [Decided], outbox: [OutboxEntry]) -> PostgresStatement? {
+        var payloads: [Identifier: String] = [:]
+        for entry in outbox { payloads[Identifier(entry.eventID)] = entry.payload }
+        let completions = items.compactMap { item -> SessionsTable.Completion? in
+            guard let session = item.result.sessionID, let tenant = item.result.tenant, let id = item.result.requestID,
+                  let outcome = payloads[Identifier(id)] else { return nil }
+            return SessionsTable.Completion(tenant: tenant, id: session, status: item.result.verdict, outcome: outcome)
+        }
+        return completions.isEmpty ? nil : SessionsTable.complete(completions)
     }
 
     /// The rows, claimed by this worker until `outboxClaim` from now.

@@ -17,7 +17,7 @@ enum RetentionPurge {
         }
         let interval = configuration.purgeInterval
         return PurgeLoop(
-            interval: interval, purger: Purger(batchSize: configuration.purgeBatchSize, partitions: partitions), connect: connect,
+            interval: interval, purger: Purger(batchSize: configuration.purgeBatchSize, partitions: partitions, sessionKeep: configuration.sessionKeep), connect: connect,
             onPass: { result in
                 switch result {
                 case .success(let report):
@@ -25,7 +25,7 @@ enum RetentionPurge {
                     metrics.valuesPurged.increment(by: Double(report.purged))
                     let fields = ["purged": "\(report.purged)", "droppedPartitions": "\(report.droppedPartitions)",
                                   "oldestOverdueSeconds": String(format: "%.1f", report.oldestOverdueSeconds),
-                                  "publishedOutcomesRemoved": "\(report.publishedOutcomesRemoved)"]
+                                  "publishedOutcomesRemoved": "\(report.publishedOutcomesRemoved)", "sessionsRemoved": "\(report.sessionsRemoved)"]
                     if report.oldestOverdueSeconds > interval {
                         log.warning("purge pass found values overdue by more than one interval", fields)
                     } else if report.purged > 0 || report.publishedOutcomesRemoved > 0 {

@@ -60,7 +60,7 @@ public final class Worker: @unchecked Sendable {
         self.log = log
         var parser = EventParser()
         parser.maxEventBytes = configuration.maxEventBytes
-        self.verifier = Verifier(directory: directory, eventParser: parser)
+        self.verifier = Verifier(directory: directory, eventParser: parser, issuedNonceKey: IssuedNonce.Key(replayKey: configuration.nonceKey))
         self.intake = RecordIntake(parser: parser)
         self.retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
         let prefetch = Int(configuration.consumerProperties["queued.max.messages.kbytes"] ?? "") ?? WorkerConfiguration.prefetchKilobytesPerThread

@@ -15,6 +15,8 @@ public struct PurgeReport: Sendable, Equatable {
     /// Outbox rows left from versions that kept published outcomes (with
     /// their sealed claims), now removed.
     public var publishedOutcomesRemoved = 0
+    /// Sessions removed (they expired more than `sessionKeep` ago).
+    public var sessionsRemoved = 0
 
     public init() {}
 }
@@ -29,12 +31,16 @@ public struct PurgeReport: Sendable, Equatable {
 ///    rarely has to;
 /// 4. outbox rows already published are removed, with their sealed claims
 ///    (they were only there to be delivered). Workers delete rows as they
-///    are delivered; this removes what earlier versions marked and kept.
+///    are delivered; this removes what earlier versions marked and kept;
+/// 5. sessions that expired more than `sessionKeep` ago are removed, with
+///    the outcome each kept for the session API.
 public struct Purger: Sendable {
     public let batchSize: Int
     public let partitions: ValuePartitions
+    public let sessionKeep: TimeInterval
 
-    public init(batchSize: Int, partitions: ValuePartitions = ValuePartitions()) {
+    public init(batchSize: Int, partitions: ValuePartitions = ValuePartitions(), sessionKeep: TimeInterval = 3_600) {
+        self.sessionKeep = sessionKeep
         self.batchSize = batchSize
         self.partitions = partitions
     }
@@ -61,6 +67,11 @@ public struct Purger: Sendable {
         while true {
             let removed = try connection.execute(OutboxTable.deletePublished(limit: batchSize)).affectedRows
             report.publishedOutcomesRemoved += removed
+            if removed < batchSize { break }
+        }
+        while true {
+            let removed = try connection.execute(SessionsTable.deleteExpired(before: now - sessionKeep, limit: batchSize)).affectedRows
+            report.sessionsRemoved += removed
             if removed < batchSize { break }
         }
         report.oldestOverdueAfterSeconds = try Self.oldestOverdue(now: now, on: connection)

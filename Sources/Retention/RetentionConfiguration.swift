@@ -12,8 +12,11 @@ public struct RetentionConfiguration: Sendable {
     /// Rows per DELETE / re-encryption statement: small enough that no
     /// statement holds locks or WAL for long.
     public var purgeBatchSize: Int
+    /// How long the purge leaves a session after it expired.
+    public var sessionKeep: TimeInterval
 
-    public init(keys: DataKeyRing?, purgeInterval: TimeInterval = 60, purgeBatchSize: Int = 1_000) {
+    public init(keys: DataKeyRing?, purgeInterval: TimeInterval = 60, purgeBatchSize: Int = 1_000, sessionKeep: TimeInterval = 3_600) {
+        self.sessionKeep = sessionKeep
         self.keys = keys
         self.purgeInterval = purgeInterval
         self.purgeBatchSize = purgeBatchSize
@@ -34,6 +37,7 @@ public struct RetentionConfiguration: Sendable {
         if let active = section.activeKey, !keys.isEmpty {
             do { ring = try DataKeyRing(keys: keys, activeID: active) } catch { throw ConfigError(error.message) }
         }
-        return RetentionConfiguration(keys: ring, purgeInterval: TimeInterval(section.purgeIntervalSeconds), purgeBatchSize: section.purgeBatchSize)
+        return RetentionConfiguration(keys: ring, purgeInterval: TimeInterval(section.purgeIntervalSeconds), purgeBatchSize: section.purgeBatchSize,
+                                      sessionKeep: TimeInterval(section.sessionKeepSeconds))
     }
 }

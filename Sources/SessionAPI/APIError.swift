@@ -21,6 +21,12 @@ public enum APIError: Error, Equatable, Sendable {
     case notConfigured(String)
     case tooManyRequests(retryAfterSeconds: Int)
     case unsupportedMediaType
+    /// The session has expired: it takes no response any more.
+    case sessionExpired
+    /// The session already took a different response.
+    case responseConflict
+    /// The database or the broker cannot be reached now; retry.
+    case unavailable(String)
     /// Something of ours failed; the log has the reason, the client only this.
     case internalError
 
@@ -30,7 +36,8 @@ public enum APIError: Error, Equatable, Sendable {
         case .notFound: 404
         case .methodNotAllowed: 405
         case .malformedJSON, .unknownField, .missingField, .invalidField: 400
-        case .notConfigured: 409
+        case .notConfigured, .sessionExpired, .responseConflict: 409
+        case .unavailable: 503
         case .tooManyRequests: 429
         case .unsupportedMediaType: 415
         case .internalError: 500
@@ -50,13 +57,16 @@ public enum APIError: Error, Equatable, Sendable {
         case .notConfigured: "not_configured"
         case .tooManyRequests: "too_many_requests"
         case .unsupportedMediaType: "unsupported_media_type"
+        case .sessionExpired: "session_expired"
+        case .responseConflict: "response_conflict"
+        case .unavailable: "unavailable"
         case .internalError: "internal_error"
         }
     }
 
     public static let allCodes = ["unauthorized", "not_found", "method_not_allowed", "malformed_json", "unknown_field", "missing_field",
-                                  "invalid_field", "not_configured", "too_many_requests", "unsupported_media_type", "internal_error",
-                                  "body_too_large"]
+                                  "invalid_field", "not_configured", "too_many_requests", "unsupported_media_type", "session_expired",
+                                  "response_conflict", "unavailable", "internal_error", "body_too_large"]
 
     var field: String? {
         switch self {
@@ -77,6 +87,9 @@ public enum APIError: Error, Equatable, Sendable {
         case .notConfigured(let what): "this tenant has no \(what) configured"
         case .tooManyRequests(let seconds): "rate limit reached; retry after \(seconds) s"
         case .unsupportedMediaType: "the body must be application/json"
+        case .sessionExpired: "the session has expired; create a new one"
+        case .responseConflict: "the session already took a different response"
+        case .unavailable(let what): "the \(what) cannot be reached now; retry"
         case .internalError: "the request could not be completed"
         }
     }
@@ -89,6 +102,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .unauthorized: response.headers.append(("WWW-Authenticate", "Bearer"))
         case .methodNotAllowed(let allow): response.headers.append(("Allow", allow))
         case .tooManyRequests(let seconds): response.headers.append(("Retry-After", String(seconds)))
+        case .unavailable: response.headers.append(("Retry-After", "1"))
         default: break
         }
         return response

@@ -7,6 +7,7 @@ struct APIMetrics: Sendable {
     let requests: Counter
     let latency: Histogram
     let readerTokens: Counter
+    let sessionsCreated: Counter
 
     init(registry: MetricsRegistry, tenants: [String]) {
         self.registry = registry
@@ -15,6 +16,8 @@ struct APIMetrics: Sendable {
         latency = registry.histogram("veridoc_api_request_seconds", help: "Time from a whole request to its response, by route.",
                                      labels: ["route"], buckets: Histogram.secondsBuckets)
         readerTokens = registry.counter("veridoc_api_reader_tokens_total", help: "Reader tokens signed, by tenant.", labels: ["tenant"])
+        sessionsCreated = registry.counter("veridoc_api_sessions_created_total", help: "Sessions created, by tenant and flow.",
+                                           labels: ["tenant", "flow"])
         for tenant in tenants { readerTokens.initialize(tenant) }
     }
 

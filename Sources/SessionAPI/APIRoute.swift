@@ -1,31 +1,57 @@
-/// The routes `veridoc serve` answers, matched on the path alone; the
-/// method is checked after, so a known path with the wrong method is 405,
-/// not 404. `label` is the route's name in metrics: a fixed set, never a
-/// path a client made up.
-enum APIRoute: String, CaseIterable, Sendable {
-    case readerTokens = "/v1/reader-tokens"
-    case health = "/healthz"
-    case ready = "/readyz"
-    case metrics = "/metrics"
-    case openAPI = "/openapi.json"
+/// The routes `veridoc serve` answers, matched on the path's shape alone;
+/// the method is checked after, so a known path with the wrong method is
+/// 405, not 404. `label` is the route's name in metrics: a fixed set, never
+/// a path a client made up.
+enum APIRoute: CaseIterable, Sendable {
+    case sessions
+    case session
+    case sessionResponse
+    case readerTokens
+    case health
+    case ready
+    case metrics
+    case openAPI
 
-    init?(path: String) {
-        self.init(rawValue: path)
+    /// The path as the contract writes it.
+    var template: String {
+        switch self {
+        case .sessions: "/v1/sessions"
+        case .session: "/v1/sessions/{id}"
+        case .sessionResponse: "/v1/sessions/{id}/response"
+        case .readerTokens: "/v1/reader-tokens"
+        case .health: "/healthz"
+        case .ready: "/readyz"
+        case .metrics: "/metrics"
+        case .openAPI: "/openapi.json"
+        }
+    }
+
+    /// The route of `path`, and the `{id}` segment where it has one (not yet
+    /// checked to be a session id: an id that is not one is a 404 after the key).
+    static func match(_ path: String) -> (route: APIRoute, id: Substring?)? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        // "/v1/sessions/{id}/response" splits into "", "v1", "sessions", id, "response".
+        if parts.count >= 4, parts.count <= 5, parts[1] == "v1", parts[2] == "sessions", !parts[3].isEmpty {
+            if parts.count == 4 { return (.session, parts[3]) }
+            if parts[4] == "response" { return (.sessionResponse, parts[3]) }
+            return nil
+        }
+        guard let route = allCases.first(where: { !$0.template.contains("{") && $0.template == path }) else { return nil }
+        return (route, nil)
     }
 
     var methods: [String] {
         switch self {
-        case .readerTokens: ["POST"]
-        case .health, .ready, .metrics, .openAPI: ["GET", "HEAD"]
+        case .sessions, .sessionResponse, .readerTokens: ["POST"]
+        case .session, .health, .ready, .metrics, .openAPI: ["GET", "HEAD"]
         }
     }
 
-    /// Routes under /v1 take a tenant's API key; the probes, metrics and the
-    /// contract are for the operator's network and carry nothing of a tenant's.
-    var needsKey: Bool { rawValue.hasPrefix("/v1/") }
-
     var label: String {
         switch self {
+        case .sessions: "sessions"
+        case .session: "session"
+        case .sessionResponse: "session_response"
         case .readerTokens: "reader_tokens"
         case .health: "healthz"
         case .ready: "readyz"

@@ -4,15 +4,18 @@ import Settings
 import Verification
 
 /// What the session API knows of each tenant, loaded once from the settings:
-/// the keyring of API key hashes and each tenant's reader-token signer.
+/// the keyring of API key hashes, each tenant's reader-token signer, and what
+/// its sessions may ask for.
 public struct APITenants: Sendable {
     public let keyring: APIKeyring
     let signers: [String: ReaderTokenSigner]
+    let sessions: [String: SessionTenant]
     public let ids: [String]
 
-    init(keyring: APIKeyring, signers: [String: ReaderTokenSigner], ids: [String]) {
+    init(keyring: APIKeyring, signers: [String: ReaderTokenSigner], sessions: [String: SessionTenant] = [:], ids: [String]) {
         self.keyring = keyring
         self.signers = signers
+        self.sessions = sessions
         self.ids = ids
     }
 
@@ -21,6 +24,7 @@ public struct APITenants: Sendable {
     public static func load(_ settings: VeridocSettings) throws(ConfigError) -> APITenants {
         var hashes: [String: [String]] = [:]
         var signers: [String: ReaderTokenSigner] = [:]
+        var sessions: [String: SessionTenant] = [:]
         for tenant in settings.tenants {
             hashes[tenant.id] = tenant.apiKeyHashes
             guard let tokens = tenant.readerTokens else { continue }
@@ -35,7 +39,8 @@ public struct APITenants: Sendable {
             }
             signers[tenant.id] = signer
         }
+        for tenant in settings.tenants { sessions[tenant.id] = try SessionTenant(tenant, settings: settings) }
         let keyring = APIKeyring(hashes: hashes)
-        return APITenants(keyring: keyring, signers: signers, ids: settings.tenants.map(\.id))
+        return APITenants(keyring: keyring, signers: signers, sessions: sessions, ids: settings.tenants.map(\.id))
     }
 }

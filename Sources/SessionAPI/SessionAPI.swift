@@ -18,10 +18,17 @@ public final class SessionAPI: Sendable {
     let metrics: APIMetrics
     let readiness: @Sendable () -> HTTPReadiness
     let clock: @Sendable () -> Date
+    /// The sessions' database and producer; without them the session routes answer 503.
+    let sessions: SessionService?
+    /// The largest field a submitted response may have (the daemon's body limit).
+    let maxBodyBytes: Int
 
     public init(tenants: APITenants, rateLimit: (perSecond: Int, burst: Int), registry: MetricsRegistry = MetricsRegistry(),
+                sessions: SessionService? = nil, maxBodyBytes: Int = 64 << 10,
                 clock: @escaping @Sendable () -> Date = { Date() },
                 readiness: @escaping @Sendable () -> HTTPReadiness = { .ready }) {
+        self.sessions = sessions
+        self.maxBodyBytes = maxBodyBytes
         self.tenants = tenants
         limiter = RateLimiter(requestsPerSecond: rateLimit.perSecond, burst: rateLimit.burst)
         metrics = APIMetrics(registry: registry, tenants: tenants.ids)
@@ -33,20 +40,20 @@ public final class SessionAPI: Sendable {
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ProcessInfo.processInfo.systemUptime
-        let route = APIRoute(path: request.path)
+        let matched = APIRoute.match(request.path)
         let response: HTTPResponse
         do {
-            response = try respond(to: request, route: route)
+            response = try respond(to: request, route: matched?.route, id: matched?.id)
         } catch {
             response = error.response
         }
         // HEAD: libmicrohttpd sends the headers (Content-Length included) and not the body.
-        metrics.record(route: route?.label ?? APIRoute.unmatchedLabel, status: response.status,
+        metrics.record(route: matched?.route.label ?? APIRoute.unmatchedLabel, status: response.status,
                        seconds: ProcessInfo.processInfo.systemUptime - started)
         return response
     }
 
-    private func respond(to request: HTTPRequest, route: APIRoute?) throws(APIError) -> HTTPResponse {
+    private func respond(to request: HTTPRequest, route: APIRoute?, id: Substring?) throws(APIError) -> HTTPResponse {
         guard let route else { throw .notFound }
         guard route.methods.contains(request.method) else { throw .methodNotAllowed(allow: route.methods.joined(separator: ", ")) }
         switch route {
@@ -63,7 +70,32 @@ public final class SessionAPI: Sendable {
             let caller = try authenticate(request)
             var body = try jsonBody(request)
             return try ReaderTokenEndpoint.create(&body, signer: tenants.signers[caller.tenant], now: clock(), metrics: metrics, tenant: caller.tenant)
+        case .sessions:
+            let caller = try authenticate(request)
+            var body = try jsonBody(request)
+            guard let config = tenants.sessions[caller.tenant] else { throw .internalError }
+            let read = try SessionCreation.read(&body, tenant: config)
+            guard let sessions else { throw .unavailable("database") }
+            return try SessionCreation.create(read, tenant: caller.tenant, config: config, service: sessions, now: clock(), metrics: metrics)
+        case .session:
+            let caller = try authenticate(request)
+            let wait = try SessionStatus.wait(request.query)
+            guard let session = id.flatMap(Self.sessionID) else { throw .notFound }
+            guard let sessions else { throw .unavailable("database") }
+            return try SessionStatus.show(tenant: caller.tenant, id: session, wait: wait, service: sessions, clock: clock)
+        case .sessionResponse:
+            let caller = try authenticate(request)
+            guard let session = id.flatMap(Self.sessionID) else { throw .notFound }
+            var body = try jsonBody(request)
+            guard let sessions else { throw .unavailable("database") }
+            return try SessionSubmission.submit(&body, tenant: caller.tenant, id: session, service: sessions, now: clock(), maxBytes: maxBodyBytes)
         }
+    }
+
+    /// A session id as the API writes it: a UUID in lowercase. Anything else names no session.
+    static func sessionID(_ text: Substring) -> UUID? {
+        guard text.utf8.count == 36, let id = UUID(uuidString: String(text)), id.uuidString.lowercased() == text else { return nil }
+        return id
     }
 
     private func authenticate(_ request: HTTPRequest) throws(APIError) -> APIKeyring.Caller {

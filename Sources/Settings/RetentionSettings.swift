@@ -11,6 +11,8 @@ public struct RetentionSettings: Sendable, Equatable {
     public var purgeIntervalSeconds = 60
     /// Rows per DELETE or re-encryption statement.
     public var purgeBatchSize = 1_000
+    /// How long a session stays after it expired, for a late `GET`.
+    public var sessionKeepSeconds = 3_600
 
     public init() {}
 
@@ -34,6 +36,7 @@ public struct RetentionSettings: Sendable, Equatable {
         purgeIntervalSeconds = purgeIntervalSecondsFromEnvironment ?? purgeIntervalSecondsFromFile ?? purgeIntervalSeconds
         let purgeBatchSizeFromFile = try section?.integer("purgeBatchSize", range: 1...50_000)
         purgeBatchSize = purgeBatchSizeFromFile ?? purgeBatchSize
+        sessionKeepSeconds = try section?.integer("sessionKeepSeconds", range: 0...2_592_000) ?? sessionKeepSeconds
         try section?.finish()
     }
 }

@@ -13,6 +13,8 @@ public struct ServeSettings: Sendable, Equatable {
     public var burstPerKey = 400
     /// A reader token's lifetime: Apple accepts at most 300 s.
     public var readerTokenSeconds = 300
+    /// PostgreSQL connections one serve process holds, shared by its requests.
+    public var postgresConnections = 8
 
     public static let maxReaderTokenSeconds = 300
 
@@ -29,6 +31,7 @@ public struct ServeSettings: Sendable, Equatable {
         requestsPerSecondPerKey = try section?.integer("requestsPerSecondPerKey", range: 1...1_000_000) ?? requestsPerSecondPerKey
         burstPerKey = try section?.integer("burstPerKey", range: 1...10_000_000) ?? burstPerKey
         readerTokenSeconds = try section?.integer("readerTokenSeconds", range: 1...Self.maxReaderTokenSeconds) ?? readerTokenSeconds
+        postgresConnections = try section?.integer("postgresConnections", range: 1...1_000) ?? postgresConnections
         try section?.finish()
     }
 }

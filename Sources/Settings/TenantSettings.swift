@@ -22,6 +22,10 @@ public struct TenantSettings: Sendable, Equatable {
     public var trustAnchors: [String]
     public var origins: [String]
     public var maxRequestAgeSeconds: Int?
+    /// Only nonces `veridoc serve` issued are accepted (`request.nonce_unknown` otherwise).
+    public var requireIssuedNonces: Bool
+    /// The longest a session of this tenant may live (`POST /v1/sessions` `ttlSeconds`).
+    public var maxSessionSeconds: Int?
     public var vicals: [VICAL]
     public var pinnedDocumentSigners: [String]
     public var maxRetentionDays: Int?
@@ -48,6 +52,8 @@ public struct TenantSettings: Sendable, Equatable {
         }
     }
 
+    /// The longest session: a day. A nonce is for one sitting, not for later.
+    public static let maxSessionSecondsLimit = 86_400
     /// The longest tenant id: ids are keys of every stored row.
     public static let maxIDLength = 256
     /// The longest retention a setting may name (about 2,700 years: effectively unbounded, but finite).
@@ -66,6 +72,8 @@ public struct TenantSettings: Sendable, Equatable {
         trustAnchors = try object.strings("trustAnchors")
         origins = try object.strings("origins")
         maxRequestAgeSeconds = try object.integer("maxRequestAgeSeconds", range: 1...Int(Int32.max))
+        requireIssuedNonces = try object.bool("requireIssuedNonces") ?? false
+        maxSessionSeconds = try object.integer("maxSessionSeconds", range: 1...Self.maxSessionSecondsLimit)
         vicals = try object.objects("vicals") { (vical: inout SettingsObject) throws(ConfigError) -> VICAL in
             guard let file = try vical.nonEmptyString("file") else { throw ConfigError("\(vical.setting("file")): required") }
             let anchors = try vical.strings("anchors")

@@ -232,6 +232,32 @@ public enum Migrations {
                 PRIMARY KEY (consumer_group, topic, partition, from_offset, kind)
             );
             """),
+        // The session API's sessions (`veridoc serve`): what a request was
+        // issued with, never what the wallet disclosed. `outcome` is the
+        // outcome event as the worker stored it (values only sealed), written
+        // in the result's own transaction.
+        Migration(version: 10, name: "sessions", sql: """
+            CREATE TABLE sessions (
+                tenant           text NOT NULL,
+                id               uuid NOT NULL,
+                flow             text NOT NULL CHECK (flow IN ('apple-wallet-app', 'apple-wallet-web', 'iso-device-response')),
+                audience         text NOT NULL,
+                doc_type         text NOT NULL,
+                requested        text NOT NULL,
+                nonce            bytea NOT NULL,
+                encryption_info  text,
+                reference        text,
+                created_at       timestamptz NOT NULL,
+                expires_at       timestamptz NOT NULL,
+                response_digest  bytea,
+                submitted_at     timestamptz,
+                status           text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'processing', 'verified', 'rejected')),
+                outcome          text,
+                completed_at     timestamptz,
+                PRIMARY KEY (tenant, id)
+            );
+            CREATE INDEX sessions_expires_at ON sessions (expires_at);
+            """),
     ]
 
     /// The advisory-lock key under which migrations run, so that workers

@@ -84,9 +84,41 @@ extension TestIssuer {
             data["flow"] = flow.rawValue
             // "!" is in neither base64 alphabet.
             if fault == .malformedBase64 { data[flow == .appleWalletWeb ? "response" : "payload"] = "!!not-base64!!" }
+            if fault == .forgedSessionToken { data["sessionToken"] = Data([IssuedNonce.version] + random.bytes(IssuedNonce.byteCount - 1)).base64EncodedString() }
             return GeneratedEvent(
                 flow: flow, fault: fault, attributes: attributes, data: data, requestedElements: options.requestedElements,
                 deviceResponse: deviceResponse, transcript: transcript, expectedReasons: expected)
+        }
+
+        // MARK: the wallet answering a session
+
+        /// What Apple's wallet returns to an app for `nonce` (PKIdentityDocument.encryptedData):
+        /// the holder's valid mDL, for the merchant's identifiers, encrypted to its current key.
+        public mutating func walletAnswer(appNonce nonce: [UInt8]) throws -> [UInt8] {
+            let issued = try issueDocument(options: EventOptions(), fault: nil)
+            let recipient = merchant.key(.current).publicKey
+            let transcript = SessionTranscript.appleWalletApp(
+                nonce: nonce, merchantID: merchant.merchantID, teamID: merchant.teamID, recipientKeyHash: AppleEnvelope.recipientKeyHash(of: recipient))
+            let plaintext = try deviceResponse(issued, transcript: transcript, fault: nil)
+            return try AppleEnvelope.seal(deviceResponse: plaintext, transcript: transcript, recipient: recipient)
+        }
+
+        /// What the wallet returns to a web page for a Digital Credentials request
+        /// (the credential's `data.response`, decoded): encrypted to the key EncryptionInfo names.
+        public mutating func walletAnswer(encryptionInfo: String, origin: String) throws -> [UInt8] {
+            guard let bytes = Base64.decodeURL(encryptionInfo) else { throw FixtureError("encryptionInfo is not base64url") }
+            let info = try AnnexCEncryptionInfo(bytes: bytes[...])
+            let issued = try issueDocument(options: EventOptions(), fault: nil)
+            let transcript = SessionTranscript.digitalCredentialsAPI(encryptionInfo: encryptionInfo, origin: origin)
+            let plaintext = try deviceResponse(issued, transcript: transcript, fault: nil)
+            return try AnnexCEncryptedResponse.seal(deviceResponse: plaintext, transcript: transcript, recipient: info.recipientPublicKey)
+        }
+
+        /// What an iPhone reading the holder's ID reports (ProximityReader): the DeviceResponse and its SessionTranscript.
+        public mutating func readerAnswer() throws -> (deviceResponse: [UInt8], sessionTranscript: [UInt8]) {
+            let issued = try issueDocument(options: EventOptions(), fault: nil)
+            let reader = try ReaderSession()
+            return (try deviceResponse(issued, transcript: reader.transcript, fault: nil), reader.transcriptBytes)
         }
 
         // MARK: issuer side

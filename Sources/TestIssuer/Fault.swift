@@ -55,6 +55,9 @@ extension TestIssuer {
         case deviceSignedOtherTranscript
         /// The event's time is a minute older than the tenant's maxRequestAgeSeconds.
         case staleRequest
+        /// iso-device-response only: a `sessionToken` Veridoc never issued
+        /// (45 random bytes): the event claims a session it has no right to.
+        case forgedSessionToken
 
         /// What `alteredElement` writes into family_name after signing; distinctive,
         /// so tests can assert that it never reaches an outcome.
@@ -89,6 +92,7 @@ extension TestIssuer {
             case .alteredElement: [.msoDigestMismatch]
             case .deviceSignedOtherTranscript: [.deviceSignatureInvalid]
             case .staleRequest: [.requestExpired]
+            case .forgedSessionToken: flow == .isoDeviceResponse ? [.requestNonceUnknown] : nil
             }
         }
 

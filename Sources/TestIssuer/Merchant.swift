@@ -51,11 +51,11 @@ extension TestIssuer {
         }
 
         /// The tenant as the verifier sees it, trusting `anchors` (IACA certificates).
-        public func tenant(trusting anchors: [Certificate]) throws -> Tenant {
+        public func tenant(trusting anchors: [Certificate], requireIssuedNonces: Bool = false) throws -> Tenant {
             Tenant(
                 id: tenantID, merchantIDs: [merchantID], teamID: teamID,
                 keys: [try TenantKey(currentKey), try TenantKey(rotatedKey)], trustAnchors: anchors,
-                origins: [origin], maxRequestAge: TimeInterval(maxRequestAgeSeconds))
+                origins: [origin], maxRequestAge: TimeInterval(maxRequestAgeSeconds), requireIssuedNonces: requireIssuedNonces)
         }
 
         /// A verifier serving only this tenant.

@@ -25,9 +25,9 @@ enum RetentionCommands {
             let retention = try RetentionConfiguration.load(from: file)
             let connection = try connect(file)
             defer { connection.close() }
-            let report = try Purger(batchSize: retention.purgeBatchSize).pass(now: now, on: connection)
+            let report = try Purger(batchSize: retention.purgeBatchSize, sessionKeep: retention.sessionKeep).pass(now: now, on: connection)
             print("purged \(report.purged) values (\(report.droppedPartitions) partitions dropped); "
-                  + "oldest overdue was \(String(format: "%.0f", report.oldestOverdueSeconds)) s; removed \(report.publishedOutcomesRemoved) published outcomes from the outbox")
+                  + "oldest overdue was \(String(format: "%.0f", report.oldestOverdueSeconds)) s; removed \(report.publishedOutcomesRemoved) published outcomes from the outbox and \(report.sessionsRemoved) expired sessions")
         }
     }
 

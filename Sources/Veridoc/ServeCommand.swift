@@ -4,6 +4,7 @@ import HTTPService
 import Observability
 import SessionAPI
 import Settings
+import Verification
 
 /// `veridoc serve --config FILE`: the session API on `serve.port`, until
 /// SIGTERM or SIGINT; then it stops taking connections, lets requests under
@@ -21,7 +22,22 @@ enum ServeCommand {
             let log = Logger(minimum: logLevel)
             let tenants = try APITenants.load(settings)
             if tenants.keyring.isEmpty { log.warning("no tenant has apiKeys: every /v1 request will be 401") }
-            let api = SessionAPI(tenants: tenants, rateLimit: (settings.serve.requestsPerSecondPerKey, settings.serve.burstPerKey))
+            guard let bootstrapServers = settings.kafka.bootstrapServers else {
+                throw ConfigError("kafka.bootstrapServers: required (or set VERIDOC_KAFKA_BOOTSTRAP_SERVERS): serve produces the request events")
+            }
+            guard !settings.postgres.connectionString.isEmpty else {
+                throw ConfigError("postgres.connectionString: required (or set VERIDOC_POSTGRES): serve keeps its sessions there")
+            }
+            let sessions = try SessionService(
+                postgres: settings.postgres.connectionString, preparedStatements: settings.postgres.preparedStatements,
+                connections: settings.serve.postgresConnections, bootstrapServers: bootstrapServers,
+                kafkaProperties: settings.kafka.properties, requestTopic: settings.kafka.requestTopic, replayKey: try ReplayKey.load(settings))
+            defer { sessions.close() }
+            // Not fatal: serve starts while the database is still coming up, and /readyz says so.
+            if !sessions.migrate() { log.warning("PostgreSQL cannot be reached yet: not ready until it can") }
+            let api = SessionAPI(tenants: tenants, rateLimit: (settings.serve.requestsPerSecondPerKey, settings.serve.burstPerKey),
+                                 sessions: sessions, maxBodyBytes: settings.worker.maxEventBytes,
+                                 readiness: { sessions.readiness() })
             let serve = settings.serve
             let daemon = try HTTPDaemon(port: serve.port, loopbackOnly: serve.loopbackOnly,
                                         limits: HTTPDaemon.Limits(maxBodyBytes: settings.worker.maxEventBytes,

@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Foundation
 import MDoc
+import Settings
 import Verification
 
 /// `veridoc verify`: the worker's verification path without the database.
@@ -15,9 +16,12 @@ enum VerifyCommand {
                 guard let parsedTime = RFC3339.date(from: at) else { throw UsageError("--at is not an RFC 3339 date-time") }
                 time = parsedTime
             }
-            let configuration = try Configuration.load(from: URL(fileURLWithPath: configPath), at: time)
+            let settings = try VeridocSettings.load(from: URL(fileURLWithPath: configPath))
+            let configuration = try Configuration.load(settings, at: time)
+            // Issued nonces are checked where the config names the replay key, as the worker does.
+            let issuedNonces = settings.replay.nonceKeyFile == nil ? nil : IssuedNonce.Key(replayKey: try ReplayKey.load(settings))
             let eventBytes = try readEvent(parsed.positional[0])
-            let result = Verifier(directory: configuration.directory).verify(eventJSON: eventBytes, at: time)
+            let result = Verifier(directory: configuration.directory, issuedNonceKey: issuedNonces).verify(eventJSON: eventBytes, at: time)
             if parsed.flags.contains("--json") {
                 print(OutcomeEvent(result).json())
             } else {

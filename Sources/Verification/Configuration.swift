@@ -84,7 +84,8 @@ public struct Configuration: Sendable {
         return Tenant(
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
             pinnedDocumentSigners: pinned, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
-            retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient)
+            retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
+            requireIssuedNonces: entry.requireIssuedNonces)
     }
 
     private static func loadVICAL(_ entry: TenantSettings.VICAL, setting: String, settings: VeridocSettings, time: Date) throws(ConfigError) -> [Certificate] {

@@ -91,6 +91,7 @@ public struct EventParser: Sendable {
         _ = fields.string("flow")
         do throws(FieldError) {
             let input: VerificationRequest.Input
+            var sessionToken: [UInt8]?
             switch flow {
             case .appleWalletApp:
                 let payload = try fields.standardBase64("payload")
@@ -107,10 +108,16 @@ public struct EventParser: Sendable {
                 let transcript = try fields.standardBase64("sessionTranscript")
                 let readerKey = fields.has("ephemeralReaderKey") ? try fields.standardBase64("ephemeralReaderKey") : nil
                 input = .isoDeviceResponse(payload: payload, sessionTranscript: transcript, ephemeralReaderKey: readerKey)
+                if fields.has("sessionToken") {
+                    let token = try fields.standardBase64("sessionToken")
+                    guard token.count == IssuedNonce.byteCount else { throw FieldError("data.sessionToken must be \(IssuedNonce.byteCount) bytes") }
+                    sessionToken = token
+                }
             }
             let requested = try fields.requestedElements()
             if let unknown = fields.unread.first { throw FieldError("data.\(unknown) is not a field of the \(flow.rawValue) flow") }
-            return .success(VerificationRequest(id: id, source: source, time: time, tenant: tenant, input: input, requestedElements: requested))
+            return .success(VerificationRequest(id: id, source: source, time: time, tenant: tenant, input: input, requestedElements: requested,
+                                                sessionToken: sessionToken))
         } catch {
             return reject(error.detail)
         }

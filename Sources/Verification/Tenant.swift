@@ -30,6 +30,8 @@ public struct Tenant: Sendable {
     public let trustStore: TrustStore
     public let origins: Set<String>
     public let maxRequestAge: TimeInterval
+    /// Only nonces Veridoc issued (`IssuedNonce`) are accepted.
+    public let requireIssuedNonces: Bool
     /// How long disclosed values may be kept (docs/retention.md).
     public let retention: TenantRetention
     /// The integration's P-256 key: when set, outcomes carry the requested
@@ -42,7 +44,8 @@ public struct Tenant: Sendable {
     public init(
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
         pinnedDocumentSigners: [Certificate] = [],
-        origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil
+        origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
+        requireIssuedNonces: Bool = false
     ) {
         self.id = id
         self.merchantIDs = merchantIDs
@@ -51,6 +54,7 @@ public struct Tenant: Sendable {
         self.trustStore = TrustStore(anchors: trustAnchors, pinnedSigners: pinnedDocumentSigners)
         self.origins = origins
         self.maxRequestAge = maxRequestAge
+        self.requireIssuedNonces = requireIssuedNonces
         self.retention = retention
         self.outcomeRecipientKey = outcomeRecipientKey
         exactMerchantIDs = Set(merchantIDs.map(Identifier.init))

@@ -50,6 +50,10 @@ public struct VerificationRequest: Sendable {
     public let tenant: String
     public let input: Input
     public let requestedElements: [RequestedElement]
+    /// iso-device-response only: the token `veridoc serve` issued for the
+    /// session (an `IssuedNonce`), since that flow's transcript carries no
+    /// nonce of the server's. The other flows' issued tokens are their nonces.
+    public let sessionToken: [UInt8]?
 
     public enum Input: Sendable {
         /// PassKit in-app: the encrypted envelope, the exact nonce bytes and
@@ -69,7 +73,9 @@ public struct VerificationRequest: Sendable {
         }
     }
 
-    public init(id: String, source: String, time: Date, tenant: String, input: Input, requestedElements: [RequestedElement] = []) {
+    public init(id: String, source: String, time: Date, tenant: String, input: Input, requestedElements: [RequestedElement] = [],
+                sessionToken: [UInt8]? = nil) {
+        self.sessionToken = sessionToken
         self.id = id
         self.source = source
         self.time = time

@@ -18,6 +18,9 @@ public struct VerificationResult: Sendable {
     /// Annex C EncryptionInfo nonce, or the proximity SessionTranscript.
     /// Never logged or stored in clear.
     public let replayToken: [UInt8]?
+    /// The session of the nonce Veridoc issued (`IssuedNonce`), authenticated
+    /// by it; nil for integrators' own nonces. The worker marks its status.
+    public var sessionID: UUID? = nil
 
     public var isVerified: Bool { report.isVerified }
     public var verdict: String { isVerified ? "verified" : "rejected" }
@@ -31,7 +34,7 @@ extension VerificationResult {
         let report = RequestNonceCheck.recording(reused: reused, tenant: tenant, in: self.report)
         return VerificationResult(
             requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report, documents: documents,
-            requestedElements: requestedElements, replayToken: replayToken)
+            requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID)
     }
 }
 
@@ -42,7 +45,7 @@ extension VerificationResult {
     public func releasingElementValues() -> VerificationResult {
         VerificationResult(
             requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report,
-            documents: documents.map { $0.releasingValues() }, requestedElements: requestedElements, replayToken: replayToken)
+            documents: documents.map { $0.releasingValues() }, requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID)
     }
 }
 

@@ -15,6 +15,8 @@ public struct Verifier: Sendable {
     public var cborLimits: CBORDecoder.Limits
     /// How far in the future an event's `time` may lie (clock skew between producer and worker).
     public var allowedClockSkew: TimeInterval = 300
+    /// Checks the nonces `veridoc serve` issues; nil where no replay key is configured.
+    public let issuedNonceKey: IssuedNonce.Key?
 
     /// What all CBOR decodes of one event may take together: 25,000 items is
     /// some eighty times what a mobile document with every mDL element holds
@@ -22,7 +24,9 @@ public struct Verifier: Sendable {
     /// times a valid one of its size.
     public static let eventCBORLimits = CBORDecoder.Limits(maxItems: 25_000)
 
-    public init(directory: TenantDirectory, eventParser: EventParser = EventParser(), cborLimits: CBORDecoder.Limits = Verifier.eventCBORLimits) {
+    public init(directory: TenantDirectory, eventParser: EventParser = EventParser(), cborLimits: CBORDecoder.Limits = Verifier.eventCBORLimits,
+                issuedNonceKey: IssuedNonce.Key? = nil) {
+        self.issuedNonceKey = issuedNonceKey
         self.directory = directory
         self.eventParser = eventParser
         self.cborLimits = cborLimits
@@ -44,11 +48,13 @@ public struct Verifier: Sendable {
     /// Runs `VerificationPolicy.checks` on the request.
     public func verify(_ request: VerificationRequest, at time: Date) -> VerificationResult {
         var underVerification = RequestUnderVerification(
-            request: request, directory: directory, time: time, allowedClockSkew: allowedClockSkew, limits: cborLimits)
+            request: request, directory: directory, time: time, allowedClockSkew: allowedClockSkew, limits: cborLimits,
+            issuedNonceKey: issuedNonceKey)
         var report = CheckReport()
         VerificationPolicy.run(&underVerification, into: &report)
         return VerificationResult(
             requestID: request.id, tenant: request.tenant, flow: request.flow, verifiedAt: time, eventTime: request.time, report: report,
-            documents: underVerification.documents, requestedElements: request.requestedElements, replayToken: underVerification.replayToken)
+            documents: underVerification.documents, requestedElements: request.requestedElements, replayToken: underVerification.replayToken,
+            sessionID: underVerification.issuedNonce?.sessionID)
     }
 }

@@ -183,11 +183,17 @@ extension PipelineTests {
                 INSERT INTO outbox (id, event_id, payload, published_at, has_claims)
                 VALUES ('legacy-outcome', 'legacy-request', '{"data":{"claims":{"enc":"AA=="}}}', now() - interval '1 day', true)
                 """)
+            // A session of serve's that expired (retention.sessionKeepSeconds after it, the purge removes it).
+            _ = try database.execute("""
+                INSERT INTO sessions (tenant, id, flow, audience, doc_type, requested, nonce, created_at, expires_at)
+                VALUES ('acme', gen_random_uuid(), 'iso-device-response', '', 'org.iso.18013.5.1.mDL', '[]', '\\x01', now(), now() + interval '5 minutes')
+                """)
 
             // Far ahead: whole partitions are dropped, not deleted row by row.
             let far = try veridoc(["purge", "--config", fixture.config.path, "--now", RFC3339String(Date().addingTimeInterval(40 * 86_400))])
             #expect(far.status == 0 && !far.output.contains("(0 partitions dropped)"), "\(far.output)")
-            #expect(far.output.contains("removed 1 published outcomes from the outbox"), "\(far.output)")
+            #expect(far.output.contains("removed 1 published outcomes from the outbox and 1 expired sessions"), "\(far.output)")
+            #expect(try fixture.database.count("SELECT count(*) AS count FROM sessions") == 0)
             #expect(try fixture.database.count("SELECT count(*) AS count FROM outbox") == 0, "the kept published row was removed")
             #expect(worker.terminate() == 0)
         }

@@ -83,7 +83,7 @@ import Testing
     @Test func everyCodeIsListed() {
         let cases: [APIError] = [.unauthorized, .notFound, .methodNotAllowed(allow: "GET"), .malformedJSON, .unknownField("f"), .missingField("f"),
                                  .invalidField("f", expected: "x"), .notConfigured("x"), .tooManyRequests(retryAfterSeconds: 1),
-                                 .unsupportedMediaType, .internalError]
+                                 .unsupportedMediaType, .sessionExpired, .responseConflict, .unavailable("database"), .internalError]
         #expect(Set(cases.map(\.code)).count == cases.count)
         #expect(Set(cases.map(\.code)).union(["body_too_large"]) == Set(APIError.allCodes))
         for error in cases { #expect((400...599).contains(error.status)) }

@@ -72,7 +72,8 @@ struct AppleSampleVectorTests {
         #expect(result.documents.count == 1)
         #expect(result.documents.first?.docType == "org.iso.18013.5.1.mDL")
         #expect(result.documents.first?.elements.count == 22)
-        for check in CheckName.allCases where check != .requestNonce {
+        // The sample's nonce is Apple's, not one Veridoc issued; the nonce store is the worker's.
+        for check in CheckName.allCases where check != .requestNonce && check != .requestIssuedNonce {
             #expect(result.report.status(of: check) == .passed, "\(check.rawValue)")
         }
     }

@@ -36,6 +36,35 @@ app.kubernetes.io/name: {{ include "veridoc.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
+{{/*
+The session API (veridoc serve): names and labels of its own. Its
+app.kubernetes.io/name differs from the worker's so that neither's selector
+(Deployment, Service, PodDisruptionBudget, autoscaler) matches the other's
+pods; the worker's selector stays as it was, since a Deployment's selector
+cannot change in an upgrade.
+*/}}
+{{- define "veridoc.serve.name" -}}
+{{- printf "%s-serve" (include "veridoc.name" . | trunc 57 | trimSuffix "-") }}
+{{- end }}
+
+{{- define "veridoc.serve.fullname" -}}
+{{- printf "%s-serve" (include "veridoc.fullname" . | trunc 57 | trimSuffix "-") }}
+{{- end }}
+
+{{- define "veridoc.serve.labels" -}}
+helm.sh/chart: {{ include "veridoc.chart" . }}
+{{ include "veridoc.serve.selectorLabels" . }}
+app.kubernetes.io/version: {{ (.Values.image.tag | default .Chart.AppVersion) | toString | trunc 63 | quote }}
+app.kubernetes.io/component: serve
+app.kubernetes.io/part-of: veridoc
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "veridoc.serve.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "veridoc.serve.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
 {{- define "veridoc.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- default (include "veridoc.fullname" .) .Values.serviceAccount.name }}
@@ -71,6 +100,18 @@ Fails on settings that contradict the chart's own.
 {{- end }}
 {{- $_ := set $worker "drainTimeoutSeconds" (int .Values.drainTimeoutSeconds) }}
 {{- $_ := set $config "worker" $worker }}
+{{- if .Values.serve.enabled }}
+{{- $serve := default dict $config.serve }}
+{{- if and (hasKey $serve "port") (ne (int $serve.port) (int .Values.serve.port)) }}
+{{- fail (printf "config.serve.port (%v) differs from serve.port (%v): set only serve.port" $serve.port .Values.serve.port) }}
+{{- end }}
+{{- if and (hasKey $serve "loopbackOnly") $serve.loopbackOnly }}
+{{- fail "config.serve.loopbackOnly must not be true: the Service and the kubelet's probes reach serve on the pod's address" }}
+{{- end }}
+{{- $_ := set $serve "port" (int .Values.serve.port) }}
+{{- $_ := set $serve "loopbackOnly" false }}
+{{- $_ := set $config "serve" $serve }}
+{{- end }}
 {{- $replay := default dict $config.replay }}
 {{- $_ := set $replay "nonceKeyFile" (include "veridoc.nonceKeyFile" .) }}
 {{- $_ := set $config "replay" $replay }}
@@ -110,5 +151,21 @@ Fails on settings that contradict the chart's own.
 {{- end }}
 {{- if not (has .Values.keda.triggerType (list "kafka" "apache-kafka")) }}
 {{- fail "keda.triggerType must be kafka or apache-kafka" }}
+{{- end }}
+{{- if .Values.serve.enabled }}
+{{- $port := int .Values.serve.port }}
+{{- if or (lt $port 1) (gt $port 65535) }}
+{{- fail (printf "serve.port (%d) must be from 1 to 65535" $port) }}
+{{- end }}
+{{- $stop := int .Values.serve.preStopSleepSeconds }}
+{{- if lt $stop 0 }}
+{{- fail "serve.preStopSleepSeconds must be at least 0" }}
+{{- end }}
+{{- if lt (int .Values.serve.terminationGracePeriodSeconds) (add $stop 5) }}
+{{- fail (printf "serve.terminationGracePeriodSeconds (%d) must be at least serve.preStopSleepSeconds + 5 (%d): after the pause serve lets the requests under way finish" (int .Values.serve.terminationGracePeriodSeconds) (add $stop 5)) }}
+{{- end }}
+{{- if lt (int .Values.serve.replicaCount) 1 }}
+{{- fail "serve.replicaCount must be at least 1 (serve.enabled=false turns serve off)" }}
+{{- end }}
 {{- end }}
 {{- end }}

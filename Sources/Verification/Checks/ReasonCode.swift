@@ -18,6 +18,7 @@ public enum ReasonCode: String, Sendable, CaseIterable, Comparable {
     case msoExpired = "mso.expired"
     case msoDigestMismatch = "mso.digest_mismatch"
     case deviceSignatureInvalid = "device.signature_invalid"
+    case requestNonceUnknown = "request.nonce_unknown"
     case requestExpired = "request.expired"
     case requestNonceReused = "request.nonce_reused"
 

@@ -15,6 +15,8 @@ struct RequestUnderVerification {
     let configuredTenant: Tenant?
     /// One budget for every CBOR decode of this event, however deeply its structures nest.
     let limits: CBORDecoder.Limits
+    /// What checks issued nonces; nil where no replay key is configured (`veridoc verify` without one).
+    let issuedNonceKey: IssuedNonce.Key?
 
     /// Set by the tenant check once the request may speak for the tenant.
     var tenant: Tenant?
@@ -32,6 +34,8 @@ struct RequestUnderVerification {
     var documents: [DocumentSummary] = []
     /// The value whose single use the pipeline enforces (`VerificationResult.replayToken`).
     var replayToken: [UInt8]?
+    /// Set by the issued-nonce check when the nonce is one Veridoc issued.
+    var issuedNonce: IssuedNonce?
 
     /// A flow's payload, parsed.
     enum Envelope {
@@ -40,8 +44,10 @@ struct RequestUnderVerification {
         case plain(CBORItem)
     }
 
-    init(request: VerificationRequest, directory: TenantDirectory, time: Date, allowedClockSkew: TimeInterval, limits: CBORDecoder.Limits) {
+    init(request: VerificationRequest, directory: TenantDirectory, time: Date, allowedClockSkew: TimeInterval, limits: CBORDecoder.Limits,
+         issuedNonceKey: IssuedNonce.Key? = nil) {
         self.request = request
+        self.issuedNonceKey = issuedNonceKey
         self.time = time
         self.allowedClockSkew = allowedClockSkew
         self.configuredTenant = directory[request.tenant]

@@ -20,6 +20,7 @@ public enum VerificationPolicy {
         MSOValidityCheck.self,
         MSODigestsCheck.self,
         DeviceAuthenticationCheck.self,
+        RequestIssuedNonceCheck.self,
         RequestAgeCheck.self,
         // Applied when the result is stored (the worker's nonce store), after every other.
         RequestNonceCheck.self,

@@ -1,0 +1,138 @@
+import Crypto
+import Foundation
+import HTTPService
+import JSON
+import MDoc
+import Storage
+import Verification
+
+/// `POST /v1/sessions`: a session for one flow, with what the integrator's
+/// front end hands the wallet: the nonce (app), the Digital Credentials
+/// request (web), or only the id the reader app reports back (iso).
+enum SessionCreation {
+    static let maxElements = 100
+    static let defaultDocType = "org.iso.18013.5.1.mDL"
+
+    /// The body, read strictly.
+    struct Request {
+        var flow: Flow
+        var audience: String
+        var docType: String
+        var elements: [RequestedElement]
+        var ttlSeconds: Int?
+        var reference: String?
+    }
+
+    static func read(_ body: inout RequestBody, tenant: SessionTenant) throws(APIError) -> Request {
+        let flowName = try body.requiredString("flow", maxBytes: 32)
+        guard let flow = Flow(rawValue: flowName) else {
+            throw .invalidField("flow", expected: "one of \(Flow.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let merchantID = try body.string("merchantId", maxBytes: 256)
+        let origin = try body.string("origin", maxBytes: 256)
+        let audience: String
+        switch flow {
+        case .appleWalletApp:
+            guard origin == nil else { throw .unknownField("origin") }
+            guard let merchantID else { throw .missingField("merchantId") }
+            guard tenant.merchantIDs.contains(merchantID) else { throw .invalidField("merchantId", expected: "one of the tenant's merchantIds") }
+            audience = merchantID
+        case .appleWalletWeb:
+            guard merchantID == nil else { throw .unknownField("merchantId") }
+            guard let origin else { throw .missingField("origin") }
+            guard tenant.origins.contains(origin) else { throw .invalidField("origin", expected: "one of the tenant's origins") }
+            guard tenant.recipient != nil else { throw .notConfigured("encryptionKeys for apple-wallet-web") }
+            audience = origin
+        case .isoDeviceResponse:
+            if merchantID != nil { throw .unknownField("merchantId") }
+            if origin != nil { throw .unknownField("origin") }
+            audience = ""
+        }
+        let docType = try body.string("docType", maxBytes: 256) ?? defaultDocType
+        let elements = try body.objects("requestedElements", maxCount: maxElements) { (item: inout RequestBody) throws(APIError) in
+            try element(&item)
+        } ?? []
+        if flow == .appleWalletWeb && elements.isEmpty { throw .missingField("requestedElements") }
+        let ttl = try body.integer("ttlSeconds", range: 1...tenant.maxSessionSeconds)
+        let reference = try body.string("reference", maxBytes: 256)
+        if let reference, !reference.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            throw .invalidField("reference", expected: "printable ASCII")
+        }
+        try body.finish()
+        return Request(flow: flow, audience: audience, docType: docType, elements: elements, ttlSeconds: ttl, reference: reference)
+    }
+
+    private static func element(_ item: inout RequestBody) throws(APIError) -> RequestedElement {
+        let namespace = try item.requiredString("namespace", maxBytes: 256)
+        let element = try item.requiredString("element", maxBytes: 256)
+        guard var retention = try item.object("retention") else { throw .missingField(item.field("retention")) }
+        let intent = try retention.requiredString("intent", maxBytes: 32)
+        let days = try retention.integer("days", range: 1...Retention.maximumDays)
+        try retention.finish()
+        switch intent {
+        case "willNotStore":
+            if days != nil { throw .unknownField(retention.field("days")) }
+            return RequestedElement(namespace: namespace, element: element, retention: .willNotStore)
+        case "mayStore":
+            return RequestedElement(namespace: namespace, element: element, retention: .mayStore(days: days))
+        default:
+            throw .invalidField(retention.field("intent"), expected: "willNotStore or mayStore")
+        }
+    }
+
+    /// Creates the session and answers 201.
+    static func create(_ request: Request, tenant: String, config: SessionTenant, service: SessionService, now: Date,
+                       metrics: APIMetrics) throws(APIError) -> HTTPResponse {
+        let id = UUID()
+        let lifetime = request.ttlSeconds ?? config.maxSessionSeconds
+        let binding = IssuedNonce.Binding(tenant: tenant, flow: request.flow.rawValue, audience: request.audience)
+        let nonce = service.nonceKey.issue(session: id, binding: binding, issuedAt: now, lifetime: UInt32(lifetime))
+        var encryptionInfo: String?
+        var deviceRequest: String?
+        if request.flow == .appleWalletWeb, let recipient = config.recipient {
+            encryptionInfo = Base64.encodeURL(AnnexCEncryptionInfo.encode(nonce: nonce.bytes, recipient: recipient))
+            let items = request.elements.map { element -> DeviceRequest.Item in
+                let retain = if case .mayStore = element.retention { true } else { false }
+                return DeviceRequest.Item(namespace: element.namespace, element: element.element, intentToRetain: retain)
+            }
+            deviceRequest = Base64.encodeURL(DeviceRequest.encode(docType: request.docType, items: items))
+        }
+        let row = SessionsTable.Row(
+            tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,
+            requested: JSONValue.array(request.elements.map(RequestedElementJSON.value)).jsonString(keyOrder: .insertion),
+            nonce: nonce.bytes, encryptionInfo: encryptionInfo, reference: request.reference, createdAt: nonce.issuedAt, expiresAt: nonce.expiresAt)
+        try service.pool.with { connection in try connection.execute(try SessionsTable.insert(row)) }
+        metrics.sessionsCreated.increment(tenant, request.flow.rawValue)
+
+        var answer: JSONObject = [
+            "id": .string(id.uuidString.lowercased()), "flow": .string(request.flow.rawValue), "expiresAt": .string(APITime.string(nonce.expiresAt)),
+        ]
+        switch request.flow {
+        case .appleWalletApp:
+            answer["nonce"] = .string(Base64.encodeStandard(nonce.bytes))
+            answer["merchantId"] = .string(request.audience)
+        case .appleWalletWeb:
+            let data: JSONObject = ["deviceRequest": .string(deviceRequest ?? ""), "encryptionInfo": .string(encryptionInfo ?? "")]
+            answer["request"] = .object(["protocol": "org-iso-mdoc", "data": .object(data)])
+        case .isoDeviceResponse:
+            break
+        }
+        if let reference = request.reference { answer["reference"] = .string(reference) }
+        return HTTPResponse(status: 201, headers: [("Content-Type", "application/json"), ("Location", "/v1/sessions/\(id.uuidString.lowercased())")],
+                            body: JSONValue.object(answer).jsonBytes(keyOrder: .insertion))
+    }
+}
+
+/// A requested element as the event schema writes it.
+enum RequestedElementJSON {
+    static func value(_ element: RequestedElement) -> JSONValue {
+        var retention: JSONObject
+        switch element.retention {
+        case .willNotStore: retention = ["intent": "willNotStore"]
+        case .mayStore(let days):
+            retention = ["intent": "mayStore"]
+            if let days { retention["days"] = .integer(days) }
+        }
+        return .object(["namespace": .string(element.namespace), "element": .string(element.element), "retention": .object(retention)])
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import HTTPService
+import Postgres
+import Storage
+import Synchronization
+import Verification
+
+/// What the session routes share: the database, the producer of request
+/// events, and the key that issues nonces (the one the workers check them
+/// with). Readiness is both the database and the broker answering, asked at
+/// most once a second however often the probe comes.
+public final class SessionService: Sendable {
+    let pool: ConnectionPool
+    let producer: RequestProducer
+    let nonceKey: IssuedNonce.Key
+    /// How a long poll (`GET ?wait=`) looks again.
+    let pollInterval: TimeInterval
+    private let migrated = Atomic<Bool>(false)
+    private let lastReadiness = Mutex<(at: TimeInterval, state: HTTPReadiness)?>(nil)
+
+    public init(postgres: String, preparedStatements: Bool, connections: Int, bootstrapServers: String, kafkaProperties: [String: String],
+                requestTopic: String, replayKey: [UInt8], pollInterval: TimeInterval = 0.1) throws {
+        pool = ConnectionPool(size: connections) {
+            try PostgresConnection(connectionString: postgres, applicationName: "veridoc-serve", preparedStatements: preparedStatements)
+        }
+        producer = try RequestProducer(bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: requestTopic)
+        nonceKey = IssuedNonce.Key(replayKey: replayKey)
+        self.pollInterval = pollInterval
+    }
+
+    /// Applies the migrations the database lacks (the workers do the same,
+    /// under one advisory lock), so serve may start first. False when the
+    /// database cannot be reached; readiness tries again.
+    @discardableResult
+    public func migrate() -> Bool {
+        if migrated.load(ordering: .relaxed) { return true }
+        let done = (try? pool.with { connection in try Migrations.apply(on: connection) }) != nil
+        if done { migrated.store(true, ordering: .relaxed) }
+        return done
+    }
+
+    public func readiness() -> HTTPReadiness {
+        let now = ProcessInfo.processInfo.systemUptime
+        if let last = lastReadiness.withLock({ $0 }), now - last.at < 1 { return last.state }
+        let state: HTTPReadiness
+        if !migrate() {
+            state = HTTPReadiness(ready: false, reason: "postgres unreachable")
+        } else if (try? pool.with { connection in try connection.execute(HealthProbe.statement) }) == nil {
+            state = HTTPReadiness(ready: false, reason: "postgres unreachable")
+        } else if !producer.isReady(timeoutMilliseconds: 1_000) {
+            state = HTTPReadiness(ready: false, reason: "kafka unreachable")
+        } else {
+            state = .ready
+        }
+        lastReadiness.withLock { $0 = (now, state) }
+        return state
+    }
+
+    public func close() { producer.close() }
+}

@@ -1,0 +1,117 @@
+import Crypto
+import Foundation
+import HTTPService
+import JSON
+import MDoc
+import Storage
+import Verification
+
+/// `POST /v1/sessions/{id}/response`: the wallet's (or reader's) answer,
+/// turned into the `veridoc.verification.requested.v1` event from what the
+/// session holds, and produced to the request topic. The event id is the
+/// session id, so a repeated submit is one request; the session keeps the
+/// first response's digest, so a different second one is a conflict.
+enum SessionSubmission {
+    /// The answer's fields as the event carries them, in event order.
+    struct Answer {
+        var fields: [(name: String, value: String)]
+
+        /// SHA-256 over each field's name and value, each with its length
+        /// first: what a second submit must repeat to be the same response.
+        var digest: [UInt8] {
+            var input: [UInt8] = []
+            for (name, value) in fields {
+                for part in [Array(name.utf8), Array(value.utf8)] {
+                    input += withUnsafeBytes(of: UInt32(part.count).bigEndian, Array.init)
+                    input += part
+                }
+            }
+            return sha256(input)
+        }
+    }
+
+    static func read(_ body: inout RequestBody, flow: Flow, maxBytes: Int) throws(APIError) -> Answer {
+        var fields: [(String, String)] = []
+        var missing: String?
+        func base64(_ name: String, url: Bool = false, required: Bool = true) throws(APIError) {
+            guard let text = try body.string(name, maxBytes: maxBytes) else {
+                if required && missing == nil { missing = name }
+                return
+            }
+            let decoded = url ? Base64.decodeURL(text) : Base64.decodeStandard(text)
+            guard decoded?.isEmpty == false else {
+                throw .invalidField(name, expected: url ? "base64url (RFC 4648 §5)" : "standard base64 (RFC 4648 §4, padded)")
+            }
+            fields.append((name, text))
+        }
+        switch flow {
+        case .appleWalletApp:
+            try base64("payload")
+        case .appleWalletWeb:
+            try base64("response", url: true)
+        case .isoDeviceResponse:
+            // The event's names: the reader app's deviceResponse is the event's payload.
+            try base64("deviceResponse")
+            try base64("sessionTranscript")
+            try base64("ephemeralReaderKey", required: false)
+        }
+        // A field of another flow's answer is named as that, before what this flow misses.
+        try body.finish()
+        if let missing { throw .missingField(missing) }
+        return Answer(fields: fields)
+    }
+
+    static func submit(_ body: inout RequestBody, tenant: String, id: UUID, service: SessionService, now: Date,
+                       maxBytes: Int) throws(APIError) -> HTTPResponse {
+        guard let session = try SessionStatus.find(tenant: tenant, id: id, service: service) else { throw .notFound }
+        guard let flow = Flow(rawValue: session.row.flow) else { throw .internalError }
+        let answer = try read(&body, flow: flow, maxBytes: maxBytes)
+        let digest = answer.digest
+        let taken = try service.pool.with { connection in
+            try connection.execute(SessionsTable.takeResponse(tenant: tenant, id: id, digest: digest, at: now)).rowCount == 1
+        }
+        if !taken {
+            // Someone else's submit may have come between the find and the take: read again.
+            guard let current = try SessionStatus.find(tenant: tenant, id: id, service: service) else { throw .notFound }
+            guard let stored = current.responseDigest else { throw .sessionExpired }
+            guard constantTimeEqual(stored, digest) else { throw .responseConflict }
+        }
+        // Sent again when this is a repeat: if the first submit's delivery
+        // failed after its take, this one is what gets the event out; if it
+        // did not, the worker sees the same event id twice and keeps one.
+        try service.producer.deliver(key: Array(id.uuidString.lowercased().utf8), value: event(for: session.row, answer: answer))
+        let location = "/v1/sessions/\(id.uuidString.lowercased())"
+        let object: JSONObject = ["id": .string(id.uuidString.lowercased()), "status": "processing"]
+        return HTTPResponse(status: 202, headers: [("Content-Type", "application/json"), ("Location", location)],
+                            body: JSONValue.object(object).jsonBytes(keyOrder: .insertion))
+    }
+
+    /// The request event: its `time` is when the session (and its nonce) was issued.
+    static func event(for session: SessionsTable.Row, answer: Answer) -> [UInt8] {
+        var data: JSONObject = ["tenant": .string(session.tenant), "flow": .string(session.flow)]
+        for (name, value) in answer.fields {
+            data[name == "deviceResponse" ? "payload" : name] = .string(value)
+        }
+        switch Flow(rawValue: session.flow) {
+        case .appleWalletApp:
+            data["nonce"] = .string(Base64.encodeStandard(session.nonce))
+            data["merchantId"] = .string(session.audience)
+        case .appleWalletWeb:
+            data["encryptionInfo"] = .string(session.encryptionInfo ?? "")
+            data["origin"] = .string(session.audience)
+        case .isoDeviceResponse:
+            data["sessionToken"] = .string(Base64.encodeStandard(session.nonce))
+        case nil:
+            break
+        }
+        if let requested = try? RequestBody.parser.parse(Array(session.requested.utf8)), let list = requested.arrayValue, !list.isEmpty {
+            data["requestedElements"] = .array(list)
+        }
+        let event: JSONObject = [
+            "specversion": "1.0", "id": .string(session.id.uuidString.lowercased()), "source": "/veridoc/serve",
+            "type": .string(VerificationRequest.eventType), "time": .string(RFC3339.string(from: session.createdAt)),
+            "datacontenttype": "application/json", "data": .object(data),
+        ]
+        return JSONValue.object(event).jsonBytes(keyOrder: .insertion)
+    }
+}

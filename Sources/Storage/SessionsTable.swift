@@ -1,0 +1,133 @@
+import Foundation
+import Postgres
+
+/// `sessions`: the session API's sessions. A row is made by
+/// `POST /v1/sessions`, takes the digest of the first response submitted
+/// to it, and is completed by the worker in the transaction that stores the
+/// result; the retention loop deletes it some time after it expired.
+public enum SessionsTable {
+    static let columns: [PostgresColumn] = [
+        .init("tenant", "text"), .init("id", "uuid"), .init("flow", "text"), .init("audience", "text"), .init("doc_type", "text"),
+        .init("requested", "text"), .init("nonce", "bytea"), .init("encryption_info", "text"), .init("reference", "text"),
+        .init("created_at", "timestamptz"), .init("expires_at", "timestamptz"),
+    ]
+
+    /// A session as it was created.
+    public struct Row: Sendable, Equatable {
+        public var tenant: String
+        public var id: UUID
+        public var flow: String
+        /// The merchant identifier (app), the origin (web), or "" (iso).
+        public var audience: String
+        public var docType: String
+        /// The requested elements as the event carries them (JSON).
+        public var requested: String
+        /// The issued nonce; the iso flow's session token.
+        public var nonce: [UInt8]
+        /// apple-wallet-web: the EncryptionInfo, exactly as the request carried it.
+        public var encryptionInfo: String?
+        public var reference: String?
+        public var createdAt: Date
+        public var expiresAt: Date
+
+        public init(tenant: String, id: UUID, flow: String, audience: String, docType: String, requested: String, nonce: [UInt8],
+                    encryptionInfo: String?, reference: String?, createdAt: Date, expiresAt: Date) {
+            self.tenant = tenant
+            self.id = id
+            self.flow = flow
+            self.audience = audience
+            self.docType = docType
+            self.requested = requested
+            self.nonce = nonce
+            self.encryptionInfo = encryptionInfo
+            self.reference = reference
+            self.createdAt = createdAt
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// A session as it stands: its row, and how far it got.
+    public struct Stored: Sendable {
+        public let row: Row
+        public let status: String
+        public let responseDigest: [UInt8]?
+        /// The outcome event's JSON, once the worker stored the result.
+        public let outcome: String?
+    }
+
+    public static func insert(_ row: Row) throws(PostgresError) -> PostgresStatement {
+        try .insertColumns(into: "sessions", columns: columns, rows: [[
+            .text(row.tenant), .text(row.id.uuidString.lowercased()), .text(row.flow), .text(row.audience), .text(row.docType),
+            .text(row.requested), .bytes(row.nonce), row.encryptionInfo.map(PostgresValue.text) ?? .null,
+            row.reference.map(PostgresValue.text) ?? .null, .timestamp(row.createdAt), .timestamp(row.expiresAt),
+        ]])
+    }
+
+    /// The tenant's session `id` (no row: not the tenant's, or gone).
+    public static func find(tenant: String, id: UUID) -> PostgresStatement {
+        PostgresStatement("""
+            SELECT tenant, id::text AS id, flow, audience, doc_type, requested, nonce, encryption_info, reference, created_at, expires_at,
+                   status, response_digest, outcome
+            FROM sessions WHERE tenant = $1 AND id = $2::uuid
+            """, [.text(tenant), .text(id.uuidString.lowercased())])
+    }
+
+    /// The session from a `find` answer.
+    public static func stored(_ result: PostgresResult) -> Stored? {
+        guard result.rowCount == 1, let tenant = result.string(0, "tenant"), let id = result.string(0, "id").flatMap(UUID.init(uuidString:)),
+              let flow = result.string(0, "flow"), let audience = result.string(0, "audience"), let docType = result.string(0, "doc_type"),
+              let requested = result.string(0, "requested"), let nonce = result.bytes(0, "nonce"), let created = result.date(0, "created_at"),
+              let expires = result.date(0, "expires_at"), let status = result.string(0, "status")
+        else { return nil }
+        let row = Row(tenant: tenant, id: id, flow: flow, audience: audience, docType: docType, requested: requested, nonce: nonce,
+                      encryptionInfo: result.string(0, "encryption_info"), reference: result.string(0, "reference"),
+                      createdAt: created, expiresAt: expires)
+        return Stored(row: row, status: status, responseDigest: result.bytes(0, "response_digest"), outcome: result.string(0, "outcome"))
+    }
+
+    /// Takes the first response for the session: its digest, and `processing`,
+    /// if no response was taken yet and the session has not expired at `now`.
+    /// Returns the id when it took this one; no row otherwise (then `find`
+    /// tells why: gone, expired, this response again, or another one).
+    public static func takeResponse(tenant: String, id: UUID, digest: [UInt8], at now: Date) -> PostgresStatement {
+        PostgresStatement("""
+            UPDATE sessions SET response_digest = $3, submitted_at = $4, status = 'processing'
+            WHERE tenant = $1 AND id = $2::uuid AND response_digest IS NULL AND expires_at > $4
+            RETURNING id
+            """, [.text(tenant), .text(id.uuidString.lowercased()), .bytes(digest), .timestamp(now)])
+    }
+
+    /// A session's end: its verdict and the outcome event.
+    public struct Completion: Sendable {
+        public let tenant: String
+        public let id: UUID
+        /// `verified` or `rejected`.
+        public let status: String
+        public let outcome: String
+
+        public init(tenant: String, id: UUID, status: String, outcome: String) {
+            self.tenant = tenant
+            self.id = id
+            self.status = status
+            self.outcome = outcome
+        }
+    }
+
+    /// Completes the sessions not completed yet (a redelivered result finds
+    /// its session done and leaves it as it is).
+    public static func complete(_ completions: [Completion]) -> PostgresStatement {
+        PostgresStatement("""
+            UPDATE sessions s SET status = c.status, outcome = c.outcome, completed_at = now()
+            FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS c(tenant, id, status, outcome)
+            WHERE s.tenant = c.tenant AND s.id = c.id AND s.completed_at IS NULL
+            """, [.textArray(completions.map(\.tenant)), .textArray(completions.map { $0.id.uuidString.lowercased() }),
+                  .textArray(completions.map(\.status)), .textArray(completions.map(\.outcome))])
+    }
+
+    /// Deletes up to `limit` sessions that expired before `cutoff`.
+    public static func deleteExpired(before cutoff: Date, limit: Int) -> PostgresStatement {
+        PostgresStatement("""
+            DELETE FROM sessions WHERE ctid IN (SELECT ctid FROM sessions WHERE expires_at < $1 LIMIT $2)
+            """, [.timestamp(cutoff), .int(Int64(limit))])
+    }
+}

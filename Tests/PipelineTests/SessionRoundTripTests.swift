@@ -1,0 +1,169 @@
+import Crypto
+import Foundation
+import MDoc
+import Testing
+import TestIssuer
+import TestSupport
+import Verification
+
+/// The whole server side, each flow end to end: `veridoc serve` creates a
+/// session, the test issuer's wallet (or reader) answers what serve handed
+/// out, serve turns the answer into the request event, a worker verifies it,
+/// and `GET /v1/sessions/{id}` shows the verdict the outcome topic carries,
+/// written in the result's own transaction. The tenant requires issued nonces.
+@Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
+struct SessionRoundTripTests {
+    static let key = "vdk_round-trip-key"
+    static let otherKey = "vdk_other-tenant-key"
+
+    final class Stack {
+        let fixture: PipelineFixture
+        let worker: WorkerProcess
+        let serve: VeridocProcess
+        let port: Int
+
+        init() throws {
+            fixture = try PipelineFixture(workerThreads: 1)
+            var root = try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.config)) as! [String: Any]
+            var tenants = root["tenants"] as! [[String: Any]]
+            tenants[0]["apiKeys"] = ["sha256:" + sha256Hex(SessionRoundTripTests.key)]
+            tenants[0]["requireIssuedNonces"] = true
+            tenants.append(["id": "globex", "trustAnchors": tenants[0]["trustAnchors"]!, "apiKeys": ["sha256:" + sha256Hex(SessionRoundTripTests.otherKey)]])
+            root["tenants"] = tenants
+            root["serve"] = ["port": 0, "loopbackOnly": true]
+            try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: fixture.config)
+            worker = try fixture.startWorker()
+            serve = try VeridocProcess(command: "serve", config: fixture.config, name: "serve")
+            port = try #require(serve.port(loggedAs: "session API listening"), "serve did not start: \(serve.log.suffix(1500))")
+        }
+
+        func call(_ method: String, _ path: String, _ body: [String: Any]? = nil, key: String? = SessionRoundTripTests.key) throws -> (status: Int, object: [String: Any]) {
+            var headers: [(String, String)] = []
+            if let key { headers.append(("Authorization", "Bearer \(key)")) }
+            if body != nil { headers.append(("Content-Type", "application/json")) }
+            let bytes = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
+            let response = try RawHTTP.request(method, path, port: port, headers: headers, body: bytes, timeout: 40)
+            return (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]) ?? [:])
+        }
+
+        func create(_ body: [String: Any]) throws -> [String: Any] {
+            let created = try call("POST", "/v1/sessions", body)
+            #expect(created.status == 201, "\(created.object)")
+            return created.object
+        }
+
+        /// The session once the worker stored its verdict (long polls until then).
+        func finished(_ id: String) throws -> [String: Any] {
+            var shown: [String: Any] = [:]
+            _ = try eventually(60, every: 0.01) {
+                shown = try call("GET", "/v1/sessions/\(id)?wait=20").object
+                return ["verified", "rejected"].contains(shown["status"] as? String ?? "")
+            }
+            return shown
+        }
+
+        deinit {
+            serve.kill()
+            worker.kill()
+        }
+    }
+
+    static func sha256Hex(_ text: String) -> String {
+        sha256(Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static var elements: [[String: Any]] { [
+        ["namespace": "org.iso.18013.5.1", "element": "age_over_21", "retention": ["intent": "willNotStore"]],
+        ["namespace": "org.iso.18013.5.1", "element": "family_name", "retention": ["intent": "mayStore", "days": 30]],
+    ] }
+
+    @Test func eachFlowFromSessionToVerdict() throws {
+        let stack = try Stack()
+        var factory = stack.fixture.factory
+        var ids: [String] = []
+
+        let app = try stack.create(["flow": "apple-wallet-app", "merchantId": factory.merchant.merchantID, "requestedElements": Self.elements])
+        let appID = try #require(app["id"] as? String)
+        let nonceText = try #require(app["nonce"] as? String)
+        let nonce = try #require(Data(base64Encoded: nonceText))
+        let encrypted = try factory.walletAnswer(appNonce: Array(nonce))
+        #expect(try stack.call("POST", "/v1/sessions/\(appID)/response", ["payload": Data(encrypted).base64EncodedString()]).status == 202)
+        ids.append(appID)
+
+        let web = try stack.create(["flow": "apple-wallet-web", "origin": factory.merchant.origin, "requestedElements": Self.elements])
+        let webID = try #require(web["id"] as? String)
+        let request = try #require((web["request"] as? [String: Any])?["data"] as? [String: String])
+        let info = try #require(request["encryptionInfo"])
+        let response = try factory.walletAnswer(encryptionInfo: info, origin: factory.merchant.origin)
+        #expect(try stack.call("POST", "/v1/sessions/\(webID)/response", ["response": Base64.encodeURL(response)]).status == 202)
+        ids.append(webID)
+
+        let iso = try stack.create(["flow": "iso-device-response"])
+        let isoID = try #require(iso["id"] as? String)
+        let reader = try factory.readerAnswer()
+        let answer = ["deviceResponse": Data(reader.deviceResponse).base64EncodedString(), "sessionTranscript": Data(reader.sessionTranscript).base64EncodedString()]
+        #expect(try stack.call("POST", "/v1/sessions/\(isoID)/response", answer).status == 202)
+        // The same answer again is the same request: one result.
+        #expect(try stack.call("POST", "/v1/sessions/\(isoID)/response", answer).status == 202)
+        ids.append(isoID)
+
+        let outcomes = try stack.fixture.outcomes(expected: ids.count)
+        for id in ids {
+            let shown = try stack.finished(id)
+            #expect(shown["status"] as? String == "verified", "\(id): \(shown) \(stack.worker.log.suffix(1500))")
+            let outcome = try #require(shown["outcome"] as? [String: Any], "\(shown)")
+            #expect(outcome["verdict"] as? String == "verified")
+            #expect(outcome["requestId"] as? String == id, "the event id is the session id")
+            let checks = outcome["checks"] as? [[String: String]] ?? []
+            #expect(checks.contains(["name": "request.issued_nonce", "status": "passed"]), "\(checks)")
+            #expect(outcomes[OutcomeEvent.id(forRequest: id)] == id, "the outcome topic carries the same request")
+            #expect(try stack.fixture.database.count("SELECT count(*) AS count FROM results WHERE event_id = '\(id)'") == 1)
+        }
+        // Another tenant's key finds none of them; no key is 401.
+        #expect(try stack.call("GET", "/v1/sessions/\(appID)", key: Self.otherKey).status == 404)
+        #expect(try stack.call("GET", "/v1/sessions/\(appID)", key: nil).status == 401)
+    }
+
+    @Test func foreignAnswersForgedNoncesAndExpiredSessionsAreRejected() throws {
+        let stack = try Stack()
+        var factory = stack.fixture.factory
+        let merchant = factory.merchant.merchantID
+
+        // A wallet's answer for session A submitted to session B: B's nonce is not the one A's transcript holds.
+        let first = try stack.create(["flow": "apple-wallet-app", "merchantId": merchant])
+        let second = try stack.create(["flow": "apple-wallet-app", "merchantId": merchant])
+        let firstText = try #require(first["nonce"] as? String)
+        let firstNonce = try #require(Data(base64Encoded: firstText))
+        let answerForFirst = try factory.walletAnswer(appNonce: Array(firstNonce))
+        let secondID = try #require(second["id"] as? String)
+        #expect(try stack.call("POST", "/v1/sessions/\(secondID)/response", ["payload": Data(answerForFirst).base64EncodedString()]).status == 202)
+        let crossed = try stack.finished(secondID)
+        #expect(crossed["status"] as? String == "rejected")
+        let crossedCodes = ((crossed["outcome"] as? [String: Any])?["reasons"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+        #expect(crossedCodes == ["decryption.transcript_mismatch"], "\(crossed)")
+
+        // Events the integrator produced itself, for a tenant that requires issued nonces:
+        // its own random nonce, and a nonce serve issued whose session has expired.
+        let own = try factory.event(.appleWalletApp)
+        let expiring = try stack.create(["flow": "apple-wallet-app", "merchantId": merchant, "ttlSeconds": 1])
+        let expiringText = try #require(expiring["nonce"] as? String)
+        let expiringNonce = try #require(Data(base64Encoded: expiringText))
+        let late = try factory.walletAnswer(appNonce: Array(expiringNonce))
+        Thread.sleep(forTimeInterval: 32)  // past the session's end and the 30 s tolerance for serve's clock
+        let lateID = UUID().uuidString.lowercased()
+        let lateEvent: [String: Any] = [
+            "specversion": "1.0", "id": lateID, "source": "/integrator", "type": VerificationRequest.eventType,
+            "time": RFC3339.string(from: Date()), "datacontenttype": "application/json",
+            "data": ["tenant": factory.merchant.tenantID, "flow": "apple-wallet-app", "payload": Data(late).base64EncodedString(),
+                     "nonce": Data(expiringNonce).base64EncodedString(), "merchantId": merchant],
+        ]
+        try stack.fixture.produce([(own.id!, own.json()), (lateID, Array(try JSONSerialization.data(withJSONObject: lateEvent)))])
+        #expect(try eventually(60) { try stack.fixture.database.results().keys.contains(lateID) && stack.fixture.database.results().keys.contains(own.id!) })
+        let results = try stack.fixture.database.results()
+        #expect(results[own.id!]?.reasons == ["request.nonce_unknown"], "\(String(describing: results[own.id!]))")
+        #expect(results[lateID]?.reasons == ["request.expired"], "\(String(describing: results[lateID]))")
+        // The expired session itself was completed by that result: GET and the outcome agree.
+        let expiredID = try #require(expiring["id"] as? String)
+        #expect(try stack.call("GET", "/v1/sessions/\(expiredID)").object["status"] as? String == "rejected")
+    }
+}

@@ -1,0 +1,198 @@
+import CBOR
+import Crypto
+import Foundation
+import Kafka
+import KafkaMock
+import MDoc
+import Testing
+import TestIssuer
+import TestSupport
+@testable import SessionAPI
+import Verification
+
+/// The session routes of `veridoc serve` over real HTTP, against the test
+/// PostgreSQL and a mock cluster: what each flow's session hands out, who
+/// may see it, and the request event a submit produces. The worker's side
+/// (verdicts, statuses) is PipelineTests' SessionRoundTripTests.
+@Suite(.enabled(if: Services.available, Services.skipMessage)) struct SessionRouteTests {
+    let fixture: ServeFixture
+    var port: Int { fixture.port }
+
+    init() throws { fixture = try ServeFixture(burst: 1_000) }
+
+    func call(_ method: String, _ path: String, _ body: String? = nil, key: String? = ServeFixture.acmeKey) throws -> (status: UInt32, object: [String: Any], response: RawHTTP.Response) {
+        var headers: [(String, String)] = []
+        if let key { headers.append(("Authorization", "Bearer \(key)")) }
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let response = try RawHTTP.request(method, path, port: port, headers: headers, body: Array((body ?? "").utf8))
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]) ?? [:]
+        return (UInt32(response.status), object, response)
+    }
+
+    var nonceKey: IssuedNonce.Key {
+        get throws {
+            let text = try String(contentsOf: fixture.folder.appendingPathComponent("nonce.key"), encoding: .utf8)
+            return IssuedNonce.Key(replayKey: Array(try #require(Data(base64Encoded: text))))
+        }
+    }
+
+    static let elements = #"[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}},{"namespace":"org.iso.18013.5.1","element":"family_name","retention":{"intent":"mayStore","days":30}}]"#
+
+    @Test func anAppSessionHandsOutAnIssuedNonceBoundToItsMerchant() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","ttlSeconds":60,"reference":"order-17"}"#)
+        #expect(created.status == 201, "\(created.response.body)")
+        let id = try #require(created.object["id"] as? String)
+        #expect(created.response.headers["location"] == "/v1/sessions/\(id)")
+        #expect(Set(created.object.keys) == ["id", "flow", "expiresAt", "nonce", "merchantId", "reference"])
+        let nonceText = try #require(created.object["nonce"] as? String)
+        let nonce = try #require(Data(base64Encoded: nonceText))
+        let binding = IssuedNonce.Binding(tenant: "acme", flow: "apple-wallet-app", audience: ServeFixture.merchantID)
+        let opened = try #require(try nonceKey.open(Array(nonce), binding: binding), "the nonce is one the workers' key opens")
+        #expect(opened.sessionID.uuidString.lowercased() == id)
+        #expect(opened.expiresAt.timeIntervalSince(opened.issuedAt) == 60)
+        #expect(try nonceKey.open(Array(nonce), binding: IssuedNonce.Binding(tenant: "globex", flow: "apple-wallet-app", audience: ServeFixture.merchantID)) == nil)
+
+        let shown = try call("GET", "/v1/sessions/\(id)")
+        #expect(shown.status == 200)
+        #expect(shown.object["status"] as? String == "pending")
+        #expect(shown.object["reference"] as? String == "order-17")
+        #expect(shown.object["outcome"] == nil)
+        // Another tenant's key finds nothing, a missing key is 401, a malformed id 404.
+        #expect(try call("GET", "/v1/sessions/\(id)", key: ServeFixture.globexKey).status == 404)
+        #expect(try call("GET", "/v1/sessions/\(id)", key: nil).status == 401)
+        #expect(try call("GET", "/v1/sessions/\(id.uppercased())").status == 404)
+        #expect(try call("GET", "/v1/sessions/not-a-session").status == 404)
+        #expect(try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAAA"}"#, key: ServeFixture.globexKey).status == 404)
+    }
+
+    @Test func aWebSessionHandsOutTheDigitalCredentialsRequest() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-web","origin":"\#(ServeFixture.origin)","requestedElements":\#(Self.elements)}"#)
+        #expect(created.status == 201, "\(created.response.body)")
+        let request = try #require(created.object["request"] as? [String: Any])
+        #expect(request["protocol"] as? String == "org-iso-mdoc")
+        let data = try #require(request["data"] as? [String: String])
+        let infoText = try #require(data["encryptionInfo"])
+        let infoBytes = try #require(Base64.decodeURL(infoText))
+        let info = try AnnexCEncryptionInfo(bytes: infoBytes[...])
+        let binding = IssuedNonce.Binding(tenant: "acme", flow: "apple-wallet-web", audience: ServeFixture.origin)
+        #expect(try nonceKey.open(Array(info.nonce), binding: binding) != nil, "EncryptionInfo carries an issued nonce")
+        let merchant = try PrivateKey(pemFile: fixture.folder.appendingPathComponent("merchant.pem"))
+        #expect(info.recipientPublicKey.uncompressedPoint == merchant.publicKey.uncompressedPoint, "responses are encrypted to the tenant's first key")
+
+        let requestText = try #require(data["deviceRequest"])
+        let requestBytes = try #require(Base64.decodeURL(requestText))
+        let deviceRequest = try CBORDecoder().decode(requestBytes).value
+        #expect(deviceRequest["version"] == "1.0")
+        guard case .array(let docRequests)? = deviceRequest["docRequests"], case .tagged(24, .bytes(let embedded))? = docRequests.first?["itemsRequest"] else {
+            Issue.record("DeviceRequest.docRequests[0].itemsRequest is not #6.24(bstr)")
+            return
+        }
+        let items = try CBORDecoder().decode(embedded).value
+        #expect(items["docType"] == "org.iso.18013.5.1.mDL")
+        #expect(items["nameSpaces"] == ["org.iso.18013.5.1": ["age_over_21": false, "family_name": true]], "intent to retain per element")
+
+        // Web needs elements and an origin of the tenant's.
+        let missing = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-web","origin":"\#(ServeFixture.origin)"}"#)
+        #expect(missing.status == 400 && missing.object["field"] as? String == "requestedElements")
+        let foreign = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-web","origin":"https://evil.example","requestedElements":\#(Self.elements)}"#)
+        #expect(foreign.status == 400 && foreign.object["field"] as? String == "origin")
+    }
+
+    @Test func badBodiesNameTheirField() throws {
+        let cases: [(String, String)] = [
+            (#"{"flow":"apple-wallet-app"}"#, "merchantId"),
+            (#"{"flow":"apple-wallet-app","merchantId":"merchant.other"}"#, "merchantId"),
+            (#"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","origin":"\#(ServeFixture.origin)"}"#, "origin"),
+            (#"{"flow":"carrier-pigeon"}"#, "flow"),
+            (#"{"flow":"iso-device-response","ttlSeconds":121}"#, "ttlSeconds"),
+            (#"{"flow":"iso-device-response","colour":"blue"}"#, "colour"),
+            (#"{"flow":"iso-device-response","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"willNotStore","days":3}}]}"#, "requestedElements[0].retention.days"),
+            (#"{"flow":"iso-device-response","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"forever"}}]}"#, "requestedElements[0].retention.intent"),
+        ]
+        for (body, field) in cases {
+            let answer = try call("POST", "/v1/sessions", body)
+            #expect(answer.status == 400, "\(body): \(answer.response.body)")
+            #expect(answer.object["field"] as? String == field, "\(body): \(answer.response.body)")
+            #expect(!answer.response.body.contains("blue") && !answer.response.body.contains("merchant.other"), "no value echoed")
+        }
+        #expect(try call("POST", "/v1/sessions", #"{"flow":"iso-device-response"}"#, key: nil).status == 401)
+    }
+
+    @Test func aSubmitProducesOneEventAndASecondDifferentResponseIsAConflict() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"iso-device-response","requestedElements":\#(Self.elements)}"#)
+        #expect(created.status == 201, "\(created.response.body)")
+        let id = try #require(created.object["id"] as? String)
+        #expect(Set(created.object.keys) == ["id", "flow", "expiresAt"])
+        let body = #"{"deviceResponse":"oWd2ZXJzaW9u","sessionTranscript":"g/b2gA=="}"#
+        let submitted = try call("POST", "/v1/sessions/\(id)/response", body)
+        #expect(submitted.status == 202, "\(submitted.response.body)")
+        #expect(submitted.response.headers["location"] == "/v1/sessions/\(id)")
+        #expect(try call("GET", "/v1/sessions/\(id)").object["status"] as? String == "processing")
+        #expect(try call("POST", "/v1/sessions/\(id)/response", body).status == 202, "the same response again is the same request")
+        let other = try call("POST", "/v1/sessions/\(id)/response", #"{"deviceResponse":"oWd2ZXJzaW9v","sessionTranscript":"g/b2gA=="}"#)
+        #expect(other.status == 409 && other.object["error"] as? String == "response_conflict")
+        let wrongFlow = try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAAA"}"#)
+        #expect(wrongFlow.status == 400 && wrongFlow.object["field"] as? String == "payload")
+
+        // Both accepted submits reached the request topic as one event id, built from the session.
+        let events = try requestEvents(expected: 2)
+        #expect(events.count == 2)
+        for event in events {
+            #expect(event["id"] as? String == id)
+            #expect(event["type"] as? String == VerificationRequest.eventType)
+            let data = try #require(event["data"] as? [String: Any])
+            #expect(data["tenant"] as? String == "acme")
+            #expect(data["flow"] as? String == "iso-device-response")
+            #expect(data["payload"] as? String == "oWd2ZXJzaW9u")
+            #expect(data["sessionTranscript"] as? String == "g/b2gA==")
+            let tokenText = try #require(data["sessionToken"] as? String)
+            let token = try #require(Data(base64Encoded: tokenText))
+            let opened = try nonceKey.open(Array(token), binding: IssuedNonce.Binding(tenant: "acme", flow: "iso-device-response", audience: ""))
+            #expect(opened?.sessionID.uuidString.lowercased() == id)
+            #expect((data["requestedElements"] as? [[String: Any]])?.count == 2)
+        }
+        let parsed = EventParser().parse(json: Array(try JSONSerialization.data(withJSONObject: events[0])))
+        if case .failure(let rejection) = parsed { Issue.record("serve's event does not parse: \(rejection.detail)") }
+    }
+
+    @Test func anExpiredSessionTakesNoResponse() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","ttlSeconds":1}"#)
+        let id = try #require(created.object["id"] as? String)
+        Thread.sleep(forTimeInterval: 2.1)
+        let late = try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAAA"}"#)
+        #expect(late.status == 409 && late.object["error"] as? String == "session_expired", "\(late.response.body)")
+        #expect(try call("GET", "/v1/sessions/\(id)").object["status"] as? String == "expired")
+    }
+
+    @Test func aLongPollReturnsWhenTheStatusChanges() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","ttlSeconds":2}"#)
+        let id = try #require(created.object["id"] as? String)
+        let started = Date()
+        let waited = try call("GET", "/v1/sessions/\(id)?wait=10")
+        #expect(waited.object["status"] as? String == "expired")
+        let seconds = Date().timeIntervalSince(started)
+        #expect(seconds >= 1 && seconds < 8, "held until the session expired, not for the whole wait: \(seconds) s")
+        #expect(try call("GET", "/v1/sessions/\(id)?wait=31").status == 400)
+    }
+
+    /// The events on the request topic, until `expected` came or 20 s passed.
+    func requestEvents(expected: Int) throws -> [[String: Any]] {
+        let consumer = try KafkaConsumer(properties: [
+            "bootstrap.servers": fixture.cluster.bootstrapServers, "group.id": "reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
+        ], listener: EveryOffset())
+        defer { consumer.close() }
+        try consumer.subscribe(["veridoc.requests"])
+        var events: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(20)
+        while events.count < expected && Date() < deadline {
+            guard let message = try consumer.poll(timeoutMilliseconds: 200) else { continue }
+            if let object = try JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any] { events.append(object) }
+        }
+        return events
+    }
+}
+
+final class EveryOffset: RebalanceListener, @unchecked Sendable {
+    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] { [:] }
+    func partitionsRevoked(_ partitions: [TopicPartition]) {}
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Postgres
+import Storage
+import Testing
+import TestSupport
+
+/// `SessionsTable` against a migrated database: a session is found only by
+/// its own tenant, takes one response (the same again is recognised, another
+/// is not taken, none after expiry), is completed once, and goes some time
+/// after it expired.
+@Suite(.enabled(if: Services.available, Services.skipMessage), .serialized)
+struct SessionsTableTests {
+    let database: TestDatabase
+    let connection: PostgresConnection
+
+    init() throws {
+        database = try TestDatabase()
+        connection = try database.connect()
+        try Migrations.apply(on: connection)
+    }
+
+    func row(tenant: String = "t1", expiresIn: TimeInterval = 60) -> SessionsTable.Row {
+        let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded(.down))
+        return SessionsTable.Row(tenant: tenant, id: UUID(), flow: "apple-wallet-web", audience: "https://shop.example.com", docType: "org.iso.18013.5.1.mDL",
+                                 requested: "[]", nonce: [1, 2, 3], encryptionInfo: "info", reference: "order-1", createdAt: now,
+                                 expiresAt: now.addingTimeInterval(expiresIn))
+    }
+
+    func find(_ row: SessionsTable.Row, tenant: String? = nil) throws -> SessionsTable.Stored? {
+        SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant ?? row.tenant, id: row.id)))
+    }
+
+    @Test func aSessionIsItsTenantsAlone() throws {
+        let session = row()
+        try connection.execute(try SessionsTable.insert(session))
+        let stored = try #require(try find(session))
+        #expect(stored.row == session, "every column comes back as written")
+        #expect(stored.status == "pending")
+        #expect(stored.responseDigest == nil && stored.outcome == nil)
+        #expect(try find(session, tenant: "t2") == nil)
+    }
+
+    @Test func theFirstResponseIsTakenAndNoneAfterExpiry() throws {
+        let session = row()
+        try connection.execute(try SessionsTable.insert(session))
+        let now = Date()
+        #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: session.id, digest: [9], at: now)).rowCount == 1)
+        #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: session.id, digest: [9], at: now)).rowCount == 0)
+        #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: session.id, digest: [8], at: now)).rowCount == 0)
+        let taken = try #require(try find(session))
+        #expect(taken.responseDigest == [9] && taken.status == "processing", "the first digest stays")
+        #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t2", id: session.id, digest: [9], at: now)).rowCount == 0)
+
+        let expired = row(expiresIn: 1)
+        try connection.execute(try SessionsTable.insert(expired))
+        #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: expired.id, digest: [9], at: now.addingTimeInterval(5))).rowCount == 0)
+        #expect(try find(expired)?.responseDigest == nil)
+    }
+
+    @Test func aSessionIsCompletedOnceAndPurgedAfterItExpired() throws {
+        let session = row()
+        let other = row(tenant: "t2")
+        for each in [session, other] { try connection.execute(try SessionsTable.insert(each)) }
+        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: session.id, status: "verified", outcome: #"{"data":{"verdict":"verified"}}"#),
+                                                       .init(tenant: "t1", id: other.id, status: "verified", outcome: "{}")]))
+        let done = try #require(try find(session))
+        #expect(done.status == "verified" && done.outcome == #"{"data":{"verdict":"verified"}}"#)
+        #expect(try find(other)?.status == "pending", "a completion names its tenant")
+        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: session.id, status: "rejected", outcome: "{}")]))
+        #expect(try find(session)?.status == "verified", "a redelivered result leaves a completed session as it is")
+
+        let deleted = try connection.execute(SessionsTable.deleteExpired(before: session.expiresAt.addingTimeInterval(1), limit: 1))
+        #expect(deleted.affectedRows == 1, "no more than the limit")
+        try connection.execute(SessionsTable.deleteExpired(before: session.expiresAt.addingTimeInterval(1), limit: 10))
+        #expect(try find(session) == nil && find(other) == nil)
+        try connection.execute(try SessionsTable.insert(row()))
+        #expect(try connection.execute(SessionsTable.deleteExpired(before: Date(), limit: 10)).affectedRows == 0, "a live session stays")
+    }
+}
