@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KafkaMock
 import SessionAPI
 import Verification
 
@@ -8,7 +9,9 @@ import Verification
 /// process in CPU (so a rate per core that does not depend on how many cores
 /// the load tool took), and wrk's latency percentiles. `GET /healthz` is the
 /// HTTP layer alone, so that its rate beside a route's says what the route's
-/// own work costs.
+/// own work costs. Sessions go to a PostgreSQL of the bench's own; the
+/// producer's broker is a mock cluster in this process (no route measured
+/// here produces).
 public struct APIBench {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
@@ -34,18 +37,33 @@ public struct APIBench {
         ["/usr/bin/wrk", "/usr/local/bin/wrk"].map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
+    static let merchantID = "merchant.dev.veridoc.bench"
+
     public func run() throws -> BenchReport.API {
         guard let wrk = Self.wrk else { throw Failure(description: "wrk not found: `make bench` installs it (apt-get install wrk)") }
         let directory = URL(fileURLWithPath: "/tmp/veridoc-api-bench-\(UUID().uuidString.prefix(8).lowercased())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        progress("starting PostgreSQL and a mock broker for serve …")
+        let postgres = try EmbeddedPostgres(directory: directory.appendingPathComponent("pg"))
+        defer { postgres.stop() }
+        let cluster = try MockCluster(brokers: 1)
+        defer { cluster.close() }
+        try cluster.createTopic("veridoc.requests", partitions: 1)
         let apiKey = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
+        let nonceKey = directory.appendingPathComponent("nonce.key")
+        guard FileManager.default.createFile(atPath: nonceKey.path, contents: Data(Base64.encodeStandard(secureRandomBytes(32)).utf8),
+                                             attributes: [.posixPermissions: 0o600]) else { throw Failure(description: "cannot write \(nonceKey.path)") }
         let keyFile = directory.appendingPathComponent("reader-token-key.pem")
         guard FileManager.default.createFile(atPath: keyFile.path, contents: Data(try PrivateKey.generate(curve: .p256).pkcs8PEM().utf8),
                                              attributes: [.posixPermissions: 0o600]) else { throw Failure(description: "cannot write \(keyFile.path)") }
         let config: [String: Any] = [
             "tenants": [["id": "bench", "trustAnchors": ["unused.pem"], "apiKeys": [APIKeyring.setting(forKey: apiKey)],
+                         "merchantIds": [Self.merchantID], "teamId": "BENCHTEAM1",
                          "readerTokens": ["brandId": "BENCHBRAND", "keyId": "BENCHKEYID", "signingKey": keyFile.lastPathComponent]]],
+            "postgres": ["connectionString": postgres.connectionString],
+            "kafka": ["bootstrapServers": cluster.bootstrapServers],
+            "replay": ["nonceKeyFile": nonceKey.lastPathComponent],
             // The rate limit is not what is measured.
             "serve": ["port": 0, "loopbackOnly": true, "maxConnections": options.connections * 4,
                       "requestsPerSecondPerKey": 1_000_000, "burstPerKey": 10_000_000],
@@ -77,8 +95,18 @@ public struct APIBench {
             wrk.headers["Content-Type"] = "application/json"
             wrk.headers["Authorization"] = "Bearer \(apiKey)"
             """.utf8).write(to: script)
+        let sessions = directory.appendingPathComponent("sessions.lua")
+        try Data("""
+            wrk.method = "POST"
+            wrk.body = '{"flow":"apple-wallet-app","merchantId":"\(Self.merchantID)","requestedElements":[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}}]}'
+            wrk.headers["Content-Type"] = "application/json"
+            wrk.headers["Authorization"] = "Bearer \(apiKey)"
+            """.utf8).write(to: sessions)
         var routes: [BenchReport.APIRoute] = []
-        for (name, path, lua) in [("GET /healthz", "/healthz", nil), ("POST /v1/reader-tokens", "/v1/reader-tokens", script)] as [(String, String, URL?)] {
+        let plan: [(String, String, URL?)] = [
+            ("GET /healthz", "/healthz", nil), ("POST /v1/reader-tokens", "/v1/reader-tokens", script), ("POST /v1/sessions", "/v1/sessions", sessions),
+        ]
+        for (name, path, lua) in plan {
             progress("wrk \(name), \(options.connections) connections, \(options.seconds) s …")
             let before = ProcessCPU.seconds(pid: serve.processIdentifier)
             var arguments = ["-t1", "-c\(options.connections)", "-d\(options.seconds)s", "--latency"]
