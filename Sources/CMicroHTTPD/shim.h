@@ -27,26 +27,44 @@ static inline uint16_t veridoc_mhd_bound_port(struct MHD_Daemon *daemon) {
  * address (`loopback_only` != 0: 127.0.0.1 only). Port 0 binds an ephemeral
  * port; read it back with veridoc_mhd_bound_port. `completed` is called once
  * per request when it ends, however it ends, so the per-request state the
- * handler keeps in *con_cls is freed deterministically. NULL on failure
+ * handler keeps in *con_cls is freed deterministically. With `key_pem` and
+ * `cert_pem` (both or neither), the daemon speaks HTTPS only (GnuTLS); the
+ * two strings must stay valid while the daemon runs. NULL on failure
  * (errno tells why, e.g. EADDRINUSE).
  */
 static inline struct MHD_Daemon *veridoc_mhd_start(uint16_t port, int loopback_only,
                                                    MHD_AccessHandlerCallback handler, void *cls,
                                                    MHD_RequestCompletedCallback completed,
                                                    unsigned int connection_limit,
-                                                   unsigned int timeout_seconds) {
+                                                   unsigned int timeout_seconds,
+                                                   const char *key_pem, const char *cert_pem) {
         struct sockaddr_in address;
         memset(&address, 0, sizeof address);
         address.sin_family = AF_INET;
         address.sin_port = htons(port);
         address.sin_addr.s_addr = htonl(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
-        return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
-                                port, NULL, NULL, handler, cls,
+        unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
+        if (key_pem != NULL && cert_pem != NULL) {
+                return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handler, cls,
+                                        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
+                                        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                                        MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
+                                        MHD_OPTION_HTTPS_MEM_KEY, key_pem,
+                                        MHD_OPTION_HTTPS_MEM_CERT, cert_pem,
+                                        MHD_OPTION_END);
+        }
+        return MHD_start_daemon(flags, port, NULL, NULL, handler, cls,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
                                 MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
                                 MHD_OPTION_END);
+}
+
+/* Whether this libmicrohttpd was built with TLS. */
+static inline int veridoc_mhd_supports_tls(void) {
+        return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
 /*

@@ -55,16 +55,34 @@ public final class HTTPDaemon: @unchecked Sendable {
         var query: [String: String] = [:]
     }
 
+    /// A certificate chain and its private key, both PEM, for HTTPS.
+    public struct TLS: Sendable {
+        public var certificatePEM: String
+        public var keyPEM: String
+
+        public init(certificatePEM: String, keyPEM: String) {
+            self.certificatePEM = certificatePEM
+            self.keyPEM = keyPEM
+        }
+    }
+
+    /// Whether the linked libmicrohttpd can speak TLS (Debian's is built with GnuTLS).
+    public static var supportsTLS: Bool { veridoc_mhd_supports_tls() != 0 }
+
     /// The port listened on (the chosen one when started with port 0).
     public let port: Int
     private let context: Unmanaged<Context>
+    /// The PEM strings libmicrohttpd reads for TLS: owned here, freed after the daemon stopped.
+    private let tlsStrings: (key: UnsafeMutablePointer<CChar>, certificate: UnsafeMutablePointer<CChar>)?
     private let lock = NSLock()
     private var daemon: OpaquePointer?
 
     /// Binds `port` (0: an ephemeral port, see `port`) on all IPv4 addresses,
     /// or on 127.0.0.1 only with `loopbackOnly`. Throws when it cannot be bound.
-    public init(port: Int, loopbackOnly: Bool = false, limits: Limits = Limits(), handler: @escaping Handler) throws(HTTPServiceError) {
+    public init(port: Int, loopbackOnly: Bool = false, limits: Limits = Limits(), tls: TLS? = nil, handler: @escaping Handler) throws(HTTPServiceError) {
         guard (0...65535).contains(port) else { throw HTTPServiceError("port \(port) is outside 0…65535") }
+        if tls != nil && !Self.supportsTLS { throw HTTPServiceError("this libmicrohttpd was built without TLS") }
+        let tlsStrings = tls.map { (key: strdup($0.keyPEM)!, certificate: strdup($0.certificatePEM)!) }
         let context = Unmanaged.passRetained(Context(handler: handler, maxBodyBytes: max(0, limits.maxBodyBytes)))
         errno = 0
         let daemon = veridoc_mhd_start(UInt16(port), loopbackOnly ? 1 : 0, { cls, connection, url, method, _, uploadData, uploadSize, state in
@@ -128,14 +146,17 @@ public final class HTTPDaemon: @unchecked Sendable {
             guard let state, let pointer = state.pointee else { return }
             Unmanaged<Exchange>.fromOpaque(pointer).release()
             state.pointee = nil
-        }, limits.connectionLimit, limits.idleTimeoutSeconds)
+        }, limits.connectionLimit, limits.idleTimeoutSeconds, tlsStrings.map { UnsafePointer($0.key) }, tlsStrings.map { UnsafePointer($0.certificate) })
         guard let daemon else {
             let code = errno
             context.release()
+            if let tlsStrings { Self.erase(tlsStrings) }
+            if tls != nil { throw HTTPServiceError("cannot listen on port \(port) with TLS: the certificate or key was refused, or \(code == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(code)))") }
             throw HTTPServiceError("cannot listen on port \(port): \(code == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(code)))")
         }
         self.daemon = daemon
         self.context = context
+        self.tlsStrings = tlsStrings
         self.port = Int(veridoc_mhd_bound_port(daemon))
     }
 
@@ -151,6 +172,15 @@ public final class HTTPDaemon: @unchecked Sendable {
         MHD_stop_daemon(daemon)
         // No callback can run any more: the context may go.
         context.release()
+        if let tlsStrings { Self.erase(tlsStrings) }
+    }
+
+    /// Zeroes and frees the PEM copies: one of them is a private key.
+    private static func erase(_ strings: (key: UnsafeMutablePointer<CChar>, certificate: UnsafeMutablePointer<CChar>)) {
+        for pointer in [strings.key, strings.certificate] {
+            memset(pointer, 0, strlen(pointer))
+            free(pointer)
+        }
     }
 
     private static func tooLarge(_ limit: Int) -> HTTPResponse {

@@ -15,6 +15,13 @@ public struct ServeSettings: Sendable, Equatable {
     public var readerTokenSeconds = 300
     /// PostgreSQL connections one serve process holds, shared by its requests.
     public var postgresConnections = 8
+    /// HTTPS by libmicrohttpd (GnuTLS): PEM files, the key only its owner may read. nil: plain HTTP.
+    public var tls: TLS?
+
+    public struct TLS: Sendable, Equatable {
+        public var certificateFile: String
+        public var keyFile: String
+    }
 
     public static let maxReaderTokenSeconds = 300
 
@@ -32,6 +39,12 @@ public struct ServeSettings: Sendable, Equatable {
         burstPerKey = try section?.integer("burstPerKey", range: 1...10_000_000) ?? burstPerKey
         readerTokenSeconds = try section?.integer("readerTokenSeconds", range: 1...Self.maxReaderTokenSeconds) ?? readerTokenSeconds
         postgresConnections = try section?.integer("postgresConnections", range: 1...1_000) ?? postgresConnections
+        if var tls = try section?.object("tls") {
+            guard let certificate = try tls.nonEmptyString("certificateFile") else { throw ConfigError("\(tls.setting("certificateFile")): required") }
+            guard let key = try tls.nonEmptyString("keyFile") else { throw ConfigError("\(tls.setting("keyFile")): required") }
+            try tls.finish()
+            self.tls = TLS(certificateFile: certificate, keyFile: key)
+        }
         try section?.finish()
     }
 }

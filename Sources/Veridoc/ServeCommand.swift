@@ -21,6 +21,7 @@ enum ServeCommand {
             guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }
             let log = Logger(minimum: logLevel)
             let tenants = try APITenants.load(settings)
+            let tlsFiles = try tls(settings)
             if tenants.keyring.isEmpty { log.warning("no tenant has apiKeys: every /v1 request will be 401") }
             guard let bootstrapServers = settings.kafka.bootstrapServers else {
                 throw ConfigError("kafka.bootstrapServers: required (or set VERIDOC_KAFKA_BOOTSTRAP_SERVERS): serve produces the request events")
@@ -42,12 +43,29 @@ enum ServeCommand {
             let daemon = try HTTPDaemon(port: serve.port, loopbackOnly: serve.loopbackOnly,
                                         limits: HTTPDaemon.Limits(maxBodyBytes: settings.worker.maxEventBytes,
                                                                   connectionLimit: UInt32(serve.maxConnections),
-                                                                  idleTimeoutSeconds: UInt32(serve.idleTimeoutSeconds))) { api.handle($0) }
-            log.info("session API listening", ["port": "\(daemon.port)", "tenants": "\(tenants.ids.count)"])
+                                                                  idleTimeoutSeconds: UInt32(serve.idleTimeoutSeconds)),
+                                        tls: tlsFiles) { api.handle($0) }
+            log.info("session API listening", ["port": "\(daemon.port)", "tenants": "\(tenants.ids.count)", "tls": serve.tls == nil ? "off" : "on"])
             while !stop.isSet { Thread.sleep(forTimeInterval: 0.1) }
             log.info("stopping the session API")
             daemon.stop()
             withExtendedLifetime(signals) {}
         }
+    }
+
+    /// The certificate chain and key `serve.tls` names, read once at start.
+    static func tls(_ settings: VeridocSettings) throws(ConfigError) -> HTTPDaemon.TLS? {
+        guard let tls = settings.serve.tls else { return nil }
+        guard HTTPDaemon.supportsTLS else { throw ConfigError("serve.tls: this libmicrohttpd was built without TLS; terminate TLS in a proxy instead") }
+        let certificate = settings.resolve(tls.certificateFile)
+        let key = settings.resolve(tls.keyFile)
+        guard let certificatePEM = try? String(contentsOf: certificate, encoding: .utf8), certificatePEM.contains("-----BEGIN CERTIFICATE-----") else {
+            throw ConfigError("serve.tls.certificateFile: \(certificate.path) is not a readable PEM certificate")
+        }
+        if let problem = KeyFile.permissionProblem(key) { throw ConfigError("serve.tls.keyFile: private key file \(problem)") }
+        guard let keyPEM = try? String(contentsOf: key, encoding: .utf8), keyPEM.contains("PRIVATE KEY-----") else {
+            throw ConfigError("serve.tls.keyFile: \(key.path) is not a readable PEM private key")
+        }
+        return HTTPDaemon.TLS(certificatePEM: certificatePEM, keyPEM: keyPEM)
     }
 }

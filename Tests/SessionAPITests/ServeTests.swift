@@ -25,7 +25,7 @@ final class ServeFixture {
     let database: TestDatabase
     let cluster: MockCluster
 
-    init(burst: Int) throws {
+    init(burst: Int, tls: Bool = false) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         database = try TestDatabase()
@@ -35,8 +35,9 @@ final class ServeFixture {
         let keyFile = folder.appendingPathComponent("reader-token-key.pem")
         try Self.writeSecret(try signingKey.pkcs8PEM(), to: keyFile)
         try Self.writeSecret(Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(), to: folder.appendingPathComponent("nonce.key"))
+        if tls { try Self.writeCertificate(in: folder) }
         let config = try Self.writeConfig(in: folder, signingKey: "reader-token-key.pem", burst: burst,
-                                          services: (database.connectionString, cluster.bootstrapServers))
+                                          services: (database.connectionString, cluster.bootstrapServers), tls: tls)
         serve = try VeridocProcess(command: "serve", config: config, name: "serve")
         port = try #require(serve.port(loggedAs: "session API listening"), "serve did not start: \(serve.log.suffix(1500))")
     }
@@ -53,7 +54,20 @@ final class ServeFixture {
         }
     }
 
-    static func writeConfig(in folder: URL, signingKey: String, burst: Int, services: (postgres: String, kafka: String)? = nil) throws -> URL {
+    /// A self-signed P-256 certificate for 127.0.0.1 (`tls-certificate.pem`) and its key (`tls-key.pem`, 0600), by the openssl command.
+    static func writeCertificate(in folder: URL) throws {
+        let key = folder.appendingPathComponent("tls-key.pem").path
+        let made = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
+            "-out", folder.appendingPathComponent("tls-certificate.pem").path, "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1",
+        ], mergingStandardError: true)
+        guard made.status == 0 else { throw TestFailure("openssl req: \(made.output)") }
+        guard chmod(key, 0o600) == 0 else { throw TestFailure("chmod \(key)") }
+    }
+
+    static func writeConfig(in folder: URL, signingKey: String, burst: Int, services: (postgres: String, kafka: String)? = nil,
+                            tls: Bool = false) throws -> URL {
         try writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("merchant.pem"))
         var config: [String: Any] = [
             "tenants": [
@@ -66,6 +80,11 @@ final class ServeFixture {
             "worker": ["maxEventBytes": 1024],
             "serve": ["port": 0, "loopbackOnly": true, "requestsPerSecondPerKey": 1, "burstPerKey": burst, "readerTokenSeconds": 240],
         ]
+        if tls {
+            var serve = config["serve"] as! [String: Any]
+            serve["tls"] = ["certificateFile": "tls-certificate.pem", "keyFile": "tls-key.pem"]
+            config["serve"] = serve
+        }
         if let services {
             config["postgres"] = ["connectionString": services.postgres]
             config["kafka"] = ["bootstrapServers": services.kafka]
@@ -262,5 +281,40 @@ final class ServeFixture {
             #expect(result.output.contains("tenants[0].readerTokens.signingKey"), "\(file): \(result.output)")
             #expect(result.output.contains(expected), "\(file): \(result.output)")
         }
+    }
+}
+
+/// `serve.tls`: HTTPS by libmicrohttpd itself, checked by curl against the
+/// certificate; the same port refuses plain HTTP, and a key file others can
+/// read is refused at start.
+@Suite(.enabled(if: Services.available, Services.skipMessage)) struct ServeTLSTests {
+    @Test func httpsWithTheConfiguredCertificate() throws {
+        let fixture = try ServeFixture(burst: 100, tls: true)
+        let url = "https://127.0.0.1:\(fixture.port)"
+        let certificate = fixture.folder.appendingPathComponent("tls-certificate.pem").path
+        let curl = URL(fileURLWithPath: "/usr/bin/curl")
+        let health = try Subprocess.run(curl, ["-sS", "--cacert", certificate, "\(url)/healthz"], mergingStandardError: true)
+        #expect(health.status == 0 && health.output == "ok\n", "\(health.output)")
+        let token = try Subprocess.run(curl, ["-sS", "--cacert", certificate, "-H", "Authorization: Bearer \(ServeFixture.acmeKey)",
+                                              "-H", "Content-Type: application/json", "-d", #"{"readerInstanceIdentifier":"r-1"}"#,
+                                              "-w", "\n%{http_code}", "\(url)/v1/reader-tokens"], mergingStandardError: true)
+        #expect(token.status == 0 && token.output.hasSuffix("\n201"), "\(token.output)")
+        // Without trusting the certificate, curl refuses the server; plain HTTP gets no HTTP answer.
+        #expect(try Subprocess.run(curl, ["-sS", "\(url)/healthz"], mergingStandardError: true).status != 0)
+        let plain = try? RawHTTP.request("GET", "/healthz", port: fixture.port, timeout: 3)
+        #expect(plain?.status != 200, "the TLS port does not answer plain HTTP")
+    }
+
+    @Test func aKeyOthersCanReadIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try ServeFixture.writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("reader-token-key.pem"))
+        try ServeFixture.writeCertificate(in: folder)
+        _ = chmod(folder.appendingPathComponent("tls-key.pem").path, 0o644)
+        let config = try ServeFixture.writeConfig(in: folder, signingKey: "reader-token-key.pem", burst: 1, tls: true)
+        let result = try Subprocess.run(Binaries.veridoc, ["serve", "--config", config.path], mergingStandardError: true)
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains("serve.tls.keyFile") && result.output.contains("chmod 600"), "\(result.output)")
     }
 }
