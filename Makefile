@@ -5,7 +5,7 @@ SWIFT ?= swift
 # wrk: the HTTP load tool of the bench's session API row.
 # librdkafka is built from Debian trixie's source package (scripts/librdkafka);
 # gcc, make and the -dev packages after libmicrohttpd-dev are what it needs.
-APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind wrk \
+APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind wrk curl openssl \
 	gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv

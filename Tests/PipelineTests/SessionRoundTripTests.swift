@@ -145,11 +145,16 @@ struct SessionRoundTripTests {
         // Events the integrator produced itself, for a tenant that requires issued nonces:
         // its own random nonce, and a nonce serve issued whose session has expired.
         let own = try factory.event(.appleWalletApp)
+        // The expired one is what serve would have issued for a session two minutes ago, made
+        // here with the deployment's key rather than waited for.
         let expiring = try stack.create(["flow": "apple-wallet-app", "merchantId": merchant, "ttlSeconds": 1])
-        let expiringText = try #require(expiring["nonce"] as? String)
-        let expiringNonce = try #require(Data(base64Encoded: expiringText))
-        let late = try factory.walletAnswer(appNonce: Array(expiringNonce))
-        Thread.sleep(forTimeInterval: 32)  // past the session's end and the 30 s tolerance for serve's clock
+        let expiredID = try #require(expiring["id"] as? String)
+        let keyText = try String(contentsOf: stack.fixture.directory.appendingPathComponent("nonce.key"), encoding: .utf8)
+        let deploymentKey = IssuedNonce.Key(replayKey: Array(try #require(Data(base64Encoded: keyText))))
+        let expiringNonce = deploymentKey.issue(
+            session: try #require(UUID(uuidString: expiredID)), binding: IssuedNonce.Binding(tenant: factory.merchant.tenantID, flow: "apple-wallet-app", audience: merchant),
+            issuedAt: Date() - 120, lifetime: 1).bytes
+        let late = try factory.walletAnswer(appNonce: expiringNonce)
         let lateID = UUID().uuidString.lowercased()
         let lateEvent: [String: Any] = [
             "specversion": "1.0", "id": lateID, "source": "/integrator", "type": VerificationRequest.eventType,
@@ -163,7 +168,6 @@ struct SessionRoundTripTests {
         #expect(results[own.id!]?.reasons == ["request.nonce_unknown"], "\(String(describing: results[own.id!]))")
         #expect(results[lateID]?.reasons == ["request.expired"], "\(String(describing: results[lateID]))")
         // The expired session itself was completed by that result: GET and the outcome agree.
-        let expiredID = try #require(expiring["id"] as? String)
         #expect(try stack.call("GET", "/v1/sessions/\(expiredID)").object["status"] as? String == "rejected")
     }
 }
