@@ -47,6 +47,10 @@ setup-tansu: setup $(TOOLS_VENV)/.tansu
 $(TOOLS_VENV)/bin/openapi-spec-validator: | $(TOOLS_VENV)/bin/check-jsonschema
 	$(TOOLS_VENV)/bin/pip install -q openapi-spec-validator
 
+# schemathesis fuzzes the live session API against its contract in make test (SessionAPITests.ContractFuzzTests).
+$(TOOLS_VENV)/bin/schemathesis: | $(TOOLS_VENV)/bin/check-jsonschema
+	$(TOOLS_VENV)/bin/pip install -q schemathesis==4.32.5
+
 ## lint-schemas: every schema is valid JSON Schema, every example validates, the session API's OpenAPI 3.1 document is valid
 lint-schemas: setup $(TOOLS_VENV)/bin/check-jsonschema $(TOOLS_VENV)/bin/openapi-spec-validator
 	$(TOOLS_VENV)/bin/openapi-spec-validator Schemas/session-api.openapi.json
@@ -90,7 +94,7 @@ INTEGRATION_TESTS := ^(KafkaTests|PipelineTests|ChaosTests)\.|BenchCommandTests
 # The pipeline suite once more with tansu as the broker (TestBroker).
 TANSU_TESTS := ^PipelineTests\.PipelineTests/
 
-test: setup-tansu lint-schemas lint-deploy
+test: setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis
 	scripts/with-test-services sh -c '$(SWIFT) test --skip "$(INTEGRATION_TESTS)" && $(SWIFT) test --no-parallel --filter "$(INTEGRATION_TESTS)" \
 	  && VERIDOC_TEST_BROKER=tansu $(SWIFT) test --no-parallel --filter "$(TANSU_TESTS)"'
 

@@ -25,7 +25,7 @@ final class ServeFixture {
     let database: TestDatabase
     let cluster: MockCluster
 
-    init(burst: Int, tls: Bool = false) throws {
+    init(burst: Int, tls: Bool = false, maxSessionSeconds: Int = 120) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         database = try TestDatabase()
@@ -37,7 +37,8 @@ final class ServeFixture {
         try Self.writeSecret(Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(), to: folder.appendingPathComponent("nonce.key"))
         if tls { try Self.writeCertificate(in: folder) }
         let config = try Self.writeConfig(in: folder, signingKey: "reader-token-key.pem", burst: burst,
-                                          services: (database.connectionString, cluster.bootstrapServers), tls: tls)
+                                          services: (database.connectionString, cluster.bootstrapServers), tls: tls,
+                                          maxSessionSeconds: maxSessionSeconds)
         serve = try VeridocProcess(command: "serve", config: config, name: "serve")
         port = try #require(serve.port(loggedAs: "session API listening"), "serve did not start: \(serve.log.suffix(1500))")
     }
@@ -67,13 +68,13 @@ final class ServeFixture {
     }
 
     static func writeConfig(in folder: URL, signingKey: String, burst: Int, services: (postgres: String, kafka: String)? = nil,
-                            tls: Bool = false) throws -> URL {
+                            tls: Bool = false, maxSessionSeconds: Int = 120) throws -> URL {
         try writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("merchant.pem"))
         var config: [String: Any] = [
             "tenants": [
                 ["id": "acme", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: acmeKey), APIKeyring.setting(forKey: burstKey)],
                  "merchantIds": [merchantID], "teamId": "TEAM123456", "origins": [origin], "encryptionKeys": ["merchant.pem"],
-                 "maxSessionSeconds": 120,
+                 "maxSessionSeconds": maxSessionSeconds,
                  "readerTokens": ["brandId": "BRAND00001", "keyId": "KEYID00001", "signingKey": signingKey]],
                 ["id": "globex", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: globexKey)]],
             ],
