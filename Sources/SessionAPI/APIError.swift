@@ -21,6 +21,8 @@ public enum APIError: Error, Equatable, Sendable {
     case notConfigured(String)
     case tooManyRequests(retryAfterSeconds: Int)
     case unsupportedMediaType
+    /// The request event built from the answer would be larger than an event may be.
+    case eventTooLarge(limit: Int)
     /// The session has expired: it takes no response any more.
     case sessionExpired
     /// The session already took a different response.
@@ -38,6 +40,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .malformedJSON, .unknownField, .missingField, .invalidField: 400
         case .notConfigured, .sessionExpired, .responseConflict: 409
         case .unavailable: 503
+        case .eventTooLarge: 413
         case .tooManyRequests: 429
         case .unsupportedMediaType: 415
         case .internalError: 500
@@ -57,6 +60,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .notConfigured: "not_configured"
         case .tooManyRequests: "too_many_requests"
         case .unsupportedMediaType: "unsupported_media_type"
+        case .eventTooLarge: "body_too_large"
         case .sessionExpired: "session_expired"
         case .responseConflict: "response_conflict"
         case .unavailable: "unavailable"
@@ -87,6 +91,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .notConfigured(let what): "this tenant has no \(what) configured"
         case .tooManyRequests(let seconds): "rate limit reached; retry after \(seconds) s"
         case .unsupportedMediaType: "the body must be application/json"
+        case .eventTooLarge(let limit): "the request event for this answer would be larger than \(limit) bytes"
         case .sessionExpired: "the session has expired; create a new one"
         case .responseConflict: "the session already took a different response"
         case .unavailable(let what): "the \(what) cannot be reached now; retry"

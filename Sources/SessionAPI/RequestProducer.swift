@@ -27,13 +27,17 @@ final class RequestProducer: Sendable {
 
     init(bootstrapServers: String, properties: KafkaProperties, topic: String, deliveryTimeout: TimeInterval = 10) throws(KafkaError) {
         self.topic = topic
-        self.deliveryTimeout = deliveryTimeout
         let waiters = self.waiters
         var all = properties
         all["bootstrap.servers"] = bootstrapServers
         all["client.id"] = all["client.id"] ?? "veridoc-serve"
-        // A message that cannot be delivered in time fails, and its submit with it.
-        all["message.timeout.ms"] = all["message.timeout.ms"] ?? String(Int(deliveryTimeout * 1000))
+        // A message that cannot be delivered in time fails, and its submit
+        // with it; a submit waits as long as librdkafka may take to say so
+        // (the operator's message.timeout.ms where set), so a 503 never hides
+        // a delivery still under way.
+        let timeout = all["message.timeout.ms"].flatMap(Double.init).map { $0 / 1000 } ?? deliveryTimeout
+        all["message.timeout.ms"] = String(Int(timeout * 1000))
+        self.deliveryTimeout = timeout
         producer = try KafkaProducer(properties: all, onDelivery: { report in
             guard let waiter = waiters.take(report.token) else { return }
             waiter.failed.store(report.error != nil, ordering: .relaxed)

@@ -79,8 +79,8 @@ public final class SessionAPI: Sendable {
             return try SessionCreation.create(read, tenant: caller.tenant, config: config, service: sessions, now: clock(), metrics: metrics)
         case .session:
             let caller = try authenticate(request)
-            let wait = try SessionStatus.wait(request.query)
             guard let session = id.flatMap(Self.sessionID) else { throw .notFound }
+            let wait = try SessionStatus.wait(request.query)
             guard let sessions else { throw .unavailable("database") }
             return try SessionStatus.show(tenant: caller.tenant, id: session, wait: wait, service: sessions, clock: clock)
         case .sessionResponse:

@@ -53,6 +53,11 @@ enum SessionCreation {
             try element(&item)
         } ?? []
         if flow == .appleWalletWeb && elements.isEmpty { throw .missingField("requestedElements") }
+        // Each element once, as the event schema has it: two intents for one element would leave the answer to chance.
+        for (index, element) in elements.enumerated()
+        where elements[..<index].contains(where: { $0.namespace == element.namespace && $0.element == element.element }) {
+            throw .invalidField("requestedElements[\(index)]", expected: "each namespace and element once")
+        }
         let ttl = try body.integer("ttlSeconds", range: 1...tenant.maxSessionSeconds)
         let reference = try body.string("reference", maxBytes: 256)
         if let reference, !reference.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {

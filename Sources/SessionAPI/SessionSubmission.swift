@@ -66,6 +66,10 @@ enum SessionSubmission {
         guard let session = try SessionStatus.find(tenant: tenant, id: id, service: service) else { throw .notFound }
         guard let flow = Flow(rawValue: session.row.flow) else { throw .internalError }
         let answer = try read(&body, flow: flow, maxBytes: maxBytes)
+        // Built before the session takes the answer: an event the workers
+        // would refuse for its size must not use the session up.
+        let request = event(for: session.row, answer: answer)
+        guard request.count <= maxBytes else { throw .eventTooLarge(limit: maxBytes) }
         let digest = answer.digest
         let taken = try service.pool.with { connection in
             try connection.execute(SessionsTable.takeResponse(tenant: tenant, id: id, digest: digest, at: now)).rowCount == 1
@@ -79,7 +83,7 @@ enum SessionSubmission {
         // Sent again when this is a repeat: if the first submit's delivery
         // failed after its take, this one is what gets the event out; if it
         // did not, the worker sees the same event id twice and keeps one.
-        try service.producer.deliver(key: Array(id.uuidString.lowercased().utf8), value: event(for: session.row, answer: answer))
+        try service.producer.deliver(key: Array(id.uuidString.lowercased().utf8), value: request)
         let location = "/v1/sessions/\(id.uuidString.lowercased())"
         let object: JSONObject = ["id": .string(id.uuidString.lowercased()), "status": "processing"]
         return HTTPResponse(status: 202, headers: [("Content-Type", "application/json"), ("Location", location)],

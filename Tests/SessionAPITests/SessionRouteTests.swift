@@ -108,6 +108,7 @@ import Verification
             (#"{"flow":"iso-device-response","colour":"blue"}"#, "colour"),
             (#"{"flow":"iso-device-response","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"willNotStore","days":3}}]}"#, "requestedElements[0].retention.days"),
             (#"{"flow":"iso-device-response","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"forever"}}]}"#, "requestedElements[0].retention.intent"),
+            (#"{"flow":"iso-device-response","requestedElements":[{"namespace":"n","element":"e","retention":{"intent":"willNotStore"}},{"namespace":"n","element":"e","retention":{"intent":"mayStore"}}]}"#, "requestedElements[1]"),
         ]
         for (body, field) in cases {
             let answer = try call("POST", "/v1/sessions", body)
@@ -153,6 +154,17 @@ import Verification
         }
         let parsed = EventParser().parse(json: Array(try JSONSerialization.data(withJSONObject: events[0])))
         if case .failure(let rejection) = parsed { Issue.record("serve's event does not parse: \(rejection.detail)") }
+    }
+
+    /// An answer whose event would pass the event size limit (here 1,024 bytes) is 413 and leaves the session as it was.
+    @Test func anAnswerTooLargeForAnEventDoesNotUseTheSessionUp() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","requestedElements":\#(Self.elements)}"#)
+        let id = try #require(created.object["id"] as? String)
+        let payload = Data(repeating: 0x41, count: 600).base64EncodedString()
+        let large = try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"\#(payload)"}"#)
+        #expect(large.status == 413 && large.object["error"] as? String == "body_too_large", "\(large.response.body)")
+        #expect(try call("GET", "/v1/sessions/\(id)").object["status"] as? String == "pending")
+        #expect(try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAAA"}"#).status == 202, "a smaller answer is still taken")
     }
 
     @Test func anExpiredSessionTakesNoResponse() throws {
