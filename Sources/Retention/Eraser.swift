@@ -4,7 +4,7 @@ import Storage
 
 /// Right to erasure: removes a person's (one request's) or a whole tenant's
 /// retained values on demand, and the sealed claims of their outcomes still
-/// in the outbox. Results and element metadata stay: they are the
+/// in the outbox or kept with a session. Results and element metadata stay: they are the
 /// non-personal facts analytics count.
 public struct Eraser: Sendable {
     public let batchSize: Int
@@ -39,6 +39,11 @@ public struct Eraser: Sendable {
         }
         while true {
             let stripped = try connection.execute(OutboxTable.stripClaims(matching: scope, limit: batchSize)).affectedRows
+            erased.claims += stripped
+            if stripped < batchSize { break }
+        }
+        while true {
+            let stripped = try connection.execute(SessionsTable.stripClaims(matching: scope, limit: batchSize)).affectedRows
             erased.claims += stripped
             if stripped < batchSize { break }
         }

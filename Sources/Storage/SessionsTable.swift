@@ -124,6 +124,19 @@ public enum SessionsTable {
                   .textArray(completions.map(\.status)), .textArray(completions.map(\.outcome))])
     }
 
+    /// Removes the sealed claims from up to `limit` session outcomes of one
+    /// request (the outcome's requestId) or tenant.
+    public static func stripClaims(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
+        let rows = switch scope {
+        case .request: "outcome::jsonb #>> '{data,requestId}' = $1"
+        case .tenant: "tenant = $1"
+        }
+        return PostgresStatement("""
+            UPDATE sessions SET outcome = (outcome::jsonb #- '{data,claims}')::text
+            WHERE ctid IN (SELECT ctid FROM sessions WHERE outcome::jsonb #> '{data,claims}' IS NOT NULL AND \(rows) LIMIT $2)
+            """, [.text(scope.value), .int(Int64(limit))])
+    }
+
     /// Deletes up to `limit` sessions that expired before `cutoff`.
     public static func deleteExpired(before cutoff: Date, limit: Int) -> PostgresStatement {
         PostgresStatement("""

@@ -67,6 +67,19 @@ final class ServeFixture {
         guard chmod(key, 0o600) == 0 else { throw TestFailure("chmod \(key)") }
     }
 
+    init(services: (postgres: String, kafka: String)) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        database = try TestDatabase()
+        cluster = try MockCluster(brokers: 1)
+        signingKey = try PrivateKey.generate(curve: .p256)
+        try Self.writeSecret(try signingKey.pkcs8PEM(), to: folder.appendingPathComponent("reader-token-key.pem"))
+        try Self.writeSecret(Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(), to: folder.appendingPathComponent("nonce.key"))
+        let config = try Self.writeConfig(in: folder, signingKey: "reader-token-key.pem", burst: 10, services: services)
+        serve = try VeridocProcess(command: "serve", config: config, name: "serve")
+        port = try #require(serve.port(loggedAs: "session API listening"), "serve did not start: \(serve.log.suffix(1500))")
+    }
+
     static func writeConfig(in folder: URL, signingKey: String, burst: Int, services: (postgres: String, kafka: String)? = nil,
                             tls: Bool = false, maxSessionSeconds: Int = 120) throws -> URL {
         try writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("merchant.pem"))
@@ -317,5 +330,22 @@ final class ServeFixture {
         let result = try Subprocess.run(Binaries.veridoc, ["serve", "--config", config.path], mergingStandardError: true)
         #expect(result.status == 2, "\(result.output)")
         #expect(result.output.contains("serve.tls.keyFile") && result.output.contains("chmod 600"), "\(result.output)")
+    }
+}
+
+/// `/readyz` is PostgreSQL and the broker: serve starts without either, and
+/// says which one it is waiting for.
+@Suite(.enabled(if: Services.available, Services.skipMessage)) struct ServeReadinessTests {
+    @Test func notReadyWithoutTheDatabaseOrTheBroker() throws {
+        let database = try TestDatabase()
+        let cluster = try MockCluster(brokers: 1)
+        defer { cluster.close() }
+        for (services, reason) in [(("host=127.0.0.1 port=1 connect_timeout=2", cluster.bootstrapServers), "postgres unreachable"),
+                                   ((database.connectionString, "127.0.0.1:1"), "kafka unreachable")] {
+            let fixture = try ServeFixture(services: services)
+            let ready = try RawHTTP.request("GET", "/readyz", port: fixture.port, timeout: 20)
+            #expect(ready.status == 503 && ready.body == reason + "\n", "\(reason): \(ready.status) \(ready.body)")
+            #expect(try RawHTTP.request("GET", "/healthz", port: fixture.port).status == 200, "alive while not ready")
+        }
     }
 }

@@ -57,6 +57,21 @@ struct SessionsTableTests {
         #expect(try find(expired)?.responseDigest == nil)
     }
 
+    @Test func erasureStripsTheSealedClaimsOfAnOutcome() throws {
+        let (first, second, third) = (row(), row(), row(tenant: "t2"))
+        for each in [first, second, third] { try connection.execute(try SessionsTable.insert(each)) }
+        func outcome(_ request: String) -> String { #"{"id":"o","data":{"requestId":"\#(request)","verdict":"verified","claims":{"enc":"AA=="}}}"# }
+        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: first.id, status: "verified", outcome: outcome("r1")),
+                                                       .init(tenant: "t1", id: second.id, status: "verified", outcome: outcome("r2")),
+                                                       .init(tenant: "t2", id: third.id, status: "verified", outcome: outcome("r3"))]))
+        #expect(try connection.execute(SessionsTable.stripClaims(matching: .request(eventID: "r1"), limit: 10)).affectedRows == 1)
+        #expect(try find(first)?.outcome?.contains("claims") == false)
+        #expect(try find(first)?.outcome?.contains("verified") == true, "the rest of the outcome stays")
+        #expect(try find(second)?.outcome?.contains("claims") == true)
+        #expect(try connection.execute(SessionsTable.stripClaims(matching: .tenant("t1"), limit: 10)).affectedRows == 1, "only outcomes that still have claims")
+        #expect(try find(third)?.outcome?.contains("claims") == true, "another tenant's stay")
+    }
+
     @Test func aSessionIsCompletedOnceAndPurgedAfterItExpired() throws {
         let session = row()
         let other = row(tenant: "t2")
