@@ -1,5 +1,6 @@
 import Foundation
 import HTTPService
+import MDoc
 import JSON
 import Observability
 
@@ -92,6 +93,20 @@ public final class SessionAPI: Sendable {
         }
     }
 
+    /// Whether a Content-Type names application/json, with or without
+    /// parameters, in any case, spaces around it (RFC 9110 §8.3.1): read as
+    /// bytes, since every request with a body asks.
+    static func isJSON(_ header: String) -> Bool {
+        var type = header.utf8[...]
+        if let semicolon = type.firstIndex(of: UInt8(ascii: ";")) { type = type[..<semicolon] }
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        while let first = type.first, blank(first) { type = type.dropFirst() }
+        while let last = type.last, blank(last) { type = type.dropLast() }
+        let expected = "application/json".utf8
+        let lowercased: (UInt8) -> UInt8 = { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+        return type.count == expected.count && zip(type, expected).allSatisfy { lowercased($0) == $1 }
+    }
+
     /// A session id as the API writes it: a UUID in lowercase. Anything else names no session.
     static func sessionID(_ text: Substring) -> UUID? {
         guard text.utf8.count == 36, let id = UUID(uuidString: String(text)), id.uuidString.lowercased() == text else { return nil }
@@ -106,8 +121,7 @@ public final class SessionAPI: Sendable {
 
     private func jsonBody(_ request: HTTPRequest) throws(APIError) -> RequestBody {
         // The media type without its parameters (charset), compared case-insensitively (RFC 9110 §8.3.1).
-        let mediaType = request.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard mediaType == "application/json" else { throw .unsupportedMediaType }
+        guard let header = request.header("Content-Type"), Self.isJSON(header) else { throw .unsupportedMediaType }
         return try RequestBody(request.body)
     }
 }
@@ -115,6 +129,6 @@ public final class SessionAPI: Sendable {
 /// Formats instants as the API writes them: RFC 3339 in UTC, whole seconds.
 enum APITime {
     static func string(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        RFC3339.string(from: Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
     }
 }
