@@ -36,9 +36,13 @@ enum APIRoute: CaseIterable, Sendable {
             if parts[4] == "response" { return (.sessionResponse, parts[3]) }
             return nil
         }
-        guard let route = allCases.first(where: { !$0.template.contains("{") && $0.template == path }) else { return nil }
+        guard let route = fixed[path] else { return nil }
         return (route, nil)
     }
+
+    /// The routes without a parameter, by path: one lookup for every request.
+    private static let fixed: [String: APIRoute] = Dictionary(
+        uniqueKeysWithValues: allCases.filter { !$0.template.utf8.contains(UInt8(ascii: "{")) }.map { ($0.template, $0) })
 
     var methods: [String] {
         switch self {

@@ -7,7 +7,10 @@ import JSON
 struct RequestBody {
     let path: String
     private let object: JSONObject
-    private var taken: Set<String> = []
+    /// The keys read: a handful per body, so a list beats a hash set. Keys
+    /// match by their bytes, as JSONObject finds them: a canonically
+    /// equivalent spelling of a field is another field, and unknown.
+    private var taken: [String] = []
 
     /// The largest body's structure the parser accepts: requests are small and flat.
     static let parser = JSONParser(maxDepth: 8, maxMembers: 1_000)
@@ -25,7 +28,7 @@ struct RequestBody {
     func field(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     private mutating func value(_ key: String) -> JSONValue? {
-        taken.insert(key)
+        if !wasTaken(key) { taken.append(key) }
         return object[key]
     }
 
@@ -72,8 +75,10 @@ struct RequestBody {
         return RequestBody(object, path: field(key))
     }
 
+    private func wasTaken(_ key: String) -> Bool { taken.contains { $0.utf8.elementsEqual(key.utf8) } }
+
     /// Refuses the first field (in document order) that nothing read.
     func finish() throws(APIError) {
-        if let unknown = object.keys.first(where: { !taken.contains($0) }) { throw .unknownField(field(unknown)) }
+        if let unknown = object.keys.first(where: { !wasTaken($0) }) { throw .unknownField(field(unknown)) }
     }
 }

@@ -75,6 +75,16 @@ import Testing
         #expect(throws: APIError.unknownField("items[1].b")) {
             try nested.objects("items", maxCount: 4) { (item: inout RequestBody) throws(APIError) in try item.requiredString("a") }
         }
+        // "flöw" spelt with a combining diaeresis is not the "flöw" that was read: a field of its own, and unknown.
+        var lookalike = try RequestBody(Array("{\"fl\u{00F6}w\":\"x\",\"flo\u{0308}w\":\"y\"}".utf8))
+        _ = try lookalike.requiredString("fl\u{00F6}w")
+        do {
+            try lookalike.finish()
+            Issue.record("the decomposed spelling passed as the field that was read")
+        } catch {
+            guard case .unknownField(let field) = error else { Issue.record("\(error)"); return }
+            #expect(Array(field.utf8) == Array("flo\u{0308}w".utf8), "String == would call the two equal; their bytes differ")
+        }
     }
 }
 
