@@ -1,3 +1,4 @@
+import Kafka
 import Postgres
 import Verification
 
@@ -18,9 +19,11 @@ public enum ExitStatus {
         do {
             return try body()
         } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(usage)")
+            Console.error(error.report(otherwise: usage))
         } catch let error as ConfigError {
             Console.error("config: \(error.message)")
+        } catch let error as KafkaError where error.configurationProblem != nil {
+            Console.error("config: kafka.properties: \(error.configurationProblem ?? "")")
         } catch let error as PostgresError {
             Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
             return 1

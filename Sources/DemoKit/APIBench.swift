@@ -18,7 +18,7 @@ public struct APIBench {
     public struct Options: Sendable {
         public var seconds: Int
         public var connections: Int
-        public static let quick = Options(seconds: 2, connections: 8)
+        public static let quick = Options(seconds: 1, connections: 8)
         public static let full = Options(seconds: 10, connections: 32)
     }
 

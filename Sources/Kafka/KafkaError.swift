@@ -18,6 +18,10 @@ public struct KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Trying the same operation again later may succeed (queue full, broker
     /// temporarily unreachable, leader moving, …).
     public var isRetriable: Bool
+    /// Set when librdkafka refused the configuration (a property, or the
+    /// client built from them): a sentence for the operator, naming the
+    /// property where librdkafka does.
+    public var configurationProblem: String?
 
     public init(code: Int32, message: String, isFatal: Bool = false, isRetriable: Bool? = nil) {
         self.code = code

@@ -19,14 +19,19 @@ package enum KafkaConfiguration {
         for (name, value) in merged.sorted(by: { $0.key < $1.key }) {
             if rd_kafka_conf_set(conf, name, value, &errorText, errorText.count) != RD_KAFKA_CONF_OK {
                 rd_kafka_conf_destroy(conf)
-                throw KafkaError(code: RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue, message: "property \(name): \(redacted(name, text(errorText)))", isRetriable: false)
+                var error = KafkaError(code: RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue, message: "property \(name): \(redacted(name, text(errorText)))", isRetriable: false)
+                error.configurationProblem = "librdkafka refuses the property \(name): \(redacted(name, text(errorText)))"
+                throw error
             }
         }
         configure(conf)
         // On success rd_kafka_new owns conf; on failure it is still ours.
         guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {
             rd_kafka_conf_destroy(conf)
-            throw KafkaError(code: RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue, message: "cannot create client: \(text(errorText))", isRetriable: false)
+            var error = KafkaError(code: RD_KAFKA_RESP_ERR__INVALID_ARG.rawValue, message: "cannot create client: \(text(errorText))", isRetriable: false)
+            // librdkafka's text names the property ("ssl.ca.location failed: …").
+            error.configurationProblem = "librdkafka cannot start a client with these properties: \(text(errorText))"
+            throw error
         }
         return handle
     }

@@ -10,8 +10,8 @@ enum KeysCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {
             switch (arguments.first, arguments.count) {
-            case ("generate", 2): try generate(into: URL(fileURLWithPath: arguments[1]))
-            case ("hash", 2): print(try hash(of: arguments[1]))
+            case ("generate", 2): try generate(into: URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
+            case ("hash", 2): print(try hash(of: try ParsedArguments.path(arguments[1])))
             case ("api-key", 1): apiKey()
             case ("generate-data-key", _): return RetentionCommands.generateDataKey(Array(arguments.dropFirst()))
             case ("rotate-data-key", _): return RetentionCommands.rotateDataKey(Array(arguments.dropFirst()))
@@ -19,7 +19,7 @@ enum KeysCommand {
             }
             return 0
         } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
+            Console.error(error.report(otherwise: Usage.text))
         } catch {
             Console.error("\(error)")
         }

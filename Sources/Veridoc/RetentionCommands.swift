@@ -52,7 +52,7 @@ enum RetentionCommands {
     static func generateDataKey(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
             guard arguments.count == 1 else { throw UsageError("keys generate-data-key FILE") }
-            try DataKeyRing.generateKeyFile(URL(fileURLWithPath: arguments[0]))
+            try DataKeyRing.generateKeyFile(URL(fileURLWithPath: try ParsedArguments.path(arguments[0])))
             print("data key written to \(arguments[0]) (mode 0600); add it to retention.dataKeys")
         }
     }

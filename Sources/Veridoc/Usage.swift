@@ -7,7 +7,8 @@ enum Usage {
           run --config FILE   The worker: Kafka → verification pool → PostgreSQL → outcome events (SIGTERM drains and exits 0).
           migrate --config FILE
                               Apply the database migrations and exit.
-          serve --config FILE The session API (serve.port): reader tokens, probes, /metrics, /openapi.json (SIGTERM stops, exit 0).
+          serve --config FILE
+                              The session API (serve.port): sessions, reader tokens, probes, /metrics, /openapi.json (SIGTERM stops, exit 0).
           verify --config FILE [--at RFC3339] [--json] EVENT.json|-
                  Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected, 2 usage/config error.
           keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
@@ -26,6 +27,7 @@ enum Usage {
           report --config FILE --html OUT [--since DURATION] [--tenant T]
                               Self-contained HTML page with charts.
 
+        veridoc <command> --help prints one command's usage; veridoc --version the version and the linked libraries'.
         The demo, the benchmarks, the load generator and fault injection are in veridoc-dev.
         """
 }

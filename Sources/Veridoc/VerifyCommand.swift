@@ -29,7 +29,7 @@ enum VerifyCommand {
             }
             return result.isVerified ? 0 : 1
         } catch let error as UsageError {
-            Console.error("\(error.message)\n\n\(Usage.text)")
+            Console.error(error.report(otherwise: Usage.text))
         } catch let error as ConfigError {
             Console.error("config: \(error.message)")
         } catch {

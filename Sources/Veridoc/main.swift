@@ -12,4 +12,4 @@ CommandTable(usage: Usage.text, commands: [
     "forget": RetentionCommands.forget,
     "stats": StatsCommand.run,
     "report": ReportCommand.run,
-]).main()
+], version: { Version.text }).main()

@@ -30,7 +30,7 @@ enum DevBrokerCommand {
         do {
             options = try parse(arguments)
         } catch {
-            Console.error("\(error.message)\n\n\(Usage.text)")
+            Console.error(error.report(otherwise: Usage.text))
             return 2
         }
 

@@ -85,8 +85,10 @@ struct TransportSecurityTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = try workerConfig(in: directory, postgres: database.connectionString, kafkaProperties: properties)
         let run = try runVeridoc(["run", "--config", config.path], timeout: 60)
-        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.status == 2, "a configuration error: \(run.stderr)")
         #expect(run.stderr.contains(named), "\(run.stderr)")
+        #expect(run.stderr.contains("config: kafka.properties: librdkafka"), "a sentence for the operator: \(run.stderr)")
+        #expect(!run.stderr.contains("KafkaError("), "\(run.stderr)")
         print("librdkafka said: " + (run.stderr.split(separator: "\n").last.map(String.init) ?? ""))
     }
 

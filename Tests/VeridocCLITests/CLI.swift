@@ -9,9 +9,10 @@ enum CLI {
         let stderr: String
     }
 
-    static func run(_ arguments: [String], stdin: Data? = nil, binary: URL = Binaries.veridoc) throws -> Run {
+    static func run(_ arguments: [String], stdin: Data? = nil, binary: URL = Binaries.veridoc, directory: URL? = nil) throws -> Run {
         let process = Process()
         process.executableURL = binary
+        if let directory { process.currentDirectoryURL = directory }
         process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
