@@ -19,13 +19,5 @@ static inline const char *veridoc_pq_table_name(const PGresult *res) {
     return PQresultErrorField(res, PG_DIAG_TABLE_NAME);
 }
 
-/* Notices (RAISE NOTICE, "relation already exists, skipping") would otherwise be
-   printed to stderr by libpq's default processor, and they can carry values. */
-static void veridoc_pq_drop_notice(void *arg, const char *message) {
-    (void)arg; (void)message;
-}
-static inline void veridoc_pq_silence_notices(PGconn *conn) {
-    PQsetNoticeProcessor(conn, veridoc_pq_drop_notice, NULL);
-}
 
 #endif

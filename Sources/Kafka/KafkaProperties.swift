@@ -24,6 +24,7 @@ package enum KafkaConfiguration {
                 throw error
             }
         }
+        KafkaLogging.install(on: conf)
         configure(conf)
         // On success rd_kafka_new owns conf; on failure it is still ours.
         guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {

@@ -65,7 +65,7 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(kind: .connection, message: message)
         }
         self.handle = connection
-        veridoc_pq_silence_notices(connection)
+        PostgresNotices.install(on: connection)
         do {
             try prepareSession()
         } catch {

@@ -25,6 +25,7 @@ enum RunCommand {
             let (configuration, directory) = try load(arguments)
             guard !stop.isSet else { return }
             let log = Logger(minimum: configuration.logLevel)
+            log.routeLibraryLogs()
             tuneMalloc()
             let worker = try Worker(configuration: configuration, directory: directory, log: log)
             started.worker = worker
@@ -42,7 +43,9 @@ enum RunCommand {
     static func migrateOnly(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
             let (configuration, _) = try load(arguments)
-            try migrate(configuration, log: Logger(minimum: configuration.logLevel))
+            let log = Logger(minimum: configuration.logLevel)
+            log.routeLibraryLogs()
+            try migrate(configuration, log: log)
         }
     }
 

@@ -20,6 +20,7 @@ enum ServeCommand {
             let level = settings.observability.logLevel
             guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }
             let log = Logger(minimum: logLevel)
+            log.routeLibraryLogs()
             let tenants = try APITenants.load(settings)
             let tlsFiles = try tls(settings)
             if tenants.keyring.isEmpty { log.warning("no tenant has apiKeys: every /v1 request will be 401") }

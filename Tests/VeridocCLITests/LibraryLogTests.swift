@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Every line a worker writes to stderr is one JSON object, librdkafka's
+/// own lines included: a worker whose broker refuses connections logs
+/// librdkafka's connection failures through its logger (message
+/// `librdkafka`, facility and level mapped), not in librdkafka's
+/// `%3|…|FAIL|…` format.
+@Suite(.enabled(if: Services.available, Services.skipMessage)) struct LibraryLogTests {
+    @Test func librdkafkaSpeaksThroughTheWorkersLogger() throws {
+        let database = try TestDatabase()
+        let folder = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keys = folder.appendingPathComponent("keys")
+        #expect(try CLI.run(["keys", "generate", keys.path]).status == 0)
+        let nonceKey = folder.appendingPathComponent("nonce.key")
+        try Data((0..<32).map { UInt8($0) }).write(to: nonceKey)
+        chmod(nonceKey.path, 0o600)
+        let config = folder.appendingPathComponent("config.json")
+        try Data(#"{"tenants": [{"id": "t", "trustAnchors": ["keys/merchant-cert.pem"]}], "kafka": {"bootstrapServers": "127.0.0.1:9"}, "replay": {"nonceKeyFile": "nonce.key"}, "postgres": {"connectionString": "\#(database.connectionString)"}, "observability": {"port": 0}}"#.utf8).write(to: config)
+
+        let process = Process()
+        process.executableURL = Binaries.veridoc
+        process.arguments = ["run", "--config", config.path]
+        let log = folder.appendingPathComponent("worker.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let found = eventually(30, every: 0.2) { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains(#""message":"librdkafka""#) }
+        process.terminate()
+        process.waitUntilExit()
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(found, "no librdkafka line came through the logger: \(text.suffix(1500))")
+        var librdkafka = 0
+        for line in text.split(separator: "\n") {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object != nil, "not one JSON object: \(line)")
+            guard let object, object["message"] as? String == "librdkafka" else { continue }
+            librdkafka += 1
+            #expect(["error", "warning", "info", "debug"].contains(object["level"] as? String ?? ""))
+            #expect((object["facility"] as? String)?.isEmpty == false && object["text"] is String && object["client"] is String, "\(line)")
+        }
+        #expect(librdkafka > 0)
+        #expect(!text.contains("%3|") && !text.contains("%4|"), "librdkafka's own format never reaches stderr")
+    }
+}
