@@ -192,17 +192,23 @@ public final class Demo: @unchecked Sendable {
                 The database is kept and still running:
                   psql "\(postgres.connectionString)"
                   results: SELECT verdict, reason_codes, doc_type, issuer_country FROM results LIMIT 10;
-                Stop it with: \(stopCommand(postgres))
+                  veridoc stats --config \(configURL.path)
+                  veridoc report --config \(configURL.path) --html report.html
+                Stop it and remove everything the demo made (database, config, keys):
+                  \(stopCommand(postgres, removing: directory))
                 """)
             postgres.detach()
         }
         return summary
     }
 
-    private func stopCommand(_ postgres: EmbeddedPostgres) -> String {
+    /// Stops the kept server and removes `directory`, which holds it and the
+    /// config folder with the demo tenant's private keys.
+    private func stopCommand(_ postgres: EmbeddedPostgres, removing directory: URL) -> String {
         let data = postgres.directory.appendingPathComponent("data").path
         let pgctl = "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)/pg_ctl"
-        return getuid() == 0 ? "runuser -u postgres -- \(pgctl) -D \(data) stop && rm -rf \(postgres.directory.path)" : "\(pgctl) -D \(data) stop && rm -rf \(postgres.directory.path)"
+        let stop = getuid() == 0 ? "runuser -u postgres -- \(pgctl) -D \(data) stop" : "\(pgctl) -D \(data) stop"
+        return "\(stop) && rm -rf \(directory.path)"
     }
 
     private func describe(_ mix: LoadGenerator.Mix) -> String {

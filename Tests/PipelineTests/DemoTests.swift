@@ -42,6 +42,30 @@ struct DemoTests {
         #expect(!folderRemains, "the demo removed its folder (keys included)")
     }
 
+    /// `demo --keep`: the printed `--config` serves `stats` against the kept
+    /// database, and the printed stop command stops it and removes every file
+    /// the demo made, the tenant's private keys included.
+    @Test func aKeptDemoTellsHowToQueryAndHowToRemoveIt() throws {
+        let before = Set(postmasterPIDs())
+        let run = try runDemo(["demo", "--events", "100", "--keep"])
+        #expect(run.status == 0, "\(run.output.suffix(2000))")
+        let lines = run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let stats = try #require(lines.first { $0.hasPrefix("veridoc stats --config ") }, "\(run.output.suffix(1500))")
+        let config = String(stats.dropFirst("veridoc stats --config ".count))
+        let folder = URL(fileURLWithPath: config).deletingLastPathComponent().deletingLastPathComponent()
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("config/pki").path), "the kept config has its keys")
+        let counted = try Subprocess.run(Binaries.veridoc, ["stats", "--config", config], mergingStandardError: true)
+        #expect(counted.status == 0 && counted.output.contains("acme") && counted.output.contains("verified"), "the kept database answers stats: \(counted.output)")
+
+        let stopIndex = try #require(lines.firstIndex { $0.hasPrefix("Stop it and remove everything") })
+        let stop = lines[stopIndex + 1]
+        let stopped = try Subprocess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", stop], mergingStandardError: true)
+        #expect(stopped.status == 0, "\(stop): \(stopped.output)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path), "database, config and keys are gone")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(Set(postmasterPIDs()).subtracting(before).isEmpty, "the kept PostgreSQL was stopped")
+    }
+
     /// Ctrl-C while the demo runs: it stops its PostgreSQL and removes its
     /// folder (the demo tenant's private keys) before exiting 130, instead of
     /// leaving a postmaster running and keys on disk.
