@@ -23,6 +23,9 @@ enum Usage {
                               Synthetic requests (mix: realistic, valid, or kind=weight,…) for the tenant in DIR.
           chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--output FILE] [--keep]
                               Fault injection: workers, broker and PostgreSQL of its own under seeded faults; invariants checked.
+          examples DIR [--at RFC3339]
+                              A folder to try veridoc verify on: the test issuer's tenant (config.json and keys), one event per
+                              flow that verifies, a few rejected for different reasons, and the --at to use (DIR/AT).
           dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID] [--rebalance-delay-ms MS]
                  In-process mock Kafka cluster for development/tests: prints BOOTSTRAP=<list>, runs until SIGTERM/SIGINT.
                  stdin commands (answer OK / ERR <reason>): down ID | up ID | errors APIKEY CODE[,CODE…] | topic NAME PARTITIONS

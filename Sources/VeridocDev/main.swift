@@ -9,4 +9,5 @@ CommandTable(usage: Usage.text, commands: [
     "loadgen": LoadgenCommand.run,
     "chaos": ChaosCommand.run,
     "dev-broker": DevBrokerCommand.run,
+    "examples": ExamplesCommand.run,
 ]).main()
