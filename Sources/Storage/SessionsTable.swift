@@ -46,11 +46,14 @@ public enum SessionsTable {
         }
     }
 
-    private static let insertSQL: String = {
-        let names = columns.map(\.name).joined(separator: ", ")
-        let placeholders = columns.enumerated().map { index, column in "$\(index + 1)::\(column.type)" }.joined(separator: ", ")
-        return "INSERT INTO sessions (\(names)) VALUES (\(placeholders))"
-    }()
+    /// Several sessions in one statement (the session writer's batches).
+    public static func insert(_ rows: [Row]) throws(PostgresError) -> PostgresStatement {
+        try .insertColumns(into: "sessions", columns: columns, rows: rows.map { row in [
+            .text(row.tenant), .text(row.id.uuidString.lowercased()), .text(row.flow), .text(row.audience), .text(row.docType),
+            .text(row.requested), .bytes(row.nonce), row.encryptionInfo.map(PostgresValue.text) ?? .null,
+            row.reference.map(PostgresValue.text) ?? .null, .timestamp(row.createdAt), .timestamp(row.expiresAt),
+        ] })
+    }
 
     /// A session as it stands: its row, and how far it got.
     public struct Stored: Sendable {
@@ -59,16 +62,6 @@ public enum SessionsTable {
         public let responseDigest: [UInt8]?
         /// The outcome event's JSON, once the worker stored the result.
         public let outcome: String?
-    }
-
-    /// One row, one statement: sessions are created one request at a time,
-    /// so a plain VALUES list costs less to build than the batch form.
-    public static func insert(_ row: Row) throws(PostgresError) -> PostgresStatement {
-        PostgresStatement(insertSQL, [
-            .text(row.tenant), .text(row.id.uuidString.lowercased()), .text(row.flow), .text(row.audience), .text(row.docType),
-            .text(row.requested), .bytes(row.nonce), row.encryptionInfo.map(PostgresValue.text) ?? .null,
-            row.reference.map(PostgresValue.text) ?? .null, .timestamp(row.createdAt), .timestamp(row.expiresAt),
-        ])
     }
 
     /// The tenant's session `id` (no row: not the tenant's, or gone).

@@ -32,7 +32,7 @@ struct SessionsTableTests {
 
     @Test func aSessionIsItsTenantsAlone() throws {
         let session = row()
-        try connection.execute(try SessionsTable.insert(session))
+        try connection.execute(try SessionsTable.insert([session]))
         let stored = try #require(try find(session))
         #expect(stored.row == session, "every column comes back as written")
         #expect(stored.status == "pending")
@@ -42,7 +42,7 @@ struct SessionsTableTests {
 
     @Test func theFirstResponseIsTakenAndNoneAfterExpiry() throws {
         let session = row()
-        try connection.execute(try SessionsTable.insert(session))
+        try connection.execute(try SessionsTable.insert([session]))
         let now = Date()
         #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: session.id, digest: [9], at: now)).rowCount == 1)
         #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: session.id, digest: [9], at: now)).rowCount == 0)
@@ -52,14 +52,14 @@ struct SessionsTableTests {
         #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t2", id: session.id, digest: [9], at: now)).rowCount == 0)
 
         let expired = row(expiresIn: 1)
-        try connection.execute(try SessionsTable.insert(expired))
+        try connection.execute(try SessionsTable.insert([expired]))
         #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: expired.id, digest: [9], at: now.addingTimeInterval(5))).rowCount == 0)
         #expect(try find(expired)?.responseDigest == nil)
     }
 
     @Test func erasureStripsTheSealedClaimsOfAnOutcome() throws {
         let (first, second, third) = (row(), row(), row(tenant: "t2"))
-        for each in [first, second, third] { try connection.execute(try SessionsTable.insert(each)) }
+        for each in [first, second, third] { try connection.execute(try SessionsTable.insert([each])) }
         func outcome(_ request: String) -> String { #"{"id":"o","data":{"requestId":"\#(request)","verdict":"verified","claims":{"enc":"AA=="}}}"# }
         try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: first.id, status: "verified", outcome: outcome("r1")),
                                                        .init(tenant: "t1", id: second.id, status: "verified", outcome: outcome("r2")),
@@ -75,7 +75,7 @@ struct SessionsTableTests {
     @Test func aSessionIsCompletedOnceAndPurgedAfterItExpired() throws {
         let session = row()
         let other = row(tenant: "t2")
-        for each in [session, other] { try connection.execute(try SessionsTable.insert(each)) }
+        for each in [session, other] { try connection.execute(try SessionsTable.insert([each])) }
         try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: session.id, status: "verified", outcome: #"{"data":{"verdict":"verified"}}"#),
                                                        .init(tenant: "t1", id: other.id, status: "verified", outcome: "{}")]))
         let done = try #require(try find(session))
@@ -88,7 +88,7 @@ struct SessionsTableTests {
         #expect(deleted.affectedRows == 1, "no more than the limit")
         try connection.execute(SessionsTable.deleteExpired(before: session.expiresAt.addingTimeInterval(1), limit: 10))
         #expect(try find(session) == nil && find(other) == nil)
-        try connection.execute(try SessionsTable.insert(row()))
+        try connection.execute(try SessionsTable.insert([row()]))
         #expect(try connection.execute(SessionsTable.deleteExpired(before: Date(), limit: 10)).affectedRows == 0, "a live session stays")
     }
 }
