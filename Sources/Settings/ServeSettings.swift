@@ -13,7 +13,8 @@ public struct ServeSettings: Sendable, Equatable {
     public var burstPerKey = 400
     /// A reader token's lifetime: Apple accepts at most 300 s.
     public var readerTokenSeconds = 300
-    /// PostgreSQL connections one serve process holds, shared by its requests.
+    /// PostgreSQL connections one serve process holds, shared by its requests
+    /// (reads, submits); the session writer has one more of its own.
     public var postgresConnections = 8
     /// HTTPS by libmicrohttpd (GnuTLS): PEM files, the key only its owner may read. nil: plain HTTP.
     public var tls: TLS?
