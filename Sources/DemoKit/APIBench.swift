@@ -88,20 +88,19 @@ public struct APIBench {
         }
         let port = try Self.listeningPort(log: log, process: serve)
 
-        let script = directory.appendingPathComponent("reader-token.lua")
-        try Data("""
-            wrk.method = "POST"
-            wrk.body = '{"readerInstanceIdentifier":"bench-reader-0001"}'
-            wrk.headers["Content-Type"] = "application/json"
-            wrk.headers["Authorization"] = "Bearer \(apiKey)"
-            """.utf8).write(to: script)
-        let sessions = directory.appendingPathComponent("sessions.lua")
-        try Data("""
-            wrk.method = "POST"
-            wrk.body = '{"flow":"apple-wallet-app","merchantId":"\(Self.merchantID)","requestedElements":[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}}]}'
-            wrk.headers["Content-Type"] = "application/json"
-            wrk.headers["Authorization"] = "Bearer \(apiKey)"
-            """.utf8).write(to: sessions)
+        // A wrk script that POSTs `body` as JSON with the bench's key.
+        func post(_ name: String, body: String) throws -> URL {
+            let script = directory.appendingPathComponent(name)
+            try Data("""
+                wrk.method = "POST"
+                wrk.body = '\(body)'
+                wrk.headers["Content-Type"] = "application/json"
+                wrk.headers["Authorization"] = "Bearer \(apiKey)"
+                """.utf8).write(to: script)
+            return script
+        }
+        let script = try post("reader-token.lua", body: #"{"readerInstanceIdentifier":"bench-reader-0001"}"#)
+        let sessions = try post("sessions.lua", body: #"{"flow":"apple-wallet-app","merchantId":"\#(Self.merchantID)","requestedElements":[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}}]}"#)
         var routes: [BenchReport.APIRoute] = []
         let plan: [(String, String, URL?)] = [
             ("GET /healthz", "/healthz", nil), ("POST /v1/reader-tokens", "/v1/reader-tokens", script), ("POST /v1/sessions", "/v1/sessions", sessions),

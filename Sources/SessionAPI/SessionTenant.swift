@@ -13,13 +13,6 @@ struct SessionTenant: Sendable {
     let recipient: PublicKey?
     let maxSessionSeconds: Int
 
-    init(merchantIDs: Set<String>, origins: Set<String>, recipient: PublicKey?, maxSessionSeconds: Int) {
-        self.merchantIDs = merchantIDs
-        self.origins = origins
-        self.recipient = recipient
-        self.maxSessionSeconds = maxSessionSeconds
-    }
-
     init(_ tenant: TenantSettings, settings: VeridocSettings) throws(ConfigError) {
         merchantIDs = Set(tenant.merchantIDs)
         origins = Set(tenant.origins)
