@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Storage", "Crypto", "CBOR", "MDoc"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc"]),
         // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
-        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport"]),
+        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR"]),
         // A short chaos run (make test) against its own PostgreSQL and broker.
         .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "VeridocDev", "Chaos", "TestSupport"]),
         // Hostile events through the real Verifier: exact reason codes within bounded time.

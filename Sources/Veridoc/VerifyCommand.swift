@@ -16,14 +16,10 @@ enum VerifyCommand {
                 guard let parsedTime = RFC3339.date(from: at) else { throw UsageError("--at is not an RFC 3339 date-time") }
                 time = parsedTime
             }
-            let settings = try VeridocSettings.load(from: URL(fileURLWithPath: configPath))
-            let configuration = try Configuration.load(settings, at: time)
-            // Issued nonces are checked where the config names the replay key, as the worker does.
-            let issuedNonces = settings.replay.nonceKeyFile == nil ? nil : IssuedNonce.Key(replayKey: try ReplayKey.load(settings))
-            let eventBytes = try readEvent(parsed.positional[0])
-            let result = Verifier(directory: configuration.directory, issuedNonceKey: issuedNonces).verify(eventJSON: eventBytes, at: time)
+            let verification = try StandaloneVerification(configFile: URL(fileURLWithPath: configPath), at: time)
+            let result = verification.verify(eventJSON: try readEvent(parsed.positional[0]))
             if parsed.flags.contains("--json") {
-                print(OutcomeEvent(result).json())
+                print(verification.outcome(of: result).json())
             } else {
                 print(HumanReport.render(result), terminator: "")
             }

@@ -26,6 +26,9 @@ enum Usage {
           examples DIR [--at RFC3339]
                               A folder to try veridoc verify on: the test issuer's tenant (config.json and keys), one event per
                               flow that verifies, a few rejected for different reasons, and the --at to use (DIR/AT).
+          examples --schema-examples DIR [--at RFC3339]
+                              The examples beside the event schemas (Schemas/examples) made again: their tenant in DIR/tenant
+                              (which must not exist), the request examples, and the outcomes veridoc verify --json makes of them.
           dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID] [--rebalance-delay-ms MS]
                  In-process mock Kafka cluster for development/tests: prints BOOTSTRAP=<list>, runs until SIGTERM/SIGINT.
                  stdin commands (answer OK / ERR <reason>): down ID | up ID | errors APIKEY CODE[,CODE…] | topic NAME PARTITIONS
