@@ -91,7 +91,7 @@ lint-deploy: deploy-setup $(TOOLS_VENV)/.deploy-tools $(DEPLOY_TOOLS)/helm
 # Suites that run processes and servers (workers, brokers, PostgreSQL, the
 # demo, the bench smoke, the chaos run): one at a time, after the rest ran in
 # parallel, so that on two cores no blocking test starves another.
-INTEGRATION_TESTS := ^(KafkaTests|PipelineTests|ChaosTests)\.|BenchCommandTests
+INTEGRATION_TESTS := ^(KafkaTests|PipelineTests|ChaosTests)\.|BenchCommandTests|ComposeWiringTests
 # The pipeline suite once more with tansu as the broker (TestBroker).
 TANSU_TESTS := ^PipelineTests\.PipelineTests/
 

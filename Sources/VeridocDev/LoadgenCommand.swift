@@ -6,11 +6,20 @@ import Foundation
 /// [--mix M] [--fixture DIR] [--seed S]`: synthetic requests to any broker.
 /// The tenant they are made for lives in the fixture folder (created on first
 /// use): configure the worker with its `config.json` tenants.
+/// `--fixture-only` makes the folder, if missing, and produces nothing (no
+/// broker needed), so a worker can be configured with it before any load runs.
 enum LoadgenCommand {
     static func run(_ arguments: [String]) -> Int32 {
         return ExitStatus.returning(usage: Usage.text, failure: "loadgen failed") {
             let parsed = try ParsedArguments(
-                arguments, options: ["--bootstrap", "--topic", "--rate", "--count", "--mix", "--fixture", "--seed", "--property"], flags: [])
+                arguments, options: ["--bootstrap", "--topic", "--rate", "--count", "--mix", "--fixture", "--seed", "--property"], flags: ["--fixture-only"])
+            let seed = UInt64(parsed.options["--seed"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
+            let fixtureDirectory = URL(fileURLWithPath: parsed.options["--fixture"] ?? "loadgen-fixture")
+            if parsed.flags.contains("--fixture-only") {
+                let (_, created) = try LoadFixture.openOrCreate(fixtureDirectory, seed: seed)
+                print("\(created ? "new" : "existing") tenant fixture in \(fixtureDirectory.path)")
+                return 0
+            }
             guard let bootstrap = parsed.options["--bootstrap"] else { throw UsageError("--bootstrap SERVERS is required") }
             let topic = parsed.options["--topic"] ?? "veridoc.requests"
             let count = try parsed.options["--count"].map { value throws(UsageError) -> Int in
@@ -24,8 +33,6 @@ enum LoadgenCommand {
             guard let mix = LoadGenerator.Mix.parse(parsed.options["--mix"] ?? "realistic") else {
                 throw UsageError("--mix is realistic, valid, or kind=weight,…")
             }
-            let seed = UInt64(parsed.options["--seed"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
-            let fixtureDirectory = URL(fileURLWithPath: parsed.options["--fixture"] ?? "loadgen-fixture")
 
             let (factory, created) = try LoadFixture.openOrCreate(fixtureDirectory, seed: seed)
             if created {

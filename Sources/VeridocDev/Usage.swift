@@ -21,6 +21,8 @@ enum Usage {
                               Generate N events, then only verify them on one thread (for valgrind/perf).
           loadgen --bootstrap SERVERS [--topic T] [--rate R] [--count N] [--mix M] [--fixture DIR] [--seed S]
                               Synthetic requests (mix: realistic, valid, or kind=weight,…) for the tenant in DIR.
+          loadgen --fixture DIR --fixture-only
+                              Only make the tenant in DIR (config.json, merchant keys, issuer) if missing; no broker.
           chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--output FILE] [--keep]
                               Fault injection: workers, broker and PostgreSQL of its own under seeded faults; invariants checked.
           examples DIR [--at RFC3339]

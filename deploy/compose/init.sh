@@ -9,13 +9,16 @@
 #   pki/merchant/merchant-cert.pem  its self-signed certificate (pkRHash printed in the log)
 #   pki/nonce.key                   32 random bytes, base64: the nonce HMAC key
 #   pki/iaca/*.pem                  trust anchors: copied from deploy/compose/iaca/
+#
+# VERIDOC_PKI, VERIDOC_IACA_SOURCE and VERIDOC_PKI_OWNER (uid:gid) replace the
+# container's paths and user when it runs outside one (deploy/compose/check-wiring).
 set -euo pipefail
 
-pki=/etc/veridoc/pki
-source_iaca=/etc/veridoc/iaca-source
-owner=10001:10001
+pki=${VERIDOC_PKI:-/etc/veridoc/pki}
+source_iaca=${VERIDOC_IACA_SOURCE:-/etc/veridoc/iaca-source}
+owner=${VERIDOC_PKI_OWNER:-10001:10001}
 
-install -d -m 0750 -o 10001 -g 10001 "$pki" "$pki/iaca"
+install -d -m 0750 -o "${owner%:*}" -g "${owner#*:}" "$pki" "$pki/iaca"
 
 if [ ! -f "$pki/merchant/merchant-key.pem" ]; then
     rm -rf "$pki/merchant"
