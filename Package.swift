@@ -59,7 +59,9 @@ let package = Package(
         .target(name: "Observability", dependencies: ["HTTPService", "Kafka", "Postgres"]),
         // What happens to disclosed values after verification: retention policy,
         // encrypted value storage, purge, erasure, and outcome analytics.
-        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"]),
+        // The report explains reason codes in the words of Schemas/reason-codes.md, compiled in.
+        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"],
+                resources: [.embedInCode("reason-codes.md")]),
         .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
         .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto"]),
