@@ -38,6 +38,8 @@ RUN scripts/librdkafka /src/.build/librdkafka
 # folder exists; no test is built.
 COPY Package.swift ./
 COPY Sources ./Sources
+# The documents Sources/ embeds (the OpenAPI contract, the reason codes) through symlinks.
+COPY Schemas ./Schemas
 COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product veridoc \
  && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/veridoc" /out/veridoc \

@@ -3,9 +3,10 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # valgrind: the hostile-input scaling tests count instructions under callgrind.
 # wrk: the HTTP load tool of the bench's session API row.
+# chromium: the report's browser test renders the page headless (ReportBrowserTests).
 # librdkafka is built from Debian trixie's source package (scripts/librdkafka);
 # gcc, make and the -dev packages after libmicrohttpd-dev are what it needs.
-APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind wrk curl openssl \
+APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind wrk curl openssl chromium \
 	gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
@@ -95,8 +96,10 @@ INTEGRATION_TESTS := ^(KafkaTests|PipelineTests|ChaosTests)\.|BenchCommandTests|
 # The pipeline suite once more with tansu as the broker (TestBroker).
 TANSU_TESTS := ^PipelineTests\.PipelineTests/
 
+# CI is set so that tests which skip when a tool is missing on a developer's
+# machine (ReportBrowserTests without chromium) fail here instead.
 test: setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis
-	scripts/with-test-services sh -c '$(SWIFT) test --skip "$(INTEGRATION_TESTS)" && $(SWIFT) test --no-parallel --filter "$(INTEGRATION_TESTS)" \
+	CI=$${CI:-1} scripts/with-test-services sh -c '$(SWIFT) test --skip "$(INTEGRATION_TESTS)" && $(SWIFT) test --no-parallel --filter "$(INTEGRATION_TESTS)" \
 	  && VERIDOC_TEST_BROKER=tansu $(SWIFT) test --no-parallel --filter "$(TANSU_TESTS)"'
 
 ## demo: the main job on embedded defaults

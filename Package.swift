@@ -59,7 +59,9 @@ let package = Package(
         .target(name: "Observability", dependencies: ["HTTPService", "Kafka", "Postgres"]),
         // What happens to disclosed values after verification: retention policy,
         // encrypted value storage, purge, erasure, and outcome analytics.
-        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"]),
+        // The report explains reason codes in the words of Schemas/reason-codes.md, compiled in.
+        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"],
+                resources: [.embedInCode("reason-codes.md")]),
         .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
         .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto"]),
@@ -96,7 +98,8 @@ let package = Package(
                                                              "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
         // The worker binary against a broker process and PostgreSQL.
         .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Storage", "Crypto", "CBOR", "MDoc"]),
-        .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc"]),
+        // ReportBrowserTests renders the report in headless Chromium.
+        .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc", "TestSupport"]),
         // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR"]),
         // A short chaos run (make test) against its own PostgreSQL and broker.

@@ -2,53 +2,160 @@ import Foundation
 import Storage
 
 /// `veridoc report --html`: one self-contained page (inline CSS and SVG, no
-/// scripts, no external assets) with verified vs rejected over time, the
-/// reasons breakdown and latency. Every count of 1–4 is shown as "<5"; a
-/// chart draws such a cell as a dashed outline of height 5 instead of its
-/// true height, so the picture does not reveal what the label hides.
+/// scripts, no external assets; its Content-Security-Policy refuses any) that
+/// an analyst opens first: headline figures, verified vs rejected on a real
+/// time axis, each rejection reason with what it means, outcomes and latency.
+/// Every count of 1–4 is shown as "<5"; a chart draws such a cell as a dashed
+/// outline of height 5 instead of its true height, so the picture does not
+/// reveal what the label hides, and the verified share is left out when it
+/// would give such a count away.
 public enum ReportHTML {
+    /// Nothing but the page's own inline styles may load or run.
+    public static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'"
+
     public static func render(_ snapshot: AnalyticsSnapshot, generatedAt: Date = Date()) -> String {
+        let headline = ReportHeadline(snapshot)
+        let timeline = ReportTimeline(hours: snapshot.hours, since: snapshot.since, until: generatedAt, maximumTicks: ReportCharts.maximumTicks)
+        let windowEnd = timeline.bins.last.map { $0.start.addingTimeInterval(Double(timeline.binHours) * 3600) } ?? generatedAt
+
         var body = "<h1>Veridoc verification outcomes</h1>\n"
-        body += "<p>Since \(escape(StatsTable.timestamp(snapshot.since)))" + (snapshot.tenant.map { ", tenant \(escape($0))" } ?? "")
+        body += "<p class=\"window\">\(escape(StatsTable.timestamp(snapshot.since))) to \(escape(StatsTable.timestamp(windowEnd)))"
+            + (snapshot.tenant.map { ", tenant \(escape($0))" } ?? ", all tenants")
             + "; generated \(escape(StatsTable.timestamp(generatedAt))). Counts of 1–4 are shown as &lt;5.</p>\n"
+        body += headlineSection(headline)
 
-        body += "<h2>Verified vs rejected per hour</h2>\n" + overTimeChart(snapshot.hours)
-        body += htmlTable(["Hour (UTC)", "Verified", "Rejected"], snapshot.hours.map {
+        body += "<h2>Verified vs rejected per \(timeline.binHours == 1 ? "hour" : "day")</h2>\n"
+        body += "<p class=\"legend\"><span class=\"key verified\"></span>verified<span class=\"key rejected\"></span>rejected"
+            + "<span class=\"key small\"></span>1–4 (drawn as 5)</p>\n"
+        body += ReportCharts.timeline(timeline)
+        body += "<details><summary>Hours with results, as a table</summary>\n" + htmlTable(["Hour (UTC)", "Verified", "Rejected"], snapshot.hours.map {
             [StatsTable.timestamp($0.hour), Suppression.display($0.verified), Suppression.display($0.rejected)]
-        }, id: "hours")
+        }, id: "hours") + "</details>\n"
 
-        body += "<h2>Outcomes</h2>\n" + htmlTable(["Tenant", "Flow", "DocType", "Issuer", "Verdict", "Count"], snapshot.outcomes.map {
-            [$0.tenant, $0.flow, $0.docType, $0.issuerCountry, $0.verdict, Suppression.display($0.count)]
-        }, id: "outcomes")
-
-        var reasonTotals: [String: Int] = [:]
-        for row in snapshot.reasons where row.reason != "none" { reasonTotals[row.reason, default: 0] += row.count }
-        let reasonBars = reasonTotals.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-        body += "<h2>Rejection reasons</h2>\n" + barChart(reasonBars.map { ($0.key, $0.value) })
+        body += "<h2>Rejection reasons</h2>\n"
+        body += "<p class=\"note\">A result rejected for several reasons counts under each of them.</p>\n"
+        body += ReportCharts.reasonBars(headline.reasons)
+        body += htmlTable(["Reason", "Rejected results", "What it means"], headline.reasons.map {
+            [codeHTML($0.code), escape(Suppression.display($0.count)), explanationHTML($0.code)]
+        }, id: "reason-explanations", cellsAreHTML: true)
+        body += "<h3>By tenant and flow</h3>\n<p class=\"note\">Reason <code>none</code> counts the verified results.</p>\n"
         body += htmlTable(["Tenant", "Flow", "Reason", "Count"], snapshot.reasons.map {
             [$0.tenant, $0.flow, $0.reason, Suppression.display($0.count)]
         }, id: "reasons")
 
+        body += "<h2>Outcomes</h2>\n" + absentValuesNote(snapshot)
+        body += htmlTable(["Tenant", "Flow", "DocType", "Issuer", "Verdict", "Count"], snapshot.outcomes.map {
+            [$0.tenant, $0.flow, $0.docType, $0.issuerCountry, $0.verdict, Suppression.display($0.count)]
+        }, id: "outcomes")
+
         body += "<h2>Processing latency (seconds, receipt → verification)</h2>\n"
-        body += latencyChart(snapshot.latency)
+        body += ReportCharts.latency(snapshot.latency)
         body += htmlTable(["Tenant", "Flow", "Count", "p50", "p90", "p99"], snapshot.latency.map(latencyCells), id: "latency")
-        body += "<h3>Per hour</h3>\n" + htmlTable(["Hour (UTC)", "Tenant", "Flow", "Count", "p50", "p90", "p99"], snapshot.hourlyLatency.map {
+        body += "<details><summary>Per hour</summary>\n" + htmlTable(["Hour (UTC)", "Tenant", "Flow", "Count", "p50", "p90", "p99"], snapshot.hourlyLatency.map {
             [StatsTable.timestamp($0.hour ?? snapshot.since)] + latencyCells($0)
-        }, id: "latency-hourly")
+        }, id: "latency-hourly") + "</details>\n"
 
         return """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>Veridoc outcomes</title>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
+            <title>Veridoc outcomes</title>
             <style>
-            body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}
-            table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:left}
-            td.n{text-align:right;font-variant-numeric:tabular-nums}svg{display:block;margin:1em 0}
-            .verified{fill:#2e7d32}.rejected{fill:#c62828}.bar{fill:#1565c0}.small{fill:none;stroke:#888;stroke-dasharray:3 2}
-            .axis{font-size:10px;fill:#555}
+            \(stylesheet)
             </style></head><body>
             \(body)</body></html>
 
             """
+    }
+
+    static let stylesheet = """
+        body{font-family:system-ui,sans-serif;margin:2em auto;padding:0 1.5em;color:#1a1a1a;max-width:1040px;line-height:1.45}
+        h1{margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+        .window,.note{color:#333;max-width:62em}
+        .figures{display:grid;grid-template-columns:repeat(4,1fr);gap:12px;margin:1.2em 0}
+        .figure{border:1px solid #bbb;border-radius:6px;padding:.7em 1em;background:#f7f7f7}
+        .figure .value{display:block;font-size:2em;font-weight:600;line-height:1.2}
+        .figure .label{display:block;color:#333}
+        ol.top-reasons li{margin:.3em 0}.top-reasons .count{font-weight:600}
+        table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}
+        th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+        td .cause{color:#444;font-size:.9em;margin-top:.3em}
+        code{font-family:ui-monospace,monospace;font-size:.92em;background:#eef0f2;padding:0 .25em;border-radius:3px}
+        details{margin:.5em 0}summary{cursor:pointer;color:#1a4f8a}
+        svg.chart{display:block;margin:.5em 0 1em}
+        .verified{fill:#2e7d32}.rejected{fill:#c62828}.bar{fill:#1565c0}.small{fill:#d6d6d6;stroke:#444;stroke-width:1;stroke-dasharray:3 2}.narrow .small{stroke:none;fill:#a0a0a0}
+        .hit{fill:transparent}.bin:hover .hit{fill:#00000012}
+        .grid{stroke:#e2e2e2}.baseline,.tick{stroke:#444}
+        .axis{font-size:13px;fill:#222}
+        .legend .key{display:inline-block;width:12px;height:12px;margin:0 .35em 0 1.2em;vertical-align:-1px}
+        .legend .key:first-child{margin-left:0}
+        .key.verified{background:#2e7d32}.key.rejected{background:#c62828}.key.small{background:#d6d6d6;border:1px dashed #444;width:10px;height:10px}
+        """
+
+    static func headlineSection(_ headline: ReportHeadline) -> String {
+        func figure(_ id: String, _ value: String, _ label: String) -> String {
+            "<div class=\"figure\" id=\"\(id)\"><span class=\"value\">\(value)</span><span class=\"label\">\(label)</span></div>\n"
+        }
+        var out = "<section id=\"headline\"><div class=\"figures\">\n"
+        out += figure("figure-events", escape(Suppression.display(headline.events)), "events with a result (verified or rejected)")
+        if let rate = headline.verifiedRate {
+            out += figure("figure-verified-rate", rate, "verified (\(headline.verified) of \(headline.events))")
+        } else if headline.events == 0 {
+            out += figure("figure-verified-rate", "–", "verified (no events in this window)")
+        } else {
+            out += figure("figure-verified-rate", "–", "verified share hidden: it would reveal a count under 5")
+        }
+        out += figure("figure-before-document", escape(Suppression.display(headline.rejectedBeforeDocument)),
+                      "rejected before a document was read (DocType “(none)” below)")
+        out += figure("figure-dead-letters", "–", "dead letters: not recorded in the database (below)")
+        out += "</div>\n<p class=\"note\" id=\"dead-letters\">\(deadLettersExplanation)</p>\n<h2>Top rejection reasons</h2>\n"
+        if headline.reasons.isEmpty {
+            out += "<p id=\"top-reasons\">No rejections in this window.</p>\n"
+        } else {
+            out += "<ol id=\"top-reasons\" class=\"top-reasons\">\n"
+            for reason in headline.reasons.prefix(3) {
+                let summary = ReasonGlossary.shared.summaryHTML(reason.code) ?? unknownCodeHTML
+                out += "<li>\(codeHTML(reason.code)) <span class=\"count\">\(escape(Suppression.display(reason.count)))</span> — \(summary)</li>\n"
+            }
+            out += "</ol>\n"
+        }
+        return out + "</section>\n"
+    }
+
+    /// The database holds no dead letters: the worker sends them to a topic and
+    /// counts them in a metric of its own process, neither of which this page reads.
+    static let deadLettersExplanation = """
+        Dead letters are not recorded in the database this page is made from, so no count of them can be shown here, \
+        and they are not among the events above. \
+        Records the worker cannot read as an event (too large, not UTF-8, no event id) go to the dead-letter topic \
+        (<code>kafka.deadLetterTopic</code>, default <code>veridoc.requests.dlq</code>) and are counted by the worker metric \
+        <code>veridoc_dead_letters_total{cause}</code>: the Grafana panel “Dead letters” and the alert <code>VeridocDeadLetters</code>.
+        """
+
+    static let unknownCodeHTML = "not in <code>reason-codes.md</code> (a code newer than this binary?)"
+
+    static func codeHTML(_ code: String) -> String { "<code>\(escape(code))</code>" }
+
+    static func explanationHTML(_ code: String) -> String {
+        let glossary = ReasonGlossary.shared
+        guard let meaning = glossary.meaningHTML(code), let cause = glossary.typicalCauseHTML(code) else { return unknownCodeHTML }
+        return meaning + "<div class=\"cause\">Typical cause: \(cause)</div>"
+    }
+
+    /// What "(none)" stands for in the outcome rows that have it.
+    static func absentValuesNote(_ snapshot: AnalyticsSnapshot) -> String {
+        var out = ""
+        if snapshot.outcomes.contains(where: { $0.docType == ReportHeadline.absent }) {
+            out += "<p class=\"note\" id=\"no-doctype\">DocType “(none)”: the result was rejected before a document was read. "
+                + "It failed at the event, payload or decryption stage (for example <code>event.invalid</code>, <code>payload.malformed</code>, "
+                + "<code>decryption.unknown_key</code>), or the wallet shared no document (<code>response.no_documents</code>), "
+                + "so there is no document type and no issuer to report.</p>\n"
+        }
+        if snapshot.outcomes.contains(where: { $0.tenant == ReportHeadline.absent || $0.flow == ReportHeadline.absent }) {
+            out += "<p class=\"note\" id=\"no-tenant\">Tenant or flow “(none)”: the event was invalid (<code>event.invalid</code>) "
+                + "before its tenant or flow could be read.</p>\n"
+        }
+        return out
     }
 
     static func latencyCells(_ row: AnalyticsSnapshot.Latency) -> [String] {
@@ -56,80 +163,19 @@ public enum ReportHTML {
         return [row.tenant, row.flow, Suppression.display(row.count)] + [row.p50, row.p90, row.p99].map { hide ? "-" : String(format: "%.3f", $0) }
     }
 
-    static func htmlTable(_ header: [String], _ rows: [[String]], id: String) -> String {
+    /// Cells are text, escaped here, unless `cellsAreHTML` (then escaped by the caller).
+    static func htmlTable(_ header: [String], _ rows: [[String]], id: String, cellsAreHTML: Bool = false) -> String {
         guard !rows.isEmpty else { return "<p>No data.</p>\n" }
         var out = "<table id=\"\(id)\"><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
         for row in rows {
             out += "<tr>" + row.map { cell in
-                let numeric = cell == "<5" || cell == "-" || Double(cell) != nil
-                return numeric ? "<td class=\"n\">\(escape(cell))</td>" : "<td>\(escape(cell))</td>"
+                let html = cellsAreHTML ? cell : escape(cell)
+                let numeric = ["<5", "&lt;5", "-"].contains(cell) || Double(cell) != nil
+                return numeric ? "<td class=\"n\">\(html)</td>" : "<td>\(html)</td>"
             }.joined() + "</tr>\n"
         }
         return out + "</table>\n"
     }
-
-    /// The height a count is drawn with: small counts as the threshold.
-    static func drawn(_ count: Int) -> Int { Suppression.isSuppressed(count) ? Suppression.threshold : count }
-
-    static func overTimeChart(_ hours: [AnalyticsSnapshot.Hour]) -> String {
-        guard !hours.isEmpty else { return "" }
-        let width = 900.0, height = 200.0, left = 40.0
-        let maximum = Double(max(1, hours.map { drawn($0.verified) + drawn($0.rejected) }.max() ?? 1))
-        let slot = (width - left) / Double(hours.count)
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height + 30))\" role=\"img\" aria-label=\"verified and rejected per hour\">\n"
-        svg += "<text class=\"axis\" x=\"0\" y=\"10\">\(Int(maximum))</text><text class=\"axis\" x=\"0\" y=\"\(Int(height))\">0</text>\n"
-        for (index, hour) in hours.enumerated() {
-            let x = left + Double(index) * slot
-            var y = height
-            for (count, kind) in [(hour.verified, "verified"), (hour.rejected, "rejected")] where count > 0 {
-                let h = Double(drawn(count)) / maximum * height
-                y -= h
-                let css = Suppression.isSuppressed(count) ? "small" : kind
-                svg += "<rect class=\"\(css)\" x=\"\(fmt(x + 1))\" y=\"\(fmt(y))\" width=\"\(fmt(max(1, slot - 2)))\" height=\"\(fmt(h))\">"
-                    + "<title>\(escape(StatsTable.timestamp(hour.hour))) \(kind): \(escape(Suppression.display(count)))</title></rect>\n"
-            }
-        }
-        svg += "<text class=\"axis\" x=\"\(Int(left))\" y=\"\(Int(height + 20))\">\(escape(StatsTable.timestamp(hours[0].hour)))</text>\n"
-        svg += "<rect class=\"verified\" x=\"600\" y=\"\(Int(height + 10))\" width=\"10\" height=\"10\"/><text class=\"axis\" x=\"615\" y=\"\(Int(height + 19))\">verified</text>"
-        svg += "<rect class=\"rejected\" x=\"680\" y=\"\(Int(height + 10))\" width=\"10\" height=\"10\"/><text class=\"axis\" x=\"695\" y=\"\(Int(height + 19))\">rejected</text>\n"
-        return svg + "</svg>\n"
-    }
-
-    static func barChart(_ bars: [(String, Int)]) -> String {
-        guard !bars.isEmpty else { return "" }
-        let labelWidth = 260.0, width = 600.0, row = 22.0
-        let maximum = Double(max(1, bars.map { drawn($0.1) }.max() ?? 1))
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + width + 60))\" height=\"\(Int(Double(bars.count) * row + 4))\" role=\"img\" aria-label=\"rejection reasons\">\n"
-        for (index, (label, count)) in bars.enumerated() {
-            let y = Double(index) * row
-            let w = Double(drawn(count)) / maximum * width
-            svg += "<text class=\"axis\" x=\"0\" y=\"\(fmt(y + 15))\">\(escape(label))</text>"
-            svg += "<rect class=\"\(Suppression.isSuppressed(count) ? "small" : "bar")\" x=\"\(fmt(labelWidth))\" y=\"\(fmt(y + 3))\" width=\"\(fmt(w))\" height=\"\(fmt(row - 6))\"/>"
-            svg += "<text class=\"axis\" x=\"\(fmt(labelWidth + w + 4))\" y=\"\(fmt(y + 15))\">\(escape(Suppression.display(count)))</text>\n"
-        }
-        return svg + "</svg>\n"
-    }
-
-    static func latencyChart(_ rows: [AnalyticsSnapshot.Latency]) -> String {
-        let shown = rows.filter { !Suppression.isSuppressed($0.count) && $0.count > 0 }
-        guard !shown.isEmpty else { return "" }
-        let labelWidth = 260.0, width = 600.0, row = 14.0
-        let maximum = max(0.001, shown.map(\.p99).max() ?? 0.001)
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + width + 80))\" height=\"\(Int(Double(shown.count) * row * 4 + 4))\" role=\"img\" aria-label=\"latency percentiles\">\n"
-        for (index, item) in shown.enumerated() {
-            let top = Double(index) * row * 4
-            svg += "<text class=\"axis\" x=\"0\" y=\"\(fmt(top + 12))\">\(escape(item.tenant + " / " + item.flow))</text>\n"
-            for (offset, (name, value)) in [("p50", item.p50), ("p90", item.p90), ("p99", item.p99)].enumerated() {
-                let y = top + Double(offset) * row + 2
-                let w = value / maximum * width
-                svg += "<rect class=\"bar\" x=\"\(fmt(labelWidth))\" y=\"\(fmt(y))\" width=\"\(fmt(w))\" height=\"\(fmt(row - 3))\" opacity=\"\(["1", "0.7", "0.45"][offset])\"/>"
-                svg += "<text class=\"axis\" x=\"\(fmt(labelWidth + w + 4))\" y=\"\(fmt(y + 10))\">\(name) \(String(format: "%.3f", value)) s</text>\n"
-            }
-        }
-        return svg + "</svg>\n"
-    }
-
-    static func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
 
     public static func escape(_ text: String) -> String {
         var out = ""

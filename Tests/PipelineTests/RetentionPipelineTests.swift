@@ -148,6 +148,12 @@ extension PipelineTests {
                 let row = "<tr><td>acme</td><td>\(parts[0])</td><td>\(parts[1])</td><td class=\"n\">\(ReportHTML.escape(Suppression.display(count)))</td></tr>"
                 #expect(html.contains(row), "report lacks \(row)")
             }
+            // The headline counts every event; each rejection reason is explained.
+            #expect(html.contains("id=\"figure-events\"><span class=\"value\">\(ReportHTML.escape(Suppression.display(events.count)))</span>"))
+            for key in byReason.keys where !key.hasSuffix(" none") {
+                let reason = String(key.split(separator: " ")[1])
+                #expect(html.contains("<tr><td><code>\(reason)</code></td>") && ReasonGlossary.shared.meaningHTML(reason) != nil, "\(reason) unexplained")
+            }
             for planted in [Self.family, Self.given, Self.notAsked] { #expect(!html.contains(planted) && !stats.output.contains(planted)) }
 
             // forget --request: that person's values go, the outcome facts stay.
