@@ -88,19 +88,12 @@ $(DEPLOY_TOOLS)/helm: deploy/lint/install-helm | $(TOOLS_VENV)/bin/check-jsonsch
 lint-deploy: deploy-setup $(TOOLS_VENV)/.deploy-tools $(DEPLOY_TOOLS)/helm
 	TOOLS=$(TOOLS_VENV)/bin HELM=$(DEPLOY_TOOLS)/helm deploy/lint/run
 
-## test: the whole suite (unit, vectors when ../shared/vectors exists, CLI), the schema lint and the deployment lint
-# Suites that run processes and servers (workers, brokers, PostgreSQL, the
-# demo, the bench smoke, the chaos run): one at a time, after the rest ran in
-# parallel, so that on two cores no blocking test starves another.
-INTEGRATION_TESTS := ^(KafkaTests|PipelineTests|ChaosTests)\.|BenchCommandTests|ComposeWiringTests
-# The pipeline suite once more with tansu as the broker (TestBroker).
-TANSU_TESTS := ^PipelineTests\.PipelineTests/
-
+## test: the whole suite (unit, vectors when ../shared/vectors exists, CLI, integration, the pipeline on tansu),
+## the schema lint and the deployment lint; scripts/run-tests says in what order.
 # CI is set so that tests which skip when a tool is missing on a developer's
 # machine (ReportBrowserTests without chromium) fail here instead.
 test: setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis
-	CI=$${CI:-1} scripts/with-test-services sh -c '$(SWIFT) test --skip "$(INTEGRATION_TESTS)" && $(SWIFT) test --no-parallel --filter "$(INTEGRATION_TESTS)" \
-	  && VERIDOC_TEST_BROKER=tansu $(SWIFT) test --no-parallel --filter "$(TANSU_TESTS)"'
+	CI=$${CI:-1} SWIFT=$(SWIFT) scripts/with-test-services scripts/run-tests
 
 ## demo: the main job on embedded defaults
 demo: release
