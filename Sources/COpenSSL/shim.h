@@ -91,6 +91,13 @@ static inline int veridoc_ecdsa_verify(const unsigned char *digest, int digest_l
     return result;
 }
 
+/* Builds `group`'s table of multiples of its generator: 1 if a table is in
+ * place afterwards, 0 otherwise. Deprecated in 3.0 with the rest of the
+ * explicit precomputation API, which the EC_GROUP still honours. */
+static inline int veridoc_ec_group_precompute_mult(EC_GROUP *group, BN_CTX *ctx) {
+    return EC_GROUP_precompute_mult(group, ctx) == 1 && EC_GROUP_have_precompute_mult(group) == 1;
+}
+
 /* ECDH: the x coordinate of d · Q into `out` (the coordinate length); the
  * number of bytes written, or -1. */
 static inline int veridoc_ecdh(unsigned char *out, size_t out_length, const EC_KEY *peer, const EC_KEY *own) {
