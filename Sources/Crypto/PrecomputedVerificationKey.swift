@@ -14,9 +14,10 @@ import COpenSSL
 /// generator scalar there with its constant-time ladder, ignoring the table.
 ///
 /// The verification equation is written out below rather than left to
-/// `ECDSA_do_verify`, which cannot take a second table; it follows OpenSSL's
-/// own (ossl_ecdsa_simple_verify_sig) step for step, and the differential
-/// tests and fuzz target hold it to that.
+/// `ECDSA_do_verify`, which cannot take a second table. It follows OpenSSL's
+/// (ossl_ecdsa_simple_verify_sig) step for step except the last, which
+/// compares x in Jacobian coordinates; the differential tests and the
+/// `fixed-base` fuzz target hold it to OpenSSL's answers.
 ///
 /// Sendable: after `init` the group and its table are only read. OpenSSL takes
 /// them through `const EC_GROUP *` in `EC_POINT_new`, `EC_POINT_mul` and
@@ -90,7 +91,7 @@ public final class PrecomputedVerificationKey: @unchecked Sendable {
         defer { BN_CTX_end(context) }
         guard let r = BN_CTX_get(context), let s = BN_CTX_get(context), let e = BN_CTX_get(context),
               let w = BN_CTX_get(context), let u1 = BN_CTX_get(context), let u2 = BN_CTX_get(context),
-              let x = BN_CTX_get(context), let order = EC_GROUP_get0_order(standard)
+              let order = EC_GROUP_get0_order(standard)
         else { return false }
 
         let parsed = signature.withUnsafeBufferPointer { raw in
@@ -121,11 +122,28 @@ public final class PrecomputedVerificationKey: @unchecked Sendable {
               EC_POINT_add(standard, sum, sum, partial, context) == 1
         else { return false }
         // R = O has no x; OpenSSL fails there (-1), which is no valid signature.
-        guard EC_POINT_is_at_infinity(standard, sum) == 0,
-              EC_POINT_get_affine_coordinates(standard, sum, x, nil, context) == 1,
-              BN_nnmod(x, x, order, context) == 1
+        guard EC_POINT_is_at_infinity(standard, sum) == 0 else { return false }
+        return Self.xCoordinate(of: sum, reducesTo: r, on: standard, context)
+    }
+
+    /// Whether R.x mod n = r, for R ≠ O. R.x lies in [0, p), so that holds
+    /// exactly when R.x = r, or R.x = r + n where r + n < p. The first is
+    /// X = r·Z² (mod p) in R's Jacobian coordinates: no field inversion, which
+    /// the affine x costs (a third of the rest of this verify). The second is
+    /// possible only for r below p − n ≈ 2¹²⁸, which a signer's r is with
+    /// probability about 2⁻¹²⁸; there the affine x decides, as OpenSSL does.
+    private static func xCoordinate(of point: OpaquePointer, reducesTo r: OpaquePointer, on group: OpaquePointer,
+                                    _ context: OpaquePointer) -> Bool {
+        guard let x = BN_CTX_get(context), let z = BN_CTX_get(context), let product = BN_CTX_get(context),
+              let p = EC_GROUP_get0_field(group), let order = EC_GROUP_get0_order(group),
+              veridoc_ec_point_jacobian(group, point, x, nil, z, context) == 1,
+              BN_mod_sqr(product, z, p, context) == 1, BN_mod_mul(product, product, r, p, context) == 1
         else { return false }
-        return BN_cmp(x, r) == 0
+        // Both sides reduced mod p: the decoded X is, and `product` is a residue.
+        if BN_nnmod(x, x, p, context) == 1, BN_cmp(product, x) == 0 { return true }
+        guard BN_add(product, r, order) == 1, BN_cmp(product, p) < 0 else { return false }
+        return EC_POINT_get_affine_coordinates(group, point, x, nil, context) == 1
+            && BN_nnmod(x, x, order, context) == 1 && BN_cmp(x, r) == 0
     }
 
     /// Hashes `data` with `hash`, then as `isValidSignature(_:digest:)`:
