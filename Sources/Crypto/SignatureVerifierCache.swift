@@ -72,7 +72,7 @@ public final class SignatureVerifierCache: @unchecked Sendable {
         public var builds = 0
         public var buildFailures = 0
         public var evictions = 0
-        /// Heap held by the tables.
+        /// Memory held by the tables, to count in the RSS budget.
         public var byteCount: Int { tables * PrecomputedVerificationKey.approximateByteCount }
     }
 
