@@ -62,10 +62,10 @@ struct Fixture: @unchecked Sendable {
 }
 
 enum SeedWriter {
-    /// Writes `<dir>/<target>/seed-NNNN` for cbor, apple-envelope, annex-c, verify and parsers.
+    /// Writes `<dir>/<target>/seed-NNNN` for cbor, apple-envelope, annex-c, verify, parsers and fixed-base.
     static func write(to directory: String, vectors: String?) throws {
         var fixture = Fixture.shared
-        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": [], "parsers": []]
+        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": [], "parsers": [], "fixed-base": []]
         func add(_ target: String, _ bytes: [UInt8]) { corpora[target]!.append(bytes) }
         func addDeviceResponse(_ response: [UInt8]) {
             let plaintext = CBOR.map([.init("identity", .preEncoded(response))]).encoded()
@@ -90,6 +90,17 @@ enum SeedWriter {
                         }
                     }
                 }
+            }
+        }
+
+        // fixed-base (Fuzz/fixed-base.swift): key, mode, digest length, digest, r, s. A
+        // valid signature from the input needs the key's scalar, so the odd
+        // (crafted) mode makes those; these seeds give it every key and a
+        // spread of digest lengths, and the even mode some r ‖ s to mutate.
+        for key: UInt8 in 0..<8 {
+            for (mode, length) in [(UInt8(1), UInt8(32)), (0, 32), (1, 0), (1, 48), (0, 20)] {
+                var random = TestIssuer.SeededRandom(seed: UInt64(key) << 8 | UInt64(length))
+                add("fixed-base", [key, mode, length] + (0..<(Int(length) + 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
             }
         }
 

@@ -91,6 +91,21 @@ static inline int veridoc_ecdsa_verify(const unsigned char *digest, int digest_l
     return result;
 }
 
+/* Builds `group`'s table of multiples of its generator: 1 if a table is in
+ * place afterwards, 0 otherwise. Deprecated in 3.0 with the rest of the
+ * explicit precomputation API, which the EC_GROUP still honours. */
+static inline int veridoc_ec_group_precompute_mult(EC_GROUP *group, BN_CTX *ctx) {
+    return EC_GROUP_precompute_mult(group, ctx) == 1 && EC_GROUP_have_precompute_mult(group) == 1;
+}
+
+/* The Jacobian coordinates of `point` on a prime-field group (x = X/Z²,
+ * y = Y/Z³), decoded from the method's Montgomery form; any output may be
+ * NULL. Deprecated in 3.0 with the other GFp-specific point accessors. */
+static inline int veridoc_ec_point_jacobian(const EC_GROUP *group, const EC_POINT *point,
+                                            BIGNUM *x, BIGNUM *y, BIGNUM *z, BN_CTX *ctx) {
+    return EC_POINT_get_Jprojective_coordinates_GFp(group, point, x, y, z, ctx);
+}
+
 /* ECDH: the x coordinate of d · Q into `out` (the coordinate length); the
  * number of bytes written, or -1. */
 static inline int veridoc_ecdh(unsigned char *out, size_t out_length, const EC_KEY *peer, const EC_KEY *own) {

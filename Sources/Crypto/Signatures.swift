@@ -16,6 +16,16 @@ extension PublicKey {
         }
     }
 
+    /// ECDSA over a digest the caller computed, with the COSE signature r ‖ s:
+    /// `ECDSA_do_verify`, the answer a fixed-base verifier must give
+    /// (`PrecomputedVerificationKey`). False for Ed25519 keys, which sign the
+    /// message itself.
+    public func isValidSignature(_ signature: [UInt8], digest: [UInt8]) -> Bool {
+        guard let curve, let ec else { return false }
+        defer { clearOpenSSLErrors() }
+        return ec.isValidSignature(signature, digest: digest, width: curve.coordinateByteCount)
+    }
+
     /// EdDSA: one-shot, with no separate digest.
     private func digestVerify(signature: [UInt8], data: some Collection<UInt8>, key: OwnedPKey) -> Bool {
         guard let context = EVP_MD_CTX_new() else { return false }
