@@ -60,8 +60,12 @@ public final class SignatureVerifierCache: @unchecked Sendable {
     /// keys not yet seen `threshold` times, take the ordinary path.
     public func isValidSignature(_ signature: [UInt8], for data: some Collection<UInt8>, hash: HashAlgorithm, key: PublicKey) -> Bool {
         guard key.curve == .p256 else { return key.isValidSignature(signature, for: data, hash: hash) }
-        let digest = hash.hash(data)
-        if let table = table(for: key) { return table.isValidSignature(signature, digest: digest) }
+        return isValidSignature(signature, digest: hash.hash(data), key: key)
+    }
+
+    /// The same for an EC key and a digest already taken (false for other key types).
+    public func isValidSignature(_ signature: [UInt8], digest: [UInt8], key: PublicKey) -> Bool {
+        if key.curve == .p256, let table = table(for: key) { return table.isValidSignature(signature, digest: digest) }
         return key.isValidSignature(signature, digest: digest)
     }
 
@@ -152,28 +156,5 @@ public final class SignatureVerifierCache: @unchecked Sendable {
         clock += 1
         tables[fingerprint] = Entry(table: built, lastUse: clock)
         counters.builds += 1
-    }
-}
-
-/// A SHA-256 fingerprint as four words: hashed in one pass, where `[UInt8]`
-/// would feed the hasher a byte at a time.
-private struct Fingerprint: Hashable {
-    let words: (UInt64, UInt64, UInt64, UInt64)
-
-    init(_ digest: [UInt8]) {
-        precondition(digest.count == 32)
-        words = digest.withUnsafeBytes { raw in
-            (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-             raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
-        }
-    }
-
-    static func == (a: Fingerprint, b: Fingerprint) -> Bool { a.words == b.words }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(words.0)
-        hasher.combine(words.1)
-        hasher.combine(words.2)
-        hasher.combine(words.3)
     }
 }

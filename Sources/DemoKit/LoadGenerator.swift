@@ -65,6 +65,10 @@ public struct LoadGenerator: Sendable {
     public let mix: Mix
     /// Flows of valid events: mostly Apple in-app, as Verify with Wallet traffic is.
     public var flowWeights: [(Flow, Int)] = [(.appleWalletApp, 60), (.appleWalletWeb, 25), (.isoDeviceResponse, 15)]
+    /// The share of valid events that present the credential of the event
+    /// before again (the same MSO, a new device signature), as people
+    /// proving their age to the same business again do.
+    public var repeatShare = 0.0
     private var random: TestIssuer.SeededRandom
     private var recentApple: [TestIssuer.GeneratedEvent] = []
     private var recentRecords: [Record] = []
@@ -86,6 +90,7 @@ public struct LoadGenerator: Sendable {
             var options = TestIssuer.EventOptions()
             options.deviceMac = flow == .isoDeviceResponse && sequence % 2 == 0
             options.recipient = sequence % 10 == 0 ? .rotated : .current
+            options.presentAgain = repeatShare > 0 && Double(random.next() % 10_000) < repeatShare * 10_000
             options.requestedElements = [
                 RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "age_over_21", retention: .willNotStore),
                 RequestedElement(namespace: TestIssuer.Credential.mDLNameSpace, element: "family_name", retention: .mayStore(days: 30)),

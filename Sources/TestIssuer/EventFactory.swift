@@ -17,6 +17,13 @@ extension TestIssuer {
         public var requestedElements: [RequestedElement] = []
         /// The event's `time`; nil means five seconds before the factory's `now`.
         public var time: Date?
+        /// Present the credential this factory issued last again (the same
+        /// MSO and issuerAuth bytes, a new device signature), as a holder
+        /// proving their age to the same business again does; the first
+        /// event of a factory is issued as usual. With a fault of what a
+        /// holder can alter (an element, the signature, the session), the
+        /// credential presented again is altered so.
+        public var presentAgain = false
 
         public init() {}
     }
@@ -34,6 +41,8 @@ extension TestIssuer {
         public var now: Date
         public var source = "https://shop.example.com/checkout"
         public var random: SeededRandom
+        /// The last valid credential issued, for `EventOptions.presentAgain`.
+        private var lastIssued: IssuedDocument?
 
         public init(authority: Authority, merchant: Merchant, holder: Holder, credential: Credential, now: Date, seed: UInt64) {
             self.authority = authority
@@ -124,6 +133,28 @@ extension TestIssuer {
         // MARK: issuer side
 
         private mutating func issueDocument(options: EventOptions, fault: Fault?) throws -> IssuedDocument {
+            var issued: IssuedDocument
+            if options.presentAgain, let lastIssued {
+                // Faults of the issuance itself would need a new credential.
+                if let fault, Self.issuanceFaults.contains(fault) { throw FixtureError("\(fault) needs a new credential, not one presented again") }
+                issued = lastIssued
+            } else {
+                issued = try issue(options: options, fault: fault)
+                if fault == nil { lastIssued = issued }
+            }
+            // What a holder (or an attacker) can do to a credential after it was issued.
+            if fault == .flippedIssuerSignature { issued = issued.flippingIssuerSignature() }
+            if fault == .alteredElement {
+                issued = try issued.replacingValue(namespace: Credential.mDLNameSpace, identifier: "family_name", with: .text(Fault.alteredFamilyName))
+            }
+            return issued
+        }
+
+        static let issuanceFaults: Set<Fault> = [
+            .untrustedIssuer, .expiredDocumentSigner, .signerWithoutExtendedKeyUsage, .msoNotYetValid, .msoExpired, .docTypeMismatch, .msoNotAnMSO,
+        ]
+
+        private mutating func issue(options: EventOptions, fault: Fault?) throws -> IssuedDocument {
             var signer = authority
             var issuance = IssuanceOptions(now: now)
             issuance.x5chain = options.x5chain
@@ -152,12 +183,7 @@ extension TestIssuer {
             default:
                 break
             }
-            var issued = try signer.issue(credential, deviceKey: holder.deviceKey.publicKey, options: issuance, using: &random)
-            if fault == .flippedIssuerSignature { issued = issued.flippingIssuerSignature() }
-            if fault == .alteredElement {
-                issued = try issued.replacingValue(namespace: Credential.mDLNameSpace, identifier: "family_name", with: .text(Fault.alteredFamilyName))
-            }
-            return issued
+            return try signer.issue(credential, deviceKey: holder.deviceKey.publicKey, options: issuance, using: &random)
         }
 
         /// The DeviceResponse the holder returns; the device authenticates over

@@ -34,6 +34,8 @@ struct DocumentUnderVerification {
     var parsedMSO: MobileSecurityObject? { try? mso.get() }
     /// The document signer, set by the chain check.
     var signer: Certificate?
+    /// Whether the signer chains to one of the tenant's trust anchors (the chain check passed).
+    var signerIsTrusted = false
     var summary: DocumentSummary
 
     init(_ document: Document, index: Int, context: DocumentVerificationContext) {

@@ -27,6 +27,7 @@ enum IssuerChainCheck: DocumentCheck {
                 report.fail(name, .issuerUntrusted,
                             "\(label): the document signer is a trust anchor itself; ISO 18013-5 requires a document signer issued by the IACA (pin a signer with pinnedDocumentSigners)")
             case .success:
+                document.signerIsTrusted = true
                 report.pass(name)
             case .failure(.untrusted(let detail)):
                 report.fail(name, .issuerUntrusted, "\(label): \(detail)")
