@@ -10,7 +10,8 @@ enum Usage {
           serve --config FILE
                               The session API (serve.port): sessions, reader tokens, probes, /metrics, /openapi.json (SIGTERM stops, exit 0).
           verify --config FILE [--at RFC3339] [--json] EVENT.json|-
-                 Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected, 2 usage/config error.
+                 Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected (or test_rejected), 2 usage/config error,
+                 3 test_verified (a test tenant's mock response: never production assurance).
           keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
           keys api-key        A new session API key, and the sha256: line for its tenant's apiKeys (the key is shown once).
           keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
