@@ -266,6 +266,7 @@ package struct ResultStore {
                 optionalDate(document?.validUntil), optionalDate(result.eventTime), .timestamp(item.completion.receivedAt),
                 .timestamp(result.verifiedAt), .double(max(0, result.verifiedAt.timeIntervalSince(item.completion.receivedAt))),
                 .text(ticket.topicPartition.topic), .int(Int64(ticket.topicPartition.partition)), .int(ticket.offset),
+                .text(result.assurance.isTest ? "test" : "production"), optional(result.assurance.kind?.rawValue),
             ])
         }
         return rows

@@ -23,10 +23,11 @@ enum Usage {
                               One pass deleting element values past retain_until (--now: as if it were then).
           forget --config FILE (--request ID | --tenant T)
                               Erase retained values (right to erasure); outcome facts stay.
-          stats --config FILE [--since DURATION] [--tenant T]
-                              Outcome counts, reasons and latency (default --since 24h; counts 1–4 as <5).
-          report --config FILE --html OUT [--since DURATION] [--tenant T]
-                              Self-contained HTML page with charts.
+          stats --config FILE [--since DURATION] [--tenant T] [--assurance production|test|all]
+                              Outcome counts, reasons and latency (default --since 24h; counts 1–4 as <5;
+                              production outcomes only unless --assurance test or all).
+          report --config FILE --html OUT [--since DURATION] [--tenant T] [--assurance production|test|all]
+                              Self-contained HTML page with charts (production only by default, as stats).
 
         veridoc <command> --help prints one command's usage; veridoc --version the version and the linked libraries'.
         The demo, the benchmarks, the load generator and fault injection are in veridoc-dev.

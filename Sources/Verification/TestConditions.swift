@@ -49,6 +49,12 @@ public enum Assurance: Sendable, Equatable {
         if case .test = self { return true }
         return false
     }
+
+    /// The test kind, when a test response was classified.
+    public var kind: TestKind? {
+        if case .test(let kind) = self { return kind }
+        return nil
+    }
 }
 
 /// How a test tenant treats one document: which kind of mock response it is,
