@@ -58,6 +58,11 @@ public struct COSESign1: Sendable {
     /// is read.
     public static let maxChainCertificates = 8
 
+    /// Whether an `x5chain` header (label 33) is present, protected or unprotected, whatever it holds.
+    public var hasX5chainHeader: Bool {
+        protectedHeader?[label: COSEHeader.x5chain] != nil || unprotectedHeader[label: COSEHeader.x5chain] != nil
+    }
+
     /// The certificates of the `x5chain` header (label 33), leaf first: one
     /// bstr or an array of them, protected or unprotected. Empty when absent.
     public func x5chain(context: String) throws(MDocError) -> [Certificate] {

@@ -166,7 +166,7 @@ final class Persister: @unchecked Sendable {
     private func committed(_ written: ResultStore.Written, records: Int, seconds: Double) {
         metrics?.batchCommitted(records: records, seconds: seconds, stored: written.stored, duplicates: written.duplicates)
         guard log.isEnabled(.debug) else { return }
-        for result in written.stored where !result.isVerified {
+        for result in written.stored where !result.isAccepted {
             log.debug("event rejected", Logger.eventFields(result))
         }
     }

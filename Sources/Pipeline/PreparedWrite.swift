@@ -29,7 +29,7 @@ struct PreparedWrite: Sendable {
         // both kinds of row share one set of decisions.
         let decided = retention.decisions(for: result)
         elements = retention.elementGroupRows(for: fresh, decided: decided)
-        values = result.isVerified ? try? retention.valueRows(for: result, decided: decided, storedAt: Date()) : RetentionWriter.ValueRows()
+        values = result.isAccepted ? try? retention.valueRows(for: result, decided: decided, storedAt: Date()) : RetentionWriter.ValueRows()
     }
 }
 

@@ -62,7 +62,7 @@ package struct ResultStore {
         var values: [Identifier: [[PostgresValue]]] = [:]
         var expiries: [Date] = []
         for completion in completions {
-            guard let result = completion.result, result.isVerified, let id = result.requestID, values[Identifier(id)] == nil else { continue }
+            guard let result = completion.result, result.isAccepted, let id = result.requestID, values[Identifier(id)] == nil else { continue }
             let rows = try completion.prepared?.values ?? retention.valueRows(for: result, storedAt: storedAt)
             values[Identifier(id)] = rows.rows
             expiries += rows.expiries
@@ -170,7 +170,7 @@ package struct ResultStore {
 
     /// Whether storing `result` uses up its nonce (so the nonce check applies to it).
     static func consumesNonce(_ result: VerificationResult) -> Bool {
-        result.isVerified && result.replayToken != nil && result.tenant != nil && result.requestID != nil
+        result.isAccepted && result.replayToken != nil && result.tenant != nil && result.requestID != nil
     }
 
     /// A result that uses up its nonce: `index` into the batch's items; the nonce keyed per tenant, never stored as sent.
@@ -266,6 +266,7 @@ package struct ResultStore {
                 optionalDate(document?.validUntil), optionalDate(result.eventTime), .timestamp(item.completion.receivedAt),
                 .timestamp(result.verifiedAt), .double(max(0, result.verifiedAt.timeIntervalSince(item.completion.receivedAt))),
                 .text(ticket.topicPartition.topic), .int(Int64(ticket.topicPartition.partition)), .int(ticket.offset),
+                .text(result.assurance.isTest ? "test" : "production"), optional(result.assurance.kind?.rawValue),
             ])
         }
         return rows
@@ -296,7 +297,7 @@ package struct ResultStore {
 
     /// The sealed values of the verified results among `items`.
     private func valueStatement(_ items: [Decided], values: [Identifier: [[PostgresValue]]]) throws -> PostgresStatement? {
-        let kept = items.filter(\.result.isVerified).flatMap { values[Identifier($0.result.requestID ?? "")] ?? [] }
+        let kept = items.filter(\.result.isAccepted).flatMap { values[Identifier($0.result.requestID ?? "")] ?? [] }
         guard !kept.isEmpty else { return nil }
         return try ElementValuesTable.insert(kept)
     }

@@ -22,6 +22,7 @@ public enum ReportHTML {
         body += "<p class=\"window\">\(escape(StatsTable.timestamp(snapshot.since))) to \(escape(StatsTable.timestamp(windowEnd)))"
             + (snapshot.tenant.map { ", tenant \(escape($0))" } ?? ", all tenants")
             + "; generated \(escape(StatsTable.timestamp(generatedAt))). Counts of 1–4 are shown as &lt;5.</p>\n"
+            + "<p class=\"window\">\(escape(StatsTable.scope(snapshot.assurance)))</p>\n"
         body += headlineSection(headline)
 
         body += "<h2>Verified vs rejected per \(timeline.binHours == 1 ? "hour" : "day")</h2>\n"

@@ -24,9 +24,9 @@ public struct ReportHeadline: Sendable {
 
     public init(_ snapshot: AnalyticsSnapshot) {
         events = snapshot.outcomes.reduce(0) { $0 + $1.count }
-        verified = snapshot.outcomes.filter { $0.verdict == "verified" }.reduce(0) { $0 + $1.count }
-        rejected = snapshot.outcomes.filter { $0.verdict == "rejected" }.reduce(0) { $0 + $1.count }
-        rejectedBeforeDocument = snapshot.outcomes.filter { $0.verdict == "rejected" && $0.docType == Self.absent }.reduce(0) { $0 + $1.count }
+        verified = snapshot.outcomes.filter { $0.verdict == "verified" || $0.verdict == "test_verified" }.reduce(0) { $0 + $1.count }
+        rejected = snapshot.outcomes.filter { $0.verdict == "rejected" || $0.verdict == "test_rejected" }.reduce(0) { $0 + $1.count }
+        rejectedBeforeDocument = snapshot.outcomes.filter { ($0.verdict == "rejected" || $0.verdict == "test_rejected") && $0.docType == Self.absent }.reduce(0) { $0 + $1.count }
         var totals: [String: Int] = [:]
         // A verified result counts under the reason "none" in the view.
         for row in snapshot.reasons where row.reason != "none" { totals[row.reason, default: 0] += row.count }

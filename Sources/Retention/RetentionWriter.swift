@@ -173,7 +173,7 @@ public struct RetentionWriter: Sendable {
     /// worker releases only what it has sealed.
     public func valueRows(for result: VerificationResult, decided: [Decided], storedAt: Date) throws(CryptoError) -> ValueRows {
         var out = ValueRows()
-        guard let keys, result.isVerified, let id = result.requestID, let tenant = result.tenant else { return out }
+        guard let keys, result.isAccepted, let id = result.requestID, let tenant = result.tenant else { return out }
         for item in decided {
             guard let expiry = item.decision.expiry, let value = item.element.value else { continue }
             // Sealed under the names as stored, so that reading a value back binds to its row.

@@ -5,7 +5,7 @@ import Storage
 public enum StatsTable {
     public static func render(_ snapshot: AnalyticsSnapshot) -> String {
         var out = "Outcomes since \(timestamp(snapshot.since))" + (snapshot.tenant.map { " for tenant \($0)" } ?? "")
-            + " (counts of 1–4 shown as <5)\n\n"
+            + " (counts of 1–4 shown as <5)\n" + scope(snapshot.assurance) + "\n\n"
         out += table(["TENANT", "FLOW", "DOCTYPE", "ISSUER", "VERDICT", "COUNT"],
                      snapshot.outcomes.map { [$0.tenant, $0.flow, $0.docType, $0.issuerCountry, $0.verdict, Suppression.display($0.count)] })
         out += "\nReasons (an event with several reasons counts under each; none = verified)\n\n"
@@ -16,6 +16,15 @@ public enum StatsTable {
             return [row.tenant, row.flow, Suppression.display(row.count)] + [row.p50, row.p90, row.p99].map { hide ? "-" : seconds($0) }
         })
         return out
+    }
+
+    /// Which outcomes a page or table shows: production only unless asked.
+    public static func scope(_ assurance: AnalyticsSnapshot.AssuranceScope) -> String {
+        switch assurance {
+        case .production: "Production outcomes only; test tenants' (Apple's Simulator and developer profiles) with --assurance test."
+        case .test: "TEST outcomes only: test tenants' mock responses (Apple's Simulator and developer profiles), not real IDs."
+        case .all: "Production and TEST outcomes together: verdicts test_verified and test_rejected are mock responses, not real IDs."
+        }
     }
 
     public static func table(_ header: [String], _ rows: [[String]]) -> String {

@@ -37,6 +37,28 @@ public struct TenantSettings: Sendable, Equatable {
     /// What `POST /v1/reader-tokens` signs with (Apple Business Register).
     public var readerTokens: ReaderTokens?
 
+    /// Apple's test conditions (README, "Testing with the Simulator and a
+    /// developer profile"): the tenant accepts the mock responses of `kinds`,
+    /// checks issuers only against `trustAnchors` (test roots such as
+    /// Apple's), and marks every outcome as a test.
+    public var testConditions: TestConditions?
+
+    public struct TestConditions: Sendable, Equatable {
+        /// "simulator", "developerProfile": each at most once.
+        public var kinds: [String]
+        /// Test roots: the only issuers a test tenant trusts.
+        public var trustAnchors: [String]
+
+        public static let knownKinds = ["simulator", "developerProfile"]
+
+        public init(kinds: [String], trustAnchors: [String]) {
+            self.kinds = kinds
+            self.trustAnchors = trustAnchors
+        }
+        /// The Team ID Apple's Simulator puts in the session transcript.
+        public static let simulatorTeamID = "PassKit_Identity_Test_Team_ID"
+    }
+
     public struct ReaderTokens: Sendable, Equatable {
         /// The token's `iss`.
         public var brandID: String
@@ -115,6 +137,28 @@ public struct TenantSettings: Sendable, Equatable {
             try tokens.finish()
             readerTokens = ReaderTokens(brandID: brand, keyID: key, signingKey: file)
         }
+        if var test = try object.object("testConditions") {
+            testConditions = try Self.testConditions(&test, tenant: self)
+        }
+    }
+
+    /// `testConditions`, refused beside production trust: a test tenant is a tenant of its own.
+    private static func testConditions(_ test: inout SettingsObject, tenant: TenantSettings) throws(ConfigError) -> TestConditions {
+        let kinds = try test.strings("kinds")
+        let known = TestConditions.knownKinds.map { "\"\($0)\"" }.joined(separator: ", ")
+        guard !kinds.isEmpty, kinds.allSatisfy(TestConditions.knownKinds.contains), Set(kinds).count == kinds.count else {
+            throw ConfigError("\(test.setting("kinds")): a non-empty array of distinct kinds from \(known) is required")
+        }
+        let anchors = try test.strings("trustAnchors")
+        try test.finish()
+        guard tenant.trustAnchors.isEmpty && tenant.vicals.isEmpty && tenant.pinnedDocumentSigners.isEmpty else {
+            throw ConfigError("\(test.path): a test tenant cannot have production trust (trustAnchors, vicals, pinnedDocumentSigners): "
+                + "put test roots in \(test.setting("trustAnchors")) and production in a tenant of its own")
+        }
+        if kinds.contains("simulator"), tenant.teamID != TestConditions.simulatorTeamID {
+            throw ConfigError("\(test.setting("kinds")): \"simulator\" needs teamId \"\(TestConditions.simulatorTeamID)\", the Team ID of the Simulator's session transcript")
+        }
+        return TestConditions(kinds: kinds, trustAnchors: anchors)
     }
 
     static func isKeyHash(_ text: String) -> Bool {

@@ -258,6 +258,52 @@ public enum Migrations {
             );
             CREATE INDEX sessions_expires_at ON sessions (expires_at);
             """),
+        // Apple's test conditions: a test tenant's outcomes are test_verified or
+        // test_rejected and marked; analytics read production unless asked.
+        // The constraints are added NOT VALID: they hold for every row written
+        // from now on, and the rows already there satisfy them (the old verdict
+        // and status checks were stricter, the new columns take their default),
+        // so no scan of a large results table runs under the migration's
+        // exclusive lock; a constant default adds the columns without a rewrite.
+        Migration(version: 11, name: "test assurance of results and sessions", sql: """
+            ALTER TABLE results DROP CONSTRAINT results_verdict_check;
+            ALTER TABLE results ADD CONSTRAINT results_verdict_check
+                CHECK (verdict IN ('verified', 'rejected', 'test_verified', 'test_rejected')) NOT VALID;
+            ALTER TABLE results ADD COLUMN assurance text NOT NULL DEFAULT 'production';
+            ALTER TABLE results ADD COLUMN test_kind text;
+            ALTER TABLE results ADD CONSTRAINT results_assurance_check CHECK (assurance IN ('production', 'test')) NOT VALID;
+            ALTER TABLE results ADD CONSTRAINT results_test_kind_check CHECK (test_kind IN ('simulator', 'developer-profile')) NOT VALID;
+            ALTER TABLE results ADD CONSTRAINT results_test_verdicts
+                CHECK ((assurance = 'test') = (verdict IN ('test_verified', 'test_rejected')) AND (test_kind IS NULL OR assurance = 'test')) NOT VALID;
+            ALTER TABLE sessions DROP CONSTRAINT sessions_status_check;
+            ALTER TABLE sessions ADD CONSTRAINT sessions_status_check
+                CHECK (status IN ('pending', 'processing', 'verified', 'rejected', 'test_verified', 'test_rejected')) NOT VALID;
+
+            CREATE OR REPLACE VIEW outcome_counts_hourly AS
+            SELECT date_trunc('hour', verified_at AT TIME ZONE 'UTC') AS hour,
+                   COALESCE(tenant, '(none)') AS tenant, COALESCE(flow, '(none)') AS flow,
+                   COALESCE(doc_type, '(none)') AS doc_type, COALESCE(issuer_country, '(none)') AS issuer_country,
+                   verdict, count(*)::bigint AS count, assurance
+            FROM results GROUP BY 1, 2, 3, 4, 5, 6, 8;
+
+            CREATE OR REPLACE VIEW outcome_facts_hourly AS
+            SELECT date_trunc('hour', r.verified_at AT TIME ZONE 'UTC') AS hour,
+                   COALESCE(r.tenant, '(none)') AS tenant, COALESCE(r.flow, '(none)') AS flow,
+                   COALESCE(r.doc_type, '(none)') AS doc_type, COALESCE(r.issuer_country, '(none)') AS issuer_country,
+                   r.verdict, reason.code AS reason_code, count(*)::bigint AS count, r.assurance
+            FROM results r
+            CROSS JOIN LATERAL unnest(CASE WHEN cardinality(r.reason_codes) = 0 THEN ARRAY['none']::text[] ELSE r.reason_codes END) AS reason(code)
+            GROUP BY 1, 2, 3, 4, 5, 6, 7, 9;
+
+            CREATE OR REPLACE VIEW processing_latency_hourly AS
+            SELECT date_trunc('hour', verified_at AT TIME ZONE 'UTC') AS hour,
+                   COALESCE(tenant, '(none)') AS tenant, COALESCE(flow, '(none)') AS flow, count(*)::bigint AS count,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY processing_seconds) AS p50,
+                   percentile_cont(0.9) WITHIN GROUP (ORDER BY processing_seconds) AS p90,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY processing_seconds) AS p99,
+                   assurance
+            FROM results GROUP BY 1, 2, 3, 8;
+            """),
     ]
 
     /// The advisory-lock key under which migrations run, so that workers

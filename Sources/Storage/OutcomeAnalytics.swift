@@ -36,11 +36,25 @@ public struct AnalyticsSnapshot: Sendable {
     public let hours: [Hour]
     public let latency: [Latency]
     public let hourlyLatency: [Latency]
+    /// Which outcomes were read: production only unless asked (migration 11).
+    public var assurance: AssuranceScope = .production
 
-    public static func load(since requested: Date, tenant: String?, on connection: PostgresConnection) throws -> AnalyticsSnapshot {
+    /// Which outcomes analytics read: test tenants' outcomes (Apple's Simulator
+    /// and developer profiles) are kept apart from production by default.
+    public enum AssuranceScope: String, Sendable, CaseIterable {
+        case production
+        case test
+        case all
+
+        /// The `assurance` column's value to match; nil for all.
+        var column: String? { self == .all ? nil : rawValue }
+    }
+
+    public static func load(since requested: Date, tenant: String?, assurance: AssuranceScope = .production,
+                            on connection: PostgresConnection) throws -> AnalyticsSnapshot {
         let since = Date(timeIntervalSince1970: (requested.timeIntervalSince1970 / 3600).rounded(.down) * 3600)
-        let filter = "hour >= ($1::timestamptz AT TIME ZONE 'UTC') AND ($2::text IS NULL OR tenant = $2)"
-        let parameters: [PostgresValue] = [.timestamp(since), tenant.map(PostgresValue.text) ?? .null]
+        let filter = "hour >= ($1::timestamptz AT TIME ZONE 'UTC') AND ($2::text IS NULL OR tenant = $2) AND ($3::text IS NULL OR assurance = $3)"
+        let parameters: [PostgresValue] = [.timestamp(since), tenant.map(PostgresValue.text) ?? .null, assurance.column.map(PostgresValue.text) ?? .null]
 
         let outcomeRows = try connection.execute("""
             SELECT tenant, flow, doc_type, issuer_country, verdict, sum(count)::bigint AS count FROM outcome_counts_hourly
@@ -62,8 +76,8 @@ public struct AnalyticsSnapshot: Sendable {
         }
 
         let hourRows = try connection.execute("""
-            SELECT hour, sum(count) FILTER (WHERE verdict = 'verified')::bigint AS verified,
-                   sum(count) FILTER (WHERE verdict = 'rejected')::bigint AS rejected
+            SELECT hour, sum(count) FILTER (WHERE verdict IN ('verified', 'test_verified'))::bigint AS verified,
+                   sum(count) FILTER (WHERE verdict IN ('rejected', 'test_rejected'))::bigint AS rejected
             FROM outcome_counts_hourly WHERE \(filter) GROUP BY 1 ORDER BY 1
             """, parameters)
         let hours = (0..<hourRows.rowCount).compactMap { row -> Hour? in
@@ -76,7 +90,8 @@ public struct AnalyticsSnapshot: Sendable {
                    percentile_cont(0.5) WITHIN GROUP (ORDER BY processing_seconds) AS p50,
                    percentile_cont(0.9) WITHIN GROUP (ORDER BY processing_seconds) AS p90,
                    percentile_cont(0.99) WITHIN GROUP (ORDER BY processing_seconds) AS p99
-            FROM results WHERE verified_at >= $1 AND ($2::text IS NULL OR tenant = $2) GROUP BY 1, 2 ORDER BY 1, 2
+            FROM results WHERE verified_at >= $1 AND ($2::text IS NULL OR tenant = $2) AND ($3::text IS NULL OR assurance = $3)
+            GROUP BY 1, 2 ORDER BY 1, 2
             """, parameters)
         let hourlyRows = try connection.execute(
             "SELECT hour, tenant, flow, count, p50, p90, p99 FROM processing_latency_hourly WHERE \(filter) ORDER BY hour, tenant, flow",
@@ -90,6 +105,6 @@ public struct AnalyticsSnapshot: Sendable {
         }
         return AnalyticsSnapshot(
             since: since, tenant: tenant, outcomes: outcomes, reasons: reasons, hours: hours,
-            latency: latencies(latencyRows, hourly: false), hourlyLatency: latencies(hourlyRows, hourly: true))
+            latency: latencies(latencyRows, hourly: false), hourlyLatency: latencies(hourlyRows, hourly: true), assurance: assurance)
     }
 }

@@ -24,6 +24,8 @@ extension TestIssuer {
         /// holder can alter (an element, the signature, the session), the
         /// credential presented again is altered so.
         public var presentAgain = false
+        /// One of Apple's mock responses instead of a real one (accepted only by a test tenant).
+        public var mockShape: MockShape?
 
         public init() {}
     }
@@ -68,6 +70,12 @@ extension TestIssuer {
             try merchant.verifier(trusting: [authority.iaca] + extraAnchors)
         }
 
+        /// A verifier for the merchant's tenant as a test tenant accepting
+        /// `kinds`, with this factory's IACA as its test root.
+        public func testVerifier(kinds: Set<TestKind> = Set(TestKind.allCases)) throws -> Verifier {
+            Verifier(directory: TenantDirectory([try merchant.tenant(trusting: [authority.iaca], testConditions: TestConditions(kinds: kinds))]))
+        }
+
         public mutating func event(_ flow: Flow, options: EventOptions = EventOptions(), fault: Fault? = nil) throws -> GeneratedEvent {
             var expected: [ReasonCode] = []
             if let fault {
@@ -75,6 +83,9 @@ extension TestIssuer {
                 expected = reasons
             }
             if options.deviceMac && flow != .isoDeviceResponse { throw FixtureError("deviceMac exists only in iso-device-response") }
+            if options.mockShape == .simulator && (flow != .appleWalletApp || merchant.teamID != TestKind.simulatorTeamID || options.deviceMac) {
+                throw FixtureError("the Simulator's shape is apple-wallet-app with team ID \(TestKind.simulatorTeamID), device-signed")
+            }
 
             let issued = try issueDocument(options: options, fault: fault)
             var attributes = [
@@ -147,6 +158,11 @@ extension TestIssuer {
             if fault == .alteredElement {
                 issued = try issued.replacingValue(namespace: Credential.mDLNameSpace, identifier: "family_name", with: .text(Fault.alteredFamilyName))
             }
+            switch options.mockShape {
+            case .simulator?: issued = issued.zeroingIssuerSignature(removingCertificate: true)
+            case .developerProfileWithoutIssuerSignature?: issued = issued.zeroingIssuerSignature(removingCertificate: false)
+            case .developerProfile?, nil: break
+            }
             return issued
         }
 
@@ -189,7 +205,8 @@ extension TestIssuer {
         /// The DeviceResponse the holder returns; the device authenticates over
         /// `transcript` unless the fault makes it use another session's.
         private mutating func deviceResponse(
-            _ issued: IssuedDocument, transcript: SessionTranscript, authentication: Holder.Authentication = .signature, fault: Fault?
+            _ issued: IssuedDocument, transcript: SessionTranscript, authentication: Holder.Authentication = .signature, fault: Fault?,
+            mockShape: MockShape? = nil
         ) throws -> [UInt8] {
             if fault == .noDocuments { return TestIssuer.deviceResponse(documents: [], status: 0) }
             var deviceTranscript = transcript
@@ -197,7 +214,8 @@ extension TestIssuer {
                 deviceTranscript = SessionTranscript.appleWalletApp(
                     nonce: random.bytes(32), merchantID: merchant.merchantID, teamID: merchant.teamID, recipientKeyHash: random.bytes(32))
             }
-            let document = try holder.present(issued, transcript: deviceTranscript, authentication: authentication)
+            var document = try holder.present(issued, transcript: deviceTranscript, authentication: authentication)
+            if mockShape == .simulator { document = TestIssuer.zeroingDeviceSignature(document) }
             return TestIssuer.deviceResponse(documents: [document], version: fault == .unsupportedFormat ? "2.0" : "1.0")
         }
 
@@ -211,7 +229,7 @@ extension TestIssuer {
             let transcript = SessionTranscript.appleWalletApp(
                 nonce: nonce, merchantID: merchant.merchantID, teamID: merchant.teamID, recipientKeyHash: AppleEnvelope.recipientKeyHash(of: recipient))
             // An unsupported *envelope* still holds a valid response; only Apple's wrapper changes.
-            let plaintext = try deviceResponse(issued, transcript: transcript, fault: fault == .unsupportedFormat ? nil : fault)
+            let plaintext = try deviceResponse(issued, transcript: transcript, fault: fault == .unsupportedFormat ? nil : fault, mockShape: options.mockShape)
             var envelope = try AppleEnvelope.seal(deviceResponse: plaintext, transcript: transcript, recipient: recipient)
             switch fault {
             case .garbagePayload:

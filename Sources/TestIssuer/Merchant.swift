@@ -50,12 +50,14 @@ extension TestIssuer {
             slot == .current ? currentKey : rotatedKey
         }
 
-        /// The tenant as the verifier sees it, trusting `anchors` (IACA certificates).
-        public func tenant(trusting anchors: [Certificate], requireIssuedNonces: Bool = false) throws -> Tenant {
+        /// The tenant as the verifier sees it, trusting `anchors` (IACA certificates;
+        /// test roots when `testConditions` makes it a test tenant).
+        public func tenant(trusting anchors: [Certificate], requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil) throws -> Tenant {
             Tenant(
                 id: tenantID, merchantIDs: [merchantID], teamID: teamID,
                 keys: [try TenantKey(currentKey), try TenantKey(rotatedKey)], trustAnchors: anchors,
-                origins: [origin], maxRequestAge: TimeInterval(maxRequestAgeSeconds), requireIssuedNonces: requireIssuedNonces)
+                origins: [origin], maxRequestAge: TimeInterval(maxRequestAgeSeconds), requireIssuedNonces: requireIssuedNonces,
+                testConditions: testConditions)
         }
 
         /// A verifier serving only this tenant.

@@ -3,17 +3,17 @@ import Foundation
 import Retention
 import Storage
 
-/// `veridoc report --config FILE --html OUT [--since DURATION] [--tenant T]`:
+/// `veridoc report --config FILE --html OUT [--since DURATION] [--tenant T] [--assurance production|test|all]`:
 /// a self-contained HTML page with inline SVG charts.
 enum ReportCommand {
     static func run(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
-            let parsed = try ParsedArguments(arguments, options: ["--config", "--since", "--tenant", "--html"], flags: [])
+            let parsed = try ParsedArguments(arguments, options: ["--config", "--since", "--tenant", "--assurance", "--html"], flags: [])
             guard let output = parsed.options["--html"] else { throw UsageError("report needs --html FILE") }
-            let (file, since, tenant) = try StatsCommand.options(arguments.filterOption("--html"), extra: [])
+            let (file, since, tenant, assurance) = try StatsCommand.options(arguments.filterOption("--html"), extra: [])
             let connection = try RetentionCommands.connect(file)
             defer { connection.close() }
-            let html = ReportHTML.render(try AnalyticsSnapshot.load(since: since, tenant: tenant, on: connection))
+            let html = ReportHTML.render(try AnalyticsSnapshot.load(since: since, tenant: tenant, assurance: assurance, on: connection))
             try Data(html.utf8).write(to: URL(fileURLWithPath: output))
             print("report written to \(output)")
         }

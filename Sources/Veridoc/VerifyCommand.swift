@@ -23,7 +23,8 @@ enum VerifyCommand {
             } else {
                 print(HumanReport.render(result), terminator: "")
             }
-            return result.isVerified ? 0 : 1
+            // A test verdict is never 0: a script testing the status alone takes it for no pass.
+            return result.isVerified ? 0 : result.isAccepted ? 3 : 1
         } catch let error as UsageError {
             Console.error(error.report(otherwise: Usage.text))
         } catch let error as ConfigError {
@@ -49,6 +50,10 @@ enum HumanReport {
         var lines: [String] = []
         let flow = result.flow?.rawValue ?? "unknown flow"
         lines.append("Event \(result.requestID ?? "(no id)") — tenant \(result.tenant ?? "(unknown)"), \(flow), at \(RFC3339.string(from: result.verifiedAt))")
+        if case .test(let kind) = result.assurance {
+            lines.append("")
+            lines.append("  *** TEST — not a real ID: \(Self.testKind(kind)). Apple: \"A mock mDL isn't visible in the Wallet app, so don't treat it as real.\" ***")
+        }
         lines.append("")
         let reasons = result.report.reasons
         for check in result.report.checks {
@@ -59,13 +64,17 @@ enum HumanReport {
                 lines.append("  – \(check.name.rawValue) (skipped)")
             case .failed:
                 lines.append("  ✗ \(check.name.rawValue)")
+            case .notApplicable:
+                lines.append("  ○ \(check.name.rawValue) (not applicable to a test response: not checked)")
             }
         }
         lines.append("")
         if result.isVerified {
             lines.append("Verdict: VERIFIED")
+        } else if result.isAccepted {
+            lines.append("Verdict: TEST VERIFIED (test_verified) — a mock response, no production assurance")
         } else {
-            lines.append("Verdict: REJECTED")
+            lines.append(result.assurance.isTest ? "Verdict: TEST REJECTED (test_rejected)" : "Verdict: REJECTED")
             for reason in reasons {
                 lines.append("  \(reason.code.rawValue): \(reason.detail)")
             }
@@ -90,5 +99,13 @@ enum HumanReport {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func testKind(_ kind: TestKind?) -> String {
+        switch kind {
+        case .simulator?: "Simulator response (issuer and device signatures are zeroes)"
+        case .developerProfile?: "developer-profile response (mock data, no real issuer)"
+        case nil: "test tenant; the response matched no test shape"
+        }
     }
 }

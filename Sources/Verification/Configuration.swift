@@ -59,7 +59,16 @@ public struct Configuration: Sendable {
         for (index, entry) in entry.pinnedDocumentSigners.enumerated() {
             pinned += try loadCertificates(settings.resolve(entry), setting: "\(path).pinnedDocumentSigners[\(index)]")
         }
-        guard !anchors.isEmpty || !pinned.isEmpty else {
+        // A test tenant trusts its test roots only (Settings refuses production trust beside them), and may
+        // have none: the Simulator's responses and a developer profile's without issuer signature need none.
+        var testConditions: TestConditions?
+        if let test = entry.testConditions {
+            for (index, entry) in test.trustAnchors.enumerated() {
+                anchors += try loadCertificates(settings.resolve(entry), setting: "\(path).testConditions.trustAnchors[\(index)]")
+            }
+            testConditions = TestConditions(kinds: Set(test.kinds.compactMap { name in TestKind.allCases.first { $0.settingName == name } }))
+        }
+        guard !anchors.isEmpty || !pinned.isEmpty || testConditions != nil else {
             throw ConfigError("\(path): no trust anchors (trustAnchors, vicals or pinnedDocumentSigners) configured")
         }
 
@@ -85,7 +94,7 @@ public struct Configuration: Sendable {
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
             pinnedDocumentSigners: pinned, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
             retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
-            requireIssuedNonces: entry.requireIssuedNonces)
+            requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions)
     }
 
     private static func loadVICAL(_ entry: TenantSettings.VICAL, setting: String, settings: VeridocSettings, time: Date) throws(ConfigError) -> [Certificate] {

@@ -74,7 +74,7 @@ public enum OutcomeClaims {
     /// The `data.claims` object, or nil when there is nothing to seal (or sealing failed,
     /// in which case the outcome carries names only rather than anything in clear).
     static func sealed(_ result: VerificationResult, to recipient: PublicKey) -> Sealed? {
-        guard result.isVerified, let requestID = result.requestID, let plaintext = plaintext(of: result),
+        guard result.isAccepted, let requestID = result.requestID, let plaintext = plaintext(of: result),
               let sealed = try? HPKE.seal(plaintext, info: info(requestID: requestID), recipient: recipient)
         else { return nil }
         return Sealed(enc: Data(sealed.encapsulatedKey).base64EncodedString(), ciphertext: Data(sealed.ciphertext).base64EncodedString())

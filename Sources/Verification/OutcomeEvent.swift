@@ -74,6 +74,9 @@ public struct OutcomeEvent: Sendable {
         if let claimsRecipient, let claims = OutcomeClaims.sealed(result, to: claimsRecipient) {
             data["claims"] = claims.jsonValue
         }
+        if case .test(let kind) = result.assurance {
+            data["assurance"] = ["level": "test", "kind": JSONValue(kind?.rawValue)]
+        }
         return [
             "specversion": "1.0",
             "id": .string(Self.id(forRequest: requestID)),
@@ -109,12 +112,12 @@ public struct OutcomeEvent: Sendable {
         let reduced = VerificationResult(
             requestID: result.requestID, tenant: result.tenant, flow: result.flow, verifiedAt: result.verifiedAt, eventTime: result.eventTime,
             report: result.report.replacingDetails(with: detail),
-            documents: result.isVerified ? result.documents.map { summary in
+            documents: result.isAccepted ? result.documents.map { summary in
                 var summary = summary
                 summary.elements = []
                 return summary
             } : [],
-            requestedElements: [], replayToken: nil)
+            requestedElements: [], replayToken: nil, assurance: result.assurance)
         return (OutcomeEvent(reduced, source: source).encoded(reduced: true).json, false)
     }
 
@@ -131,6 +134,13 @@ public struct OutcomeEvent: Sendable {
         out.beginObject()
         out.key("data")
         out.beginObject()
+        if case .test(let kind) = result.assurance {
+            out.key("assurance")
+            out.beginObject()
+            out.key("kind"); out.string(orNull: kind?.rawValue)
+            out.key("level"); out.string("test")
+            out.endObject()
+        }
         out.key("checks")
         out.beginArray()
         for check in result.report.checks {

@@ -37,6 +37,10 @@ public struct Tenant: Sendable {
     /// The integration's P-256 key: when set, outcomes carry the requested
     /// element values sealed to it (`data.claims`).
     public let outcomeRecipientKey: PublicKey?
+    /// Set for a test tenant (README, "Testing with the Simulator and a
+    /// developer profile"): its trust store holds test anchors only, and
+    /// every outcome it gives is marked as a test.
+    public let testConditions: TestConditions?
     /// The same identifiers, matched by their bytes (`Identifier`).
     private let exactMerchantIDs: Set<Identifier>
     private let exactOrigins: Set<Identifier>
@@ -45,8 +49,9 @@ public struct Tenant: Sendable {
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
         pinnedDocumentSigners: [Certificate] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
-        requireIssuedNonces: Bool = false
+        requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil
     ) {
+        self.testConditions = testConditions
         self.id = id
         self.merchantIDs = merchantIDs
         self.teamID = teamID

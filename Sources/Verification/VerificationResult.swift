@@ -21,9 +21,35 @@ public struct VerificationResult: Sendable {
     /// The session of the nonce Veridoc issued (`IssuedNonce`), authenticated
     /// by it; nil for integrators' own nonces. The worker marks its status.
     public var sessionID: UUID? = nil
+    /// Production, or test for every outcome of a test tenant.
+    public var assurance: Assurance = .production
 
-    public var isVerified: Bool { report.isVerified }
-    public var verdict: String { isVerified ? "verified" : "rejected" }
+    /// Production assurance: `verdict` is "verified". Never true for a test tenant's outcome.
+    public var isVerified: Bool { !assurance.isTest && report.isVerified }
+
+    /// Verified, or test-verified: what the pipeline keeps, seals and
+    /// single-uses the nonce of. `verdict` says which.
+    public var isAccepted: Bool {
+        switch assurance {
+        case .production: report.isVerified
+        case .test(let kind): kind != nil && report.isAccepted(allowingNotApplicable: true)
+        }
+    }
+
+    /// "verified" or "rejected"; for a test tenant "test_verified" or
+    /// "test_rejected", so that no consumer reading the verdict alone takes a
+    /// test for production assurance.
+    public var verdict: String {
+        switch (assurance.isTest, isAccepted) {
+        case (false, true): "verified"
+        case (false, false): "rejected"
+        case (true, true): "test_verified"
+        case (true, false): "test_rejected"
+        }
+    }
+
+    /// Every verdict, production first.
+    public static let verdicts = ["verified", "rejected", "test_verified", "test_rejected"]
 }
 
 extension VerificationResult {
@@ -34,7 +60,7 @@ extension VerificationResult {
         let report = RequestNonceCheck.recording(reused: reused, tenant: tenant, in: self.report)
         return VerificationResult(
             requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report, documents: documents,
-            requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID)
+            requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID, assurance: assurance)
     }
 }
 
@@ -45,7 +71,8 @@ extension VerificationResult {
     public func releasingElementValues() -> VerificationResult {
         VerificationResult(
             requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report,
-            documents: documents.map { $0.releasingValues() }, requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID)
+            documents: documents.map { $0.releasingValues() }, requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID,
+            assurance: assurance)
     }
 }
 
@@ -57,6 +84,6 @@ extension VerificationResult {
     public func strippedForStorage(detail: String) -> VerificationResult {
         VerificationResult(
             requestID: requestID, tenant: nil, flow: flow, verifiedAt: verifiedAt, eventTime: nil, report: EventStructureCheck.rejecting(detail),
-            documents: [], requestedElements: [], replayToken: nil)
+            documents: [], requestedElements: [], replayToken: nil, assurance: assurance.isTest ? .test(kind: nil) : .production)
     }
 }

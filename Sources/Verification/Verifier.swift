@@ -42,7 +42,8 @@ public struct Verifier: Sendable {
     public func rejected(_ rejection: EventRejection, at time: Date) -> VerificationResult {
         VerificationResult(
             requestID: rejection.id, tenant: rejection.tenant, flow: rejection.flow, verifiedAt: time, eventTime: nil,
-            report: EventStructureCheck.rejecting(rejection.detail), documents: [], requestedElements: [], replayToken: nil)
+            report: EventStructureCheck.rejecting(rejection.detail), documents: [], requestedElements: [], replayToken: nil,
+            assurance: rejection.tenant.flatMap { directory[$0] }?.testConditions == nil ? .production : .test(kind: nil))
     }
 
     /// Runs `VerificationPolicy.checks` on the request.
@@ -55,6 +56,6 @@ public struct Verifier: Sendable {
         return VerificationResult(
             requestID: request.id, tenant: request.tenant, flow: request.flow, verifiedAt: time, eventTime: request.time, report: report,
             documents: underVerification.documents, requestedElements: request.requestedElements, replayToken: underVerification.replayToken,
-            sessionID: underVerification.issuedNonce?.sessionID)
+            sessionID: underVerification.issuedNonce?.sessionID, assurance: underVerification.assurance)
     }
 }

@@ -222,6 +222,15 @@ final class PipelineFixture {
 
     /// Outcome CloudEvents read from the outcome topic: CloudEvent id → subject (request id), until `expected` distinct subjects or the timeout.
     func outcomes(expected: Int, timeout: TimeInterval = 60) throws -> [String: String] {
+        var outcomes: [String: String] = [:]
+        for event in try outcomeEvents(expected: expected, timeout: timeout) {
+            if let id = event["id"] as? String, let subject = event["subject"] as? String { outcomes[id] = subject }
+        }
+        return outcomes
+    }
+
+    /// The outcome CloudEvents themselves, one per distinct subject (the last read), until `expected` or the timeout.
+    func outcomeEvents(expected: Int, timeout: TimeInterval = 60) throws -> [[String: Any]] {
         let listener = NoOffsets()
         let consumer = try KafkaConsumer(properties: [
             "bootstrap.servers": broker.bootstrap, "group.id": "outcome-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
@@ -229,16 +238,19 @@ final class PipelineFixture {
         ], listener: listener)
         defer { consumer.close() }
         try consumer.subscribe(["veridoc.outcomes"])
-        var outcomes: [String: String] = [:]
+        var events: [String: [String: Any]] = [:]
+        var ids: Set<String> = []
+        var all: [[String: Any]] = []
         let deadline = Date().addingTimeInterval(timeout)
-        while Set(outcomes.values).count < expected && Date() < deadline {
+        while events.count < expected && Date() < deadline {
             guard let message = try consumer.poll(timeoutMilliseconds: 200) else { continue }
             if let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
                let id = object["id"] as? String, let subject = object["subject"] as? String {
-                outcomes[id] = subject
+                events[subject] = object
+                if ids.insert(id).inserted { all.append(object) }
             }
         }
-        return outcomes
+        return all
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

@@ -79,6 +79,42 @@ import TestSupport
         #expect(message?.hasPrefix(path) == true, "\(json): \(message ?? "accepted")")
     }
 
+    static let simulatorTenant = #"{"id": "acme-test", "merchantIds": ["m"], "teamId": "PassKit_Identity_Test_Team_ID", "encryptionKeys": ["k.pem"], "#
+
+    /// A config of one test tenant: the Simulator's identifiers and `rest`.
+    static func simulatorConfig(_ rest: String) -> String { "{\"tenants\": [" + simulatorTenant + rest + "]}" }
+
+    static let testConditionRefusals: [(String, String)] = [
+        (simulatorConfig(#""trustAnchors": ["a"], "testConditions": {"kinds": ["simulator"]}}"#), "tenants[0].testConditions"),
+        (simulatorConfig(#""vicals": [{"file": "v", "anchors": ["a"]}], "testConditions": {"kinds": ["simulator"]}}"#), "tenants[0].testConditions"),
+        (simulatorConfig(#""pinnedDocumentSigners": ["p"], "testConditions": {"kinds": ["developerProfile"]}}"#), "tenants[0].testConditions"),
+        (simulatorConfig(#""testConditions": {"kinds": ["production"]}}"#), "tenants[0].testConditions.kinds"),
+        (simulatorConfig(#""testConditions": {"kinds": []}}"#), "tenants[0].testConditions.kinds"),
+        (simulatorConfig(#""testConditions": {}}"#), "tenants[0].testConditions.kinds"),
+        (simulatorConfig(#""testConditions": {"kinds": ["simulator", "simulator"]}}"#), "tenants[0].testConditions.kinds"),
+        (simulatorConfig(#""testConditions": {"kinds": ["simulator"], "anchors": ["a"]}}"#), "tenants[0].testConditions.anchors"),
+        (simulatorConfig(#""testConditions": true}"#), "tenants[0].testConditions"),
+        (#"{"tenants": [{"id": "t", "merchantIds": ["m"], "teamId": "TEAM123456", "testConditions": {"kinds": ["simulator"]}}]}"#,
+         "tenants[0].testConditions.kinds"),
+    ]
+
+    @Test("test conditions are refused beside production trust, with an unknown kind, or a Simulator without its team ID",
+          arguments: testConditionRefusals)
+    func testConditionsAreRefused(_ json: String, path: String) {
+        let message = Self.refusal(json)
+        #expect(message?.hasPrefix(path + ":") == true, "\(json): \(message ?? "accepted")")
+    }
+
+    @Test func aTestTenantIsReadWithItsTestRoots() throws {
+        let json = Self.simulatorConfig(#""testConditions": {"kinds": ["simulator", "developerProfile"], "trustAnchors": ["pki/apple-test-root.pem"]}}, {"id": "acme", "trustAnchors": ["a"]}"#)
+        let tenants = try Self.settings(json).tenants
+        #expect(tenants[0].testConditions == TenantSettings.TestConditions(kinds: ["simulator", "developerProfile"], trustAnchors: ["pki/apple-test-root.pem"]))
+        #expect(tenants[0].trustAnchors.isEmpty)
+        #expect(tenants[1].testConditions == nil)
+        let deviceOnly = #"{"tenants": [{"id": "t", "testConditions": {"kinds": ["developerProfile"]}}]}"#
+        #expect(try Self.settings(deviceOnly).tenants[0].testConditions?.trustAnchors == [])
+    }
+
     @Test func theEnvironmentWinsAndIsCheckedToo() throws {
         let file = #"{"worker": {"batchSize": 9, "threads": 2}, "kafka": {"groupId": "file", "properties": {"acks": "1"}}}"#
         let settings = try Self.settings(file, environment: ["VERIDOC_BATCH_SIZE": "7", "VERIDOC_KAFKA_GROUP_ID": "env",

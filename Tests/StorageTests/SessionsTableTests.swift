@@ -91,4 +91,20 @@ struct SessionsTableTests {
         try connection.execute(try SessionsTable.insert([row()]))
         #expect(try connection.execute(SessionsTable.deleteExpired(before: Date(), limit: 10)).affectedRows == 0, "a live session stays")
     }
+
+    /// A test tenant's session ends test_verified (or test_rejected), which
+    /// `GET /v1/sessions/{id}` shows as it is: never plain "verified".
+    @Test func aTestTenantsSessionKeepsItsTestVerdict() throws {
+        let session = row(tenant: "sandbox")
+        try connection.execute(try SessionsTable.insert([session]))
+        let outcome = #"{"data":{"assurance":{"kind":"simulator","level":"test"},"verdict":"test_verified"}}"#
+        try connection.execute(SessionsTable.complete([.init(tenant: "sandbox", id: session.id, status: "test_verified", outcome: outcome)]))
+        let done = try #require(try find(session))
+        #expect(done.status == "test_verified" && done.outcome == outcome)
+        let other = row(tenant: "sandbox")
+        try connection.execute(try SessionsTable.insert([other]))
+        #expect(throws: PostgresError.self) {
+            try self.connection.execute(SessionsTable.complete([.init(tenant: "sandbox", id: other.id, status: "test", outcome: "{}")]))
+        }
+    }
 }

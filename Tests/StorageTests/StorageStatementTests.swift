@@ -22,10 +22,10 @@ struct StorageStatementTests {
         Int(try connection.execute(sql, parameters).int(0, "count") ?? -1)
     }
 
-    func resultRow(_ id: String, tenant: String = "t1", verdict: String = "verified", verifiedAt: Date = Date()) -> [PostgresValue] {
+    func resultRow(_ id: String, tenant: String = "t1", verdict: String = "verified", verifiedAt: Date = Date(), testKind: String? = nil) -> [PostgresValue] {
         [.text(id), .text(tenant), .text("apple-wallet-app"), .text(verdict), .textArray([]), .text("org.iso.18013.5.1.mDL"),
          .text("CN=issuer"), .text("US"), .null, .null, .null, .null, .timestamp(verifiedAt), .timestamp(verifiedAt), .double(0.01),
-         .text("veridoc.requests"), .int(0), .int(1)]
+         .text("veridoc.requests"), .int(0), .int(1), .text(verdict.hasPrefix("test_") ? "test" : "production"), testKind.map(PostgresValue.text) ?? .null]
     }
 
     @Test func migrationsApplyEachVersionOnceInOrder() throws {
@@ -183,5 +183,30 @@ struct StorageStatementTests {
         let one = try AnalyticsSnapshot.load(since: now.addingTimeInterval(-3600), tenant: "t2", on: connection)
         #expect(one.outcomes.map(\.verdict) == ["rejected"])
         #expect(one.latency.map(\.count) == [1])
+    }
+
+    /// A test tenant's outcomes are kept apart: production analytics never
+    /// count them, `--assurance test` shows only them, and the table refuses
+    /// a test verdict marked production (or the reverse).
+    @Test func testOutcomesAreKeptApartFromProduction() throws {
+        let now = Date()
+        try connection.execute(ResultsTable.insertNew([
+            resultRow("p1", tenant: "prod", verifiedAt: now),
+            resultRow("s1", tenant: "sandbox", verdict: "test_verified", verifiedAt: now, testKind: "simulator"),
+            resultRow("s2", tenant: "sandbox", verdict: "test_rejected", verifiedAt: now),
+        ]))
+        let since = now.addingTimeInterval(-3600)
+        let production = try AnalyticsSnapshot.load(since: since, tenant: nil, on: connection)
+        #expect(production.outcomes.map(\.tenant) == ["prod"] && production.latency.map(\.tenant) == ["prod"])
+        #expect(production.hours.map(\.verified).reduce(0, +) == 1 && production.reasons.map(\.tenant) == ["prod"])
+        let test = try AnalyticsSnapshot.load(since: since, tenant: nil, assurance: .test, on: connection)
+        #expect(Set(test.outcomes.map(\.verdict)) == ["test_verified", "test_rejected"])
+        #expect(test.hours.map(\.verified).reduce(0, +) == 1 && test.hours.map(\.rejected).reduce(0, +) == 1)
+        #expect(try AnalyticsSnapshot.load(since: since, tenant: nil, assurance: .all, on: connection).outcomes.count == 3)
+        var forged = resultRow("f1", tenant: "sandbox", verdict: "verified", testKind: "simulator")
+        #expect(throws: PostgresError.self) { try self.connection.execute(ResultsTable.insertNew([forged])) }
+        forged = resultRow("f2", tenant: "sandbox", verdict: "test_verified")
+        forged[18] = .text("production")
+        #expect(throws: PostgresError.self) { try self.connection.execute(ResultsTable.insertNew([forged])) }
     }
 }

@@ -12,18 +12,24 @@ struct VerifyCommandTests {
     }
 
     /// A config and an event for Apple's sample, written to a fresh folder.
-    func sample(eventTime: String) throws -> Sample {
+    func sample(eventTime: String, testTenant: Bool = false) throws -> Sample {
         let vectors = try #require(CLI.vectors).appendingPathComponent("apple-verify-with-wallet-sample")
         let directory = try CLI.temporaryDirectory()
         // The vector key is world-readable; the verifier accepts private keys only their owner can read.
         let key = directory.appendingPathComponent("merchant_encryption_key.pem")
         _ = FileManager.default.createFile(atPath: key.path, contents: try Data(contentsOf: vectors.appendingPathComponent("merchant_encryption_key.pem")),
                                            attributes: [.posixPermissions: 0o600])
-        let config: [String: Any] = ["tenants": [[
+        var tenant: [String: Any] = [
             "id": "apple-sample", "merchantIds": ["PassKit_Identity_Test_Merchant_ID"], "teamId": "PassKit_Identity_Test_Team_ID",
             "encryptionKeys": [key.path],
-            "trustAnchors": [vectors.appendingPathComponent("issuer_root.pem").path],
-        ]]]
+        ]
+        let root = vectors.appendingPathComponent("issuer_root.pem").path
+        if testTenant {
+            tenant["testConditions"] = ["kinds": ["simulator", "developerProfile"], "trustAnchors": [root]]
+        } else {
+            tenant["trustAnchors"] = [root]
+        }
+        let config: [String: Any] = ["tenants": [tenant]]
         try JSONSerialization.data(withJSONObject: config).write(to: directory.appendingPathComponent("config.json"))
         let envelope = try hexFile(vectors.appendingPathComponent("hpke_envelope.hex"))
         let parameters = try JSONSerialization.jsonObject(with: Data(contentsOf: vectors.appendingPathComponent("session_transcript_parameters.json"))) as! [String: String]
@@ -48,6 +54,29 @@ struct VerifyCommandTests {
         #expect(run.stdout.contains("✓ device.authentication"))
         #expect(run.stdout.contains("– request.nonce (skipped)"))
         #expect(run.stdout.contains("family_name"), "element names are listed")
+    }
+
+    /// In a test tenant (Apple's test root as its test anchor) the signed
+    /// sample is a test verdict: the banner, test_verified, exit 3, never 0.
+    @Test func applesSampleInATestTenantIsATestVerdictWithExitThree() throws {
+        let sample = try sample(eventTime: "2022-04-01T00:00:00Z", testTenant: true)
+        defer { try? FileManager.default.removeItem(at: sample.directory) }
+        let run = try CLI.run(["verify", "--config", sample.config, "--at", "2022-04-01T00:01:00Z", sample.event])
+        #expect(run.status == 3, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("*** TEST — not a real ID: developer-profile response"))
+        #expect(run.stdout.contains("Verdict: TEST VERIFIED (test_verified)"))
+        #expect(!run.stdout.contains("Verdict: VERIFIED"))
+        let json = try CLI.run(["verify", "--config", sample.config, "--at", "2022-04-01T00:01:00Z", "--json", sample.event])
+        #expect(json.status == 3)
+        let outcome = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        let data = outcome["data"] as! [String: Any]
+        #expect(data["verdict"] as? String == "test_verified")
+        #expect(data["assurance"] as? [String: String] == ["level": "test", "kind": "developer-profile"])
+        // Expired today: still a test outcome, rejected with the usual code.
+        let today = try CLI.run(["verify", "--config", sample.config, "--at", "2026-11-29T00:00:00Z", sample.event])
+        #expect(today.status == 1)
+        #expect(today.stdout.contains("*** TEST — not a real ID") && today.stdout.contains("Verdict: TEST REJECTED (test_rejected)"))
+        #expect(today.stdout.contains("mso.expired"))
     }
 
     @Test func applesSampleTodayIsRejectedAsExpiredWithExitOne() throws {

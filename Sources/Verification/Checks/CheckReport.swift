@@ -2,6 +2,11 @@ public enum CheckStatus: String, Sendable {
     case passed
     case failed
     case skipped
+    /// Only in a test tenant's outcome: the check does not apply to Apple's
+    /// mock response (the Simulator's zeroed signatures, a developer
+    /// profile's missing issuer signature). Never counts as passed for a
+    /// production verdict.
+    case notApplicable = "not_applicable"
 }
 
 public struct Reason: Sendable, Equatable {
@@ -93,6 +98,13 @@ public struct CheckReport: Sendable {
         if statuses[slot] == nil { statuses[slot] = .skipped }
     }
 
+    /// Records that `check` does not apply to a test tenant's mock response;
+    /// a finding of the check (there should be none) still wins.
+    public mutating func markNotApplicable(_ check: CheckName) {
+        let slot = check.rank
+        if statuses[slot] != .failed { statuses[slot] = .notApplicable }
+    }
+
     public func status(of check: CheckName) -> CheckStatus {
         statuses[check.rank] ?? .skipped
     }
@@ -110,8 +122,17 @@ public struct CheckReport: Sendable {
     /// Whether any reason was reported.
     public var hasReasons: Bool { findings.contains { $0 != nil } }
 
-    public var isVerified: Bool {
-        !hasReasons && CheckName.order.allSatisfy { !$0.isRequiredForVerified || status(of: $0) == .passed }
+    /// Production assurance: no reason, every required check passed.
+    public var isVerified: Bool { isAccepted(allowingNotApplicable: false) }
+
+    /// No reason, and every required check passed or, when
+    /// `allowingNotApplicable` (a test tenant's classified response), was not applicable.
+    public func isAccepted(allowingNotApplicable: Bool) -> Bool {
+        !hasReasons && CheckName.order.allSatisfy { check in
+            guard check.isRequiredForVerified else { return true }
+            let status = status(of: check)
+            return status == .passed || (allowingNotApplicable && status == .notApplicable)
+        }
     }
 
     /// The same statuses and reason codes, every reason's detail replaced by `detail`.

@@ -36,6 +36,13 @@ struct RequestUnderVerification {
     var replayToken: [UInt8]?
     /// Set by the issued-nonce check when the nonce is one Veridoc issued.
     var issuedNonce: IssuedNonce?
+    /// A test tenant's response, classified when its documents are verified.
+    var testKind: TestKind?
+
+    /// Production, or test for every request naming a test tenant, whatever became of it.
+    var assurance: Assurance {
+        configuredTenant?.testConditions == nil ? .production : .test(kind: testKind)
+    }
 
     /// A flow's payload, parsed.
     enum Envelope {
@@ -58,11 +65,29 @@ struct RequestUnderVerification {
     mutating func verifyDocuments(with checks: [any DocumentCheck.Type], into report: inout CheckReport) {
         guard let response, let tenant, let transcript else { return }
         let context = DocumentVerificationContext(transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits)
+        let shapes = testShapes(of: response, tenant: tenant)
         documents = response.documents.enumerated().map { index, document in
             var underVerification = DocumentUnderVerification(document, index: index, context: context)
-            for check in checks { check.run(&underVerification, into: &report) }
+            let notApplicable = shapes?[index].notApplicable ?? []
+            for check in checks {
+                if notApplicable.contains(check.name) {
+                    report.markNotApplicable(check.name)
+                } else {
+                    check.run(&underVerification, into: &report)
+                }
+            }
             return underVerification.finishedSummary()
         }
+    }
+
+    /// Each document's test shape, for a test tenant whose response is of one
+    /// kind throughout (sets `testKind`); nil otherwise, when every check runs.
+    private mutating func testShapes(of response: DeviceResponse, tenant: Tenant) -> [TestShape]? {
+        guard let conditions = tenant.testConditions else { return nil }
+        let shapes = response.documents.compactMap { TestShape.classify($0, flow: request.flow, teamID: tenant.teamID, conditions: conditions) }
+        guard shapes.count == response.documents.count, let kind = shapes.first?.kind, shapes.allSatisfy({ $0.kind == kind }) else { return nil }
+        testKind = kind
+        return shapes
     }
 
     /// The reason for a payload or plaintext that does not parse.
