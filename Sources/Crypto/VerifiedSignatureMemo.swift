@@ -14,12 +14,14 @@ import Synchronization
 /// stream of self-signed credentials cannot push real ones out.
 ///
 /// Bounded: `capacity` entries of 32 bytes, in a set and a ring that evicts
-/// the oldest first (about 80 bytes an entry with the set's overhead).
+/// the oldest first (about 80 bytes an entry with the set's overhead); a
+/// capacity of 0 remembers nothing (`worker.signatureMemoEntries`).
 public final class VerifiedSignatureMemo: Sendable {
     /// 65,536 entries, about 5 MB.
     public static let defaultCapacity = 65_536
+    /// The memory an entry takes, set and ring together, to count in the RSS budget.
+    public static let approximateBytesPerEntry = 80
 
-    public let capacity: Int
     private let state: Mutex<State>
 
     private struct State {
@@ -27,6 +29,11 @@ public final class VerifiedSignatureMemo: Sendable {
         var ring: [Fingerprint?]
         var next = 0
         var counters = Statistics()
+
+        init(capacity: Int) {
+            ring = Array(repeating: nil, count: capacity)
+            entries.reserveCapacity(capacity)
+        }
     }
 
     /// What the memo holds and has done, for metrics and tests.
@@ -38,9 +45,16 @@ public final class VerifiedSignatureMemo: Sendable {
     }
 
     public init(capacity: Int = defaultCapacity) {
-        precondition(capacity >= 1)
-        self.capacity = capacity
-        state = Mutex(State(ring: Array(repeating: nil, count: capacity)))
+        precondition(capacity >= 0)
+        state = Mutex(State(capacity: capacity))
+    }
+
+    public var capacity: Int { state.withLock { $0.ring.count } }
+
+    /// Forgets every entry and keeps at most `capacity` from now on (0: none).
+    public func reset(capacity: Int) {
+        precondition(capacity >= 0)
+        state.withLock { $0 = State(capacity: capacity) }
     }
 
     /// The memo's entry for a verification of `signature` over `digest` by the key whose point is `point`.
@@ -71,13 +85,13 @@ public final class VerifiedSignatureMemo: Sendable {
     /// Remembers a verification that succeeded.
     public func remember(_ entry: Entry) {
         state.withLock { state in
-            guard state.entries.insert(entry.fingerprint).inserted else { return }
+            guard !state.ring.isEmpty, state.entries.insert(entry.fingerprint).inserted else { return }
             if let oldest = state.ring[state.next] {
                 state.entries.remove(oldest)
                 state.counters.evictions += 1
             }
             state.ring[state.next] = entry.fingerprint
-            state.next = (state.next + 1) % capacity
+            state.next = (state.next + 1) % state.ring.count
         }
     }
 

@@ -55,10 +55,14 @@ public struct BenchReport: Codable, Sendable {
         /// How many issuing authorities and tenants the corpus is spread over.
         public var issuers: Int
         public var tenants: Int
+        /// The share of events presenting the credential of an event before them again.
+        public var repeatShare: Double
 
-        public init(threads: Int, events: Int, verified: Int, eventsPerSecond: Double, ratioToCeiling: Double, issuers: Int = 1, tenants: Int = 1) {
+        public init(threads: Int, events: Int, verified: Int, eventsPerSecond: Double, ratioToCeiling: Double, issuers: Int = 1, tenants: Int = 1,
+                    repeatShare: Double = 0) {
             self.issuers = issuers
             self.tenants = tenants
+            self.repeatShare = repeatShare
             self.threads = threads
             self.events = events
             self.verified = verified
@@ -302,9 +306,12 @@ public struct BenchReport: Codable, Sendable {
     /// nil when the run skipped it (`--skip-api`).
     public var api: API?
     public var notes: [String]
+    /// The product's goals, from the sections above (`BenchReport.targets`).
+    public var targets: [Target]
 
     public init(generatedAt: String, quick: Bool, machine: Machine, ceiling: Ceiling, verifyPool: [PoolRun], endToEnd: EndToEnd?,
                 scaling: [ScalingRow], hostile: Hostile? = nil, store: Store? = nil, api: API? = nil, notes: [String]) {
+        targets = Self.targets(ceiling: ceiling, verifyPool: verifyPool, endToEnd: endToEnd)
         self.generatedAt = generatedAt
         self.quick = quick
         self.machine = machine
@@ -354,7 +361,7 @@ public struct BenchReport: Codable, Sendable {
     }
 
     public func table() -> [String] {
-        var lines: [String] = []
+        var lines = targetsTable() + [""]
         func f(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
         func percent(_ value: Double) -> String { String(format: "%.0f %%", 100 * value) }
         func ms(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "—" }
@@ -377,10 +384,10 @@ public struct BenchReport: Codable, Sendable {
         lines.append("")
         lines.append("The worker's `VerificationPool` and per-record work (read the CloudEvent, verify, encode the outcome), fed from one thread.")
         lines.append("")
-        lines.append("| threads | issuers × tenants | events | verified | events/s | of ceiling × threads (≤ cores) | target |")
+        lines.append("| threads | issuers × tenants | credentials presented again | events | verified | events/s | of ceiling × threads (≤ cores) |")
         lines.append("|---:|---:|---:|---:|---:|---:|---:|")
         for run in verifyPool {
-            lines.append("| \(run.threads) | \(run.issuers) × \(run.tenants) | \(run.events) | \(run.verified) | \(f(run.eventsPerSecond)) | \(percent(run.ratioToCeiling)) | ≥ 90 % |")
+            lines.append("| \(run.threads) | \(run.issuers) × \(run.tenants) | \(percent(run.repeatShare)) | \(run.events) | \(run.verified) | \(f(run.eventsPerSecond)) | \(percent(run.ratioToCeiling)) |")
         }
         lines.append("")
         lines.append("## 3. End to end (broker + PostgreSQL + worker process + outbox)")
@@ -389,8 +396,8 @@ public struct BenchReport: Codable, Sendable {
             lines.append("| measure | value | target |")
             lines.append("|---|---:|---:|")
             lines.append("| peak sustained (1 worker × \(e2e.peak.threadsPerWorker) threads, \(e2e.peak.events) events over \(f(e2e.peak.seconds, 1)) s) | \(f(e2e.peak.eventsPerSecond)) events/s | |")
-            lines.append("| peak ÷ (ceiling × cores) | \(percent(e2e.peakRatioToCeilingTimesCores)) | ≥ 80 % |")
-            lines.append("| worker CPU per event at peak | \(f(e2e.peak.cpuMillisecondsPerEvent, 3)) ms (crypto is \(percent(e2e.cryptoShareOfWorkerCPU))) | |")
+            lines.append("| peak ÷ (ceiling × cores; PostgreSQL, the broker and the load share these cores) | \(percent(e2e.peakRatioToCeilingTimesCores)) | |")
+            lines.append("| worker CPU per event at peak | \(f(e2e.peak.cpuMillisecondsPerEvent, 3)) ms (the naive ceiling's crypto is \(percent(e2e.cryptoShareOfWorkerCPU))) | |")
             lines.append("| CPU per event at peak: worker + PostgreSQL + broker, load generator and reader | \(budget(e2e.peak)) | |")
             lines.append("| peak RSS (backlog held at 2,000 events, \(e2e.peak.produced) produced) | \(f(e2e.peak.peakRSSMegabytes)) MB | < 150 MB |")
             lines.append("| latency run: offered \(f(e2e.latency.offeredRate ?? 0)) events/s (50 % of peak) for \(f(e2e.latency.seconds, 1)) s | \(e2e.latency.events) events | |")

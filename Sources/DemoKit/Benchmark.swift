@@ -66,10 +66,12 @@ public enum Benchmark {
         ]
     }
 
-    /// A corpus of valid Apple in-app events (the common case) as Kafka (key, value) pairs, and its verifier.
-    public static func corpus(count: Int, seed: UInt64 = 6) throws -> (records: [(key: [UInt8]?, value: [UInt8])], verifier: Verifier) {
+    /// A corpus of valid Apple in-app events (the common case) as Kafka (key, value) pairs, and its verifier;
+    /// `repeatShare` of them present the credential of the event before again.
+    public static func corpus(count: Int, seed: UInt64 = 6, repeatShare: Double = 0) throws -> (records: [(key: [UInt8]?, value: [UInt8])], verifier: Verifier) {
         var generator = LoadGenerator(factory: try TestIssuer.EventFactory(now: Date(), seed: seed), mix: .valid, seed: seed)
         generator.flowWeights = [(.appleWalletApp, 1)]
+        generator.repeatShare = repeatShare
         var records: [(key: [UInt8]?, value: [UInt8])] = []
         for _ in 0..<count {
             let record = try generator.next()

@@ -183,6 +183,8 @@ public final class EndToEndBench: @unchecked Sendable {
     /// its RSS is sampled. Where the corpus is shorter than `events`, it is
     /// repeated with fresh event ids: the repeats go through the same
     /// reading and verification and are then rejected by the nonce check.
+    /// The worker's memo of verified signatures is off here, so that the
+    /// repeats cost what unique credentials cost (the peak's measure).
     public func backlog(events: Int, threadsPerWorker: Int) throws -> Run {
         let bytes = (0..<events).reduce(0) { $0 + corpus[$1 % corpus.count].value.count }
         // The mock broker trims partitions beyond a few MB: about 1 MB of requests (and their
@@ -194,7 +196,7 @@ public final class EndToEndBench: @unchecked Sendable {
         let records = (0..<events).map { index in
             Self.copy(corpus[index % corpus.count], number: index / corpus.count, key: Array("backlog-\(index % keys)".utf8))
         }
-        return try session(workers: 1, threadsPerWorker: threadsPerWorker, requestPartitions: partitions, stage: { bootstrap in
+        return try session(workers: 1, threadsPerWorker: threadsPerWorker, requestPartitions: partitions, signatureMemo: false, stage: { bootstrap in
             let producer = try RateLimitedProducer(bootstrap: bootstrap, rate: nil)
             defer { producer.close() }
             for record in records { producer.send(topic: "veridoc.requests", record: record) }
@@ -303,8 +305,8 @@ public final class EndToEndBench: @unchecked Sendable {
         }
     }
 
-    private func session(workers: Int, threadsPerWorker: Int, requestPartitions: Int32? = nil, stage: ((String) throws -> Void)? = nil,
-                         _ body: (Environment) throws -> Run) throws -> Run {
+    private func session(workers: Int, threadsPerWorker: Int, requestPartitions: Int32? = nil, signatureMemo: Bool = true,
+                         stage: ((String) throws -> Void)? = nil, _ body: (Environment) throws -> Run) throws -> Run {
         runNumber += 1
         let name = "bench_\(runNumber)_\(UInt32.random(in: 0...UInt32.max))"
         let admin = try PostgresConnection(connectionString: postgres.connectionString, applicationName: "veridoc-bench")
@@ -326,7 +328,8 @@ public final class EndToEndBench: @unchecked Sendable {
             try stage(cluster.bootstrapServers)
         }
         let folder = directory.appendingPathComponent("run-\(runNumber)")
-        let config = try writeConfiguration(folder: folder, bootstrap: cluster.bootstrapServers, database: database, threads: threadsPerWorker)
+        let config = try writeConfiguration(folder: folder, bootstrap: cluster.bootstrapServers, database: database, threads: threadsPerWorker,
+                                            signatureMemoEntries: signatureMemo ? nil : 0)
         var processes: [WorkerProcess] = []
         defer { processes.forEach { $0.stop() } }
         let spawnedAt = Date()
@@ -366,7 +369,7 @@ public final class EndToEndBench: @unchecked Sendable {
         throw Failure(description: "the worker group did not settle within 90 s")
     }
 
-    private func writeConfiguration(folder: URL, bootstrap: String, database: String, threads: Int) throws -> URL {
+    private func writeConfiguration(folder: URL, bootstrap: String, database: String, threads: Int, signatureMemoEntries: Int?) throws -> URL {
         let file = try factory.merchant.writeConfiguration(to: folder, trustAnchors: [factory.authority.iaca])
         var root = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
         // The corpus is generated once, before every run: give it room to age.
@@ -377,7 +380,7 @@ public final class EndToEndBench: @unchecked Sendable {
         root["kafka"] = ["bootstrapServers": bootstrap, "groupId": "veridoc-bench",
                          "properties": ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "fetch.wait.max.ms": "5"]]
         root["postgres"] = ["connectionString": database]
-        root["worker"] = ["threads": threads, "batchSize": 500]
+        root["worker"] = ["threads": threads, "batchSize": 500].merging(signatureMemoEntries.map { ["signatureMemoEntries": $0] } ?? [:]) { $1 }
         root["replay"] = ["nonceKeyFile": "pki/nonce.key"]
         root["observability"] = ["port": 0, "logLevel": "info"]
         let keyPath = folder.appendingPathComponent("pki/nonce.key").path

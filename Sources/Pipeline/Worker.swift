@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Kafka
 import Observability
@@ -61,6 +62,8 @@ public final class Worker: @unchecked Sendable {
         var parser = EventParser()
         parser.maxEventBytes = configuration.maxEventBytes
         self.verifier = Verifier(directory: directory, eventParser: parser, issuedNonceKey: IssuedNonce.Key(replayKey: configuration.nonceKey))
+        // The memo is the process's (the issuer check reaches it from any pool thread): sized once, here.
+        TrustedSignatures.shared.memo.reset(capacity: configuration.signatureMemoEntries)
         self.intake = RecordIntake(parser: parser)
         self.retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
         let prefetch = Int(configuration.consumerProperties["queued.max.messages.kbytes"] ?? "") ?? WorkerConfiguration.prefetchKilobytesPerThread

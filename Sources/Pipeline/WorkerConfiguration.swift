@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Observability
 import Postgres
@@ -37,6 +38,8 @@ public struct WorkerConfiguration: Sendable {
     public var nonceKey: [UInt8]
     /// How long a worker's claim on an outbox row keeps others from republishing it.
     public var outboxClaim: TimeInterval
+    /// `worker.signatureMemoEntries`: issuer signatures remembered as verified (0: none).
+    public var signatureMemoEntries = VerifiedSignatureMemo.defaultCapacity
     /// `observability.port` (VERIDOC_HTTP_PORT): where /metrics, /healthz and
     /// /readyz are served, on all IPv4 addresses. 0 picks a free port (logged
     /// as `observability listening`). Default 9464.
@@ -122,6 +125,7 @@ public struct WorkerConfiguration: Sendable {
         }
         configuration.offsetGapPolicy = policy
         configuration.postgresPreparedStatements = settings.postgres.preparedStatements
+        configuration.signatureMemoEntries = worker.signatureMemoEntries
         configuration.httpPort = settings.observability.port
         let level = settings.observability.logLevel
         guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }

@@ -9,6 +9,9 @@ public struct WorkerSettings: Sendable, Equatable {
     public var maxEventBytes = 1 << 20
     /// How long a worker's claim on an outbox row keeps others from republishing it.
     public var outboxClaimSeconds = 15
+    /// Issuer signatures remembered as verified, so a credential shown again
+    /// skips its ECDSA (about 80 bytes each); 0 remembers none.
+    public var signatureMemoEntries = 65_536
 
     public init() {}
 
@@ -32,6 +35,9 @@ public struct WorkerSettings: Sendable, Equatable {
         let outboxClaimSecondsFromEnvironment = try environment.integer("VERIDOC_OUTBOX_CLAIM_SECONDS", range: 1...3600)
         let outboxClaimSecondsFromFile = try section?.integer("outboxClaimSeconds", range: 1...3600)
         outboxClaimSeconds = outboxClaimSecondsFromEnvironment ?? outboxClaimSecondsFromFile ?? outboxClaimSeconds
+        let signatureMemoEntriesFromEnvironment = try environment.integer("VERIDOC_SIGNATURE_MEMO_ENTRIES", range: 0...1_048_576)
+        let signatureMemoEntriesFromFile = try section?.integer("signatureMemoEntries", range: 0...1_048_576)
+        signatureMemoEntries = signatureMemoEntriesFromEnvironment ?? signatureMemoEntriesFromFile ?? signatureMemoEntries
         try section?.finish()
     }
 }

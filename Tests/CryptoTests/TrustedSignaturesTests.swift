@@ -49,6 +49,20 @@ import Testing
         #expect((2..<6).allSatisfy(remembered))
     }
 
+    @Test func aMemoOfNoEntriesRemembersNothingAndAResetForgets() throws {
+        let key = try PrivateKey.generate(curve: .p256)
+        let signature = try key.signature(for: Self.message, hash: .sha256)
+        let memo = VerifiedSignatureMemo(capacity: 4)
+        let verifier = TrustedSignatures(memo: memo, tables: SignatureVerifierCache(capacity: 0))
+        #expect(verifier.isValidSignature(signature, for: Self.message, hash: .sha256, key: key.publicKey))
+        #expect(memo.statistics.entries == 1)
+        memo.reset(capacity: 0)
+        #expect(memo.capacity == 0 && memo.statistics.entries == 0)
+        #expect(verifier.isValidSignature(signature, for: Self.message, hash: .sha256, key: key.publicKey), "still verified, the ordinary way")
+        #expect(verifier.isValidSignature(signature, for: Self.message, hash: .sha256, key: key.publicKey))
+        #expect(memo.statistics.entries == 0 && memo.statistics.hits == 0)
+    }
+
     @Test func entriesSeparateTheirPartsByLength() {
         // The same bytes split differently between digest, signature and point are different entries.
         let a = VerifiedSignatureMemo.Entry(digest: [1, 2], signature: [3], point: [4])

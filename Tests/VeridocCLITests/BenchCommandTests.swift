@@ -46,6 +46,12 @@ import Testing
         #expect(pool.allSatisfy { ($0["eventsPerSecond"] as? Double ?? 0) > 0 && $0["ratioToCeiling"] is Double })
         #expect(pool.allSatisfy { $0["verified"] as? Int == $0["events"] as? Int }, "the benchmark corpus is valid events")
         #expect(pool.contains { ($0["issuers"] as? Int ?? 0) > 1 && ($0["tenants"] as? Int ?? 0) > 1 }, "a run spread over issuers and tenants")
+        #expect(pool.contains { $0["threads"] as? Int == 1 && ($0["repeatShare"] as? Double ?? 0) > 0 }, "a run where credentials are presented again")
+
+        // Every target of a full run, each a measured figure, its goal and whether it was met.
+        let targets = try #require(report["targets"] as? [[String: Any]])
+        #expect(targets.count == 8, "\(targets.compactMap { $0["name"] as? String })")
+        #expect(targets.allSatisfy { $0["measured"] is Double && $0["met"] is Bool && !($0["goal"] as? String ?? "").isEmpty })
 
         let endToEnd = try #require(report["endToEnd"] as? [String: Any])
         let peak = try #require(endToEnd["peak"] as? [String: Any])
@@ -80,7 +86,7 @@ import Testing
         try Self.checkAPI(try #require(report["api"] as? [String: Any]))
 
         let markdown = try String(contentsOf: directory.appendingPathComponent("latest.md"), encoding: .utf8)
-        for heading in ["## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling", "## 5. Hostile input", "## 6. Storage", "## 7. Session API"] {
+        for heading in ["## Targets", "## 1. Crypto ceiling", "## 2. Verify pool", "## 3. End to end", "## 4. Scaling", "## 5. Hostile input", "## 6. Storage", "## 7. Session API"] {
             #expect(markdown.contains(heading), "latest.md: \(heading)")
             #expect(run.stdout.contains(heading), "stdout: \(heading)")
         }
