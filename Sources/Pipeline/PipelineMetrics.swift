@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Kafka
 import MDoc
@@ -33,6 +34,8 @@ import Verification
 /// | `veridoc_purge_lag_seconds` | gauge | |
 /// | `veridoc_kafka_offset_gaps_total` | counter | `kind` (`deleted`, `truncated`) |
 /// | `veridoc_kafka_offsets_skipped_total` | counter | `topic`, `partition` |
+/// | `veridoc_signature_memo_entries` | gauge | |
+/// | `veridoc_signature_tables` | gauge | |
 /// | `veridoc_partitions_stopped` | gauge | |
 public final class PipelineMetrics: Sendable {
     public let registry: MetricsRegistry
@@ -76,6 +79,10 @@ public final class PipelineMetrics: Sendable {
     public let purgeLag: Gauge
     /// Element values deleted by the worker's purge loop.
     public let valuesPurged: Counter
+    /// Issuer signatures remembered as verified (`TrustedSignatures.shared.memo`).
+    let signatureMemoEntries: Gauge
+    /// Document signer keys with a fixed-base table (`SignatureVerifierCache.shared`).
+    let signatureTables: Gauge
 
     static let outboxBacklogInterval: TimeInterval = 5
 
@@ -113,6 +120,11 @@ public final class PipelineMetrics: Sendable {
         for cause in [RecordIntake.Cause.tooLarge, RecordIntake.Cause.notUTF8, RecordIntake.Cause.noID] { deadLetters.initialize(cause) }
         for kind in ["assigned", "revoked"] { rebalances.initialize(kind) }
         for kind in OffsetGap.Kind.allCases { offsetGaps.initialize(kind.rawValue) }
+        signatureMemoEntries = registry.gauge("veridoc_signature_memo_entries",
+                                              help: "Issuer signatures remembered as verified, so that a credential presented again skips its ECDSA (worker.signatureMemoEntries at most).")
+        signatureTables = registry.gauge("veridoc_signature_tables", help: "Document signer keys seen often enough to have a fixed-base verification table (16 at most, about 157 KB each).")
+        signatureMemoEntries.sample { Double(TrustedSignatures.shared.memo.statistics.entries) }
+        signatureTables.sample { Double(TrustedSignatures.shared.tables.statistics.tables) }
         partitionsStopped.sample { [health] in Double(health.stoppedPartitions) }
         postgresUp.sample { [health] in health.postgresReachable ? 1 : 0 }
         partitionsAssigned.sample { [health] in Double(health.assignedPartitions) }

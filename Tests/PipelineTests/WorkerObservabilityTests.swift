@@ -81,6 +81,9 @@ struct WorkerObservabilityTests {
         for name in ["veridoc_verify_in_flight", "veridoc_persist_queue_depth"] {
             #expect(metrics.values(name).count == 1, "\(name)")
         }
+        // The verified events' issuer signatures are remembered (their signer chains to the tenant's IACA).
+        #expect((metrics.values("veridoc_signature_memo_entries").first?.value ?? 0) >= 1, "\(metrics.values("veridoc_signature_memo_entries"))")
+        #expect(metrics.values("veridoc_signature_tables").count == 1)
         let lag = metrics.values("veridoc_consumer_lag")
         #expect(lag.allSatisfy { $0.labels["topic"] == "veridoc.requests" && Int($0.labels["partition"] ?? "") != nil && $0.value >= 0 }, "\(lag)")
 
