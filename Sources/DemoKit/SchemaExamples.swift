@@ -31,6 +31,11 @@ public enum SchemaExamples {
 
     public static let tenantFolder = "tenant"
     public static let configWithClaims = "config-with-claims.json"
+    /// A test tenant (`testConditions`) beside the production one: the same
+    /// merchant keys, its own id, the example IACA as its test root; its
+    /// outcomes are `test_verified` or `test_rejected` and marked.
+    public static let testConfig = "config-test.json"
+    public static let testTenantID = "acme-test"
     /// The integration's key pair for sealed claims: the public half is what
     /// the tenant names; the private half lets a reader (and the test) open them.
     public static let outcomeRecipientPublicKey = "pki/integration-outcomes.pem"
@@ -38,6 +43,7 @@ public enum SchemaExamples {
 
     static let appRequest = "verification-requested.apple-wallet-app.json"
     static let wrongNonceRequest = "verification-requested.apple-wallet-app.rejected-wrong-nonce.json"
+    static let developerProfileRequest = "verification-requested.apple-wallet-app.test-developer-profile.json"
 
     public static let requests: [Request] = [
         Request(name: appRequest, flow: .appleWalletApp, fault: nil, reasons: []),
@@ -46,10 +52,14 @@ public enum SchemaExamples {
         Request(name: wrongNonceRequest, flow: .appleWalletApp, fault: .wrongNonce, reasons: ["decryption.transcript_mismatch"]),
     ]
 
+    /// Request examples for the test tenant: (name, the mock shape), judged under `testConfig`.
+    public static let testRequests: [(name: String, shape: TestIssuer.MockShape)] = [(developerProfileRequest, .developerProfile)]
+
     public static let outcomes: [Outcome] = [
         Outcome(name: "verification-completed.verified.json", request: appRequest, config: "config.json"),
         Outcome(name: "verification-completed.verified-with-claims.json", request: appRequest, config: configWithClaims),
         Outcome(name: "verification-completed.rejected.json", request: wrongNonceRequest, config: "config.json"),
+        Outcome(name: "verification-completed.test_verified.json", request: developerProfileRequest, config: testConfig),
     ]
 
     /// What the app example asks for: the retention intents an integration states per element.
@@ -72,7 +82,11 @@ public enum SchemaExamples {
         let outcomeKey = try PrivateKey.generate(curve: .p256)
         try writeFile(outcomeKey.publicKey.pem, tenant.appendingPathComponent(outcomeRecipientPublicKey), permissions: 0o644)
         try writeFile(try outcomeKey.pkcs8PEM(), tenant.appendingPathComponent(outcomeRecipientPrivateKey), permissions: 0o600)
-        try writeConfigWithClaims(from: config, to: tenant.appendingPathComponent(configWithClaims))
+        try writeConfig(from: config, to: tenant.appendingPathComponent(configWithClaims)) { $0["outcomeRecipientKey"] = outcomeRecipientPublicKey }
+        try writeConfig(from: config, to: tenant.appendingPathComponent(testConfig)) { tenant in
+            tenant["id"] = testTenantID
+            tenant["testConditions"] = ["kinds": ["developerProfile"], "trustAnchors": tenant.removeValue(forKey: "trustAnchors") ?? []]
+        }
         try writeFile(RFC3339.string(from: at) + "\n", tenant.appendingPathComponent("AT"), permissions: 0o644)
 
         var written: [String: [UInt8]] = [:]
@@ -83,6 +97,18 @@ public enum SchemaExamples {
             written[request.name] = event
             try Data(pretty(event)).write(to: directory.appendingPathComponent(request.name))
         }
+        var testFactory = factory
+        let merchant = factory.merchant
+        testFactory.merchant = TestIssuer.Merchant(
+            tenantID: testTenantID, merchantID: merchant.merchantID, teamID: merchant.teamID, origin: merchant.origin,
+            maxRequestAgeSeconds: merchant.maxRequestAgeSeconds, currentKey: merchant.key(.current), rotatedKey: merchant.key(.rotated))
+        for (name, shape) in testRequests {
+            var options = TestIssuer.EventOptions()
+            options.mockShape = shape
+            let event = try testFactory.event(.appleWalletApp, options: options).json()
+            written[name] = event
+            try Data(pretty(event)).write(to: directory.appendingPathComponent(name))
+        }
         for outcome in outcomes {
             guard let event = written[outcome.request] else { throw TestIssuer.FixtureError("no example \(outcome.request)") }
             let json = try OutcomeEvent.verifying(event, configFile: tenant.appendingPathComponent(outcome.config), at: at)
@@ -90,11 +116,12 @@ public enum SchemaExamples {
         }
     }
 
-    private static func writeConfigWithClaims(from config: URL, to destination: URL) throws {
+    /// `config` with its tenant changed by `change`, written to `destination`.
+    private static func writeConfig(from config: URL, to destination: URL, _ change: (inout [String: Any]) -> Void) throws {
         guard var object = try JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any],
               var tenants = object["tenants"] as? [[String: Any]], !tenants.isEmpty
         else { throw TestIssuer.FixtureError("\(config.path) has no tenant") }
-        tenants[0]["outcomeRecipientKey"] = outcomeRecipientPublicKey
+        change(&tenants[0])
         object["tenants"] = tenants
         try writeFile(String(decoding: try pretty(object), as: UTF8.self), destination, permissions: 0o644)
     }

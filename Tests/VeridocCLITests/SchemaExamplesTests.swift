@@ -34,7 +34,7 @@ import Verification
 
     @Test func everyEventExampleIsListed() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.examples.path).filter { $0.hasPrefix("verification-") }
-        #expect(Set(files) == Set(SchemaExamples.requests.map(\.name) + SchemaExamples.outcomes.map(\.name)))
+        #expect(Set(files) == Set(SchemaExamples.requests.map(\.name) + SchemaExamples.testRequests.map(\.name) + SchemaExamples.outcomes.map(\.name)))
     }
 
     @Test func requestExamplesAreJudgedAsTheirNamesSay() throws {
@@ -49,6 +49,24 @@ import Verification
             #expect(data["flow"] as? String == request.flow.rawValue, "\(request.name)")
             let codes = (data["reasons"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
             #expect(codes == request.reasons, "\(request.name)")
+        }
+    }
+
+    /// The test tenant's example is a developer-profile response: a test verdict with its marker,
+    /// and the same event is no production outcome: the production tenant does not know the test tenant's id.
+    @Test func testExamplesAreMarkedAsTests() throws {
+        let (tenant, at) = try Self.tenantCopy()
+        defer { try? FileManager.default.removeItem(at: tenant.deletingLastPathComponent()) }
+        for (name, shape) in SchemaExamples.testRequests {
+            #expect(name.contains(".test-"), "\(name) says it is a test")
+            let (status, outcome) = try Self.verify(name, config: SchemaExamples.testConfig, tenant: tenant, at: at)
+            let data = try #require(outcome["data"] as? [String: Any])
+            #expect(status == 3, "veridoc verify exits 3 for a test verdict: \(name)")
+            #expect(data["verdict"] as? String == "test_verified", "\(name)")
+            let assurance = try #require(data["assurance"] as? [String: Any])
+            #expect(assurance["level"] as? String == "test" && assurance["kind"] as? String == shape.kind.rawValue, "\(assurance)")
+            let production = try Self.verify(name, config: "config.json", tenant: tenant, at: at)
+            #expect(production.status == 1 && (production.outcome["data"] as? [String: Any])?["verdict"] as? String == "rejected")
         }
     }
 
