@@ -121,7 +121,7 @@ public struct Certificate: Sendable, Hashable {
         let key = try PublicKey(owned: owned)
         // A document signer's key verifies every event it signed, and
         // `SignatureVerifierCache` names it by its point: exported once here
-        // (through the provider, ~20 µs), not on every verification.
+        // (a round through the provider), not on every verification.
         guard key.curve != nil else { return key }
         return try PublicKey(owned: owned, point: key.uncompressedPoint, ec: key.ec)
     }

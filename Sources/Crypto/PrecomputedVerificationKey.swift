@@ -38,7 +38,8 @@ public final class PrecomputedVerificationKey: @unchecked Sendable {
     /// (glibc's mallinfo2 around builds: 157,216 bytes).
     public static let approximateByteCount = 157_216
 
-    /// Builds Q's table: about 20–30 ms of one core.
+    /// Builds Q's table: as much CPU as several hundred verifications, so
+    /// only for keys that will verify far more (`SignatureVerifierCache`).
     public init(_ key: PublicKey) throws(CryptoError) {
         guard key.curve == .p256, let point = key.uncompressedPoint else {
             throw .unsupported("fixed-base verification is for P-256 keys")

@@ -20,10 +20,10 @@ import Foundation
 public final class SignatureVerifierCache: @unchecked Sendable {
     public static let shared = SignatureVerifierCache()
 
-    /// Sightings before a key gets its table. A build (~21 ms; 281 M
-    /// instructions) is repaid by about 660 verifies through the table (each
-    /// ~424 k instructions, ~30 µs, cheaper); a key that was seen 1,000 times
-    /// is likely to be seen that many more.
+    /// Sightings before a key gets its table. A build costs as much as
+    /// several hundred verifications through the table save (the figures are
+    /// in bench/results/history.md); a key seen 1,000 times is likely to be
+    /// seen that many more.
     public static let defaultThreshold = 1_000
     /// Tables kept: 16 document signers in about 2.5 MB.
     public static let defaultCapacity = 16
