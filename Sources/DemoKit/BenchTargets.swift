@@ -9,30 +9,6 @@ extension BenchReport {
         public var unit: String
         public var goal: String
         public var met: Bool
-
-        init(_ name: String, _ measured: Double, _ unit: String, atLeast minimum: Double) {
-            self.init(name: name, measured: measured, unit: unit, goal: "≥ \(Self.format(minimum)) \(unit)", met: measured >= minimum)
-        }
-
-        init(_ name: String, _ measured: Double, _ unit: String, below maximum: Double) {
-            self.init(name: name, measured: measured, unit: unit, goal: "< \(Self.format(maximum)) \(unit)", met: measured < maximum)
-        }
-
-        init(_ name: String, _ measured: Double, _ unit: String, atMost maximum: Double) {
-            self.init(name: name, measured: measured, unit: unit, goal: "≤ \(Self.format(maximum)) \(unit)", met: measured <= maximum)
-        }
-
-        init(name: String, measured: Double, unit: String, goal: String, met: Bool) {
-            self.name = name
-            self.measured = measured
-            self.unit = unit
-            self.goal = goal
-            self.met = met
-        }
-
-        static func format(_ value: Double) -> String {
-            value >= 10 ? String(format: "%.0f", value) : String(format: "%.3g", value)
-        }
     }
 
     /// The targets this run's sections can speak to (none for a skipped section).
@@ -72,5 +48,23 @@ extension BenchReport {
         }
         if targets.isEmpty { lines.append("| (no section measured) | | | |") }
         return lines
+    }
+}
+
+extension BenchReport.Target {
+    init(_ name: String, _ measured: Double, _ unit: String, atLeast minimum: Double) {
+        self.init(name: name, measured: measured, unit: unit, goal: "≥ \(Self.format(minimum)) \(unit)", met: measured >= minimum)
+    }
+
+    init(_ name: String, _ measured: Double, _ unit: String, below maximum: Double) {
+        self.init(name: name, measured: measured, unit: unit, goal: "< \(Self.format(maximum)) \(unit)", met: measured < maximum)
+    }
+
+    init(_ name: String, _ measured: Double, _ unit: String, atMost maximum: Double) {
+        self.init(name: name, measured: measured, unit: unit, goal: "≤ \(Self.format(maximum)) \(unit)", met: measured <= maximum)
+    }
+
+    static func format(_ value: Double) -> String {
+        value >= 10 ? String(format: "%.0f", value) : String(format: "%.3g", value)
     }
 }

@@ -229,7 +229,7 @@ final class PipelineFixture {
         return outcomes
     }
 
-    /// The outcome CloudEvents themselves, one per distinct subject (the last read), until `expected` or the timeout.
+    /// The outcome CloudEvents themselves, one per CloudEvent id, until `expected` distinct subjects or the timeout.
     func outcomeEvents(expected: Int, timeout: TimeInterval = 60) throws -> [[String: Any]] {
         let listener = NoOffsets()
         let consumer = try KafkaConsumer(properties: [
@@ -238,19 +238,19 @@ final class PipelineFixture {
         ], listener: listener)
         defer { consumer.close() }
         try consumer.subscribe(["veridoc.outcomes"])
-        var events: [String: [String: Any]] = [:]
+        var subjects: Set<String> = []
         var ids: Set<String> = []
-        var all: [[String: Any]] = []
+        var events: [[String: Any]] = []
         let deadline = Date().addingTimeInterval(timeout)
-        while events.count < expected && Date() < deadline {
+        while subjects.count < expected && Date() < deadline {
             guard let message = try consumer.poll(timeoutMilliseconds: 200) else { continue }
             if let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any],
                let id = object["id"] as? String, let subject = object["subject"] as? String {
-                events[subject] = object
-                if ids.insert(id).inserted { all.append(object) }
+                subjects.insert(subject)
+                if ids.insert(id).inserted { events.append(object) }
             }
         }
-        return all
+        return events
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
