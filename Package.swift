@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // The database's layout and every statement the product runs on it:
         // the migrations and, per table, its row layout and its queries as values.
-        .target(name: "Storage", dependencies: ["Postgres"]),
+        .target(name: "Storage", dependencies: ["Postgres", "JSON"]),
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
         // The HTTP face on libmicrohttpd: whole requests to a handler, bounded bodies.
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD"]),

@@ -12,8 +12,8 @@ import Verification
 /// database server, measured as the backend's scheduler time (so the server
 /// must run on this machine, as `EmbeddedPostgres` does).
 ///
-/// - Batches through the real `ResultStore.write` (nonces, results, element
-///   groups, values, outbox and positions in one pipelined transaction), on a
+/// - Batches through the real `ResultStore.write` (nonces, results with their
+///   element groups, values, outbox and positions in one pipelined transaction), on a
 ///   connection with prepared statements and one without, and a batch that
 ///   holds a replay against an all-new one: replays and redeliveries are
 ///   ordinary traffic, so they must not make a batch dearer than the
@@ -81,15 +81,17 @@ public struct StoreBench {
         progress("storage: filling the tables with \(options.fillerResults) results …")
         let filler = options.fillerResults
         try admin.executeScript("""
-            INSERT INTO results (event_id, verdict, reason_codes, received_at, verified_at, processing_seconds, source_topic, source_partition, source_offset)
-              SELECT 'filler-' || md5(i::text), 'verified', '{}', now(), now(), 0, 't', 0, i FROM generate_series(1, \(filler)) i;
+            INSERT INTO results (event_id, verdict, reason_codes, received_at, verified_at, processing_seconds, source_topic, source_partition, source_offset,
+                                 element_groups)
+              SELECT 'filler-' || md5(i::text), 'verified', '{}', now(), now(), 0, 't', 0, i,
+                     (SELECT json_agg(json_build_object('capped', false, 'elements', ARRAY['e' || g, 'f' || g], 'intent', 'willNotStore',
+                                                        'namespace', 'ns', 'requested', g = 0, 'source', 'request'))
+                      FROM generate_series(0, 3) g)
+              FROM generate_series(1, \(filler)) i;
             INSERT INTO nonces (tenant, nonce_hash, event_id, used_at)
-              SELECT 'tenant', sha256(i::text::bytea), 'filler-' || md5(i::text), now() FROM generate_series(1, \(filler)) i;
-            INSERT INTO element_groups (event_id, namespace, elements, requested, retention_intent, retention_source, retention_capped)
-              SELECT 'filler-' || md5((i / 4)::text), 'ns', ARRAY['e' || (i % 4), 'f' || (i % 4)], i % 4 = 0, 'willNotStore', 'request', false
-              FROM generate_series(1, \(filler * 4)) i
+              SELECT 'tenant', sha256(i::text::bytea), 'filler-' || md5(i::text), now() FROM generate_series(1, \(filler)) i
             """)
-        for table in ["results", "nonces", "element_groups"] { try admin.executeScript("VACUUM ANALYZE \(table)") }
+        for table in ["results", "nonces"] { try admin.executeScript("VACUUM ANALYZE \(table)") }
 
         struct Writer {
             let connection: PostgresConnection
@@ -117,9 +119,9 @@ public struct StoreBench {
                 let writer = writers[kind.prepared ? 1 : 0]
                 try admin.executeScript("""
                     DELETE FROM results WHERE event_id NOT LIKE 'filler-%'; DELETE FROM nonces WHERE event_id NOT LIKE 'filler-%';
-                    DELETE FROM element_groups WHERE event_id NOT LIKE 'filler-%'; TRUNCATE outbox, consumer_positions, consumer_gaps, element_values
+                    TRUNCATE outbox, consumer_positions, consumer_gaps, element_values
                     """)
-                for table in ["results", "nonces", "element_groups"] { try admin.executeScript("VACUUM \(table)") }
+                for table in ["results", "nonces"] { try admin.executeScript("VACUUM \(table)") }
                 try admin.executeScript("CHECKPOINT")
                 let server = ProcessCPU.scheduledSeconds(pid: writer.pid)
                 let start = DispatchTime.now().uptimeNanoseconds

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Retention
+import Storage
 import Verification
 
 /// The part of storing a result that needs no database — the outcome event's
@@ -17,10 +18,10 @@ struct PreparedWrite: Sendable {
     /// Sealed mayStore values (empty unless verified); nil if sealing failed,
     /// in which case the persister seals again and reports the failure there.
     let values: RetentionWriter.ValueRows?
-    /// The `element_groups` rows (names and retention decisions), for the result
-    /// as the fresh-nonce outcome reads: built here, it is no part of the
-    /// persister thread's time.
-    let elements: [[PostgresValue]]
+    /// The result row's `element_groups` (names and retention decisions):
+    /// built here, it is no part of the persister thread's time. A replay has
+    /// the same: the nonce check changes neither the elements nor the request.
+    let elementGroups: PostgresValue
 
     init(result: VerificationResult, retention: RetentionWriter) {
         let fresh = ResultStore.consumesNonce(result) ? result.recordingNonceCheck(reused: false) : result
@@ -28,7 +29,7 @@ struct PreparedWrite: Sendable {
         // The nonce check changes neither the elements nor the request, so
         // both kinds of row share one set of decisions.
         let decided = retention.decisions(for: result)
-        elements = retention.elementGroupRows(for: fresh, decided: decided)
+        elementGroups = ElementGroupsColumn.value(retention.elementGroupRows(for: result, decided: decided))
         values = result.isAccepted ? try? retention.valueRows(for: result, decided: decided, storedAt: Date()) : RetentionWriter.ValueRows()
     }
 }

@@ -10,8 +10,8 @@ import Verification
 /// An outcome waiting for the outcome topic: an outbox row.
 typealias OutboxEntry = OutboxTable.Row
 
-/// Writes one batch in one transaction: the nonce uses, the result rows, the
-/// element rows (retention metadata), the encrypted value rows, the outbox
+/// Writes one batch in one transaction: the nonce uses, the result rows (with
+/// their elements' names and retention metadata), the encrypted value rows, the outbox
 /// rows and the consumer position of every partition in the batch. Either all of it is durable or none of it is, which is what
 /// makes processing into PostgreSQL exactly-once across crashes.
 package struct ResultStore {
@@ -77,7 +77,7 @@ package struct ResultStore {
     /// Any batch, whatever it holds, in two round trips: BEGIN, the nonce
     /// claims and the results rows, each `ON CONFLICT DO NOTHING RETURNING`
     /// what it inserted; then, decided by those answers, the replays' verdicts,
-    /// the element, value and outbox rows of the new results, the positions,
+    /// the value and outbox rows of the new results, the positions,
     /// and COMMIT.
     ///
     /// Redeliveries and replays are ordinary traffic (4 % of the realistic
@@ -124,7 +124,6 @@ package struct ResultStore {
                 ResultsTable.recordReplay(eventID: item.result.requestID ?? "", verdict: item.result.verdict,
                                           reasonCodes: item.result.report.reasons.map(\.code.rawValue))
             }
-            if let elements = try elementStatement(fresh) { statements.append(elements) }
             if let kept = try valueStatement(fresh, values: values) { statements.append(kept) }
             let outbox = outboxEntries(fresh)
             if !outbox.isEmpty { statements.append(try outboxStatement(outbox)) }
@@ -148,7 +147,6 @@ package struct ResultStore {
             let newIDs = try insertResults(decided, on: connection)
             written.duplicates = decided.count - newIDs.count
             let firsts = Self.firstOccurrences(decided) { newIDs.contains(Identifier($0)) }
-            if let elements = try elementStatement(firsts) { try connection.execute(elements) }
             if let kept = try valueStatement(firsts, values: values) { try connection.execute(kept) }
             written.outbox = outboxEntries(firsts)
             if !written.outbox.isEmpty { try connection.execute(try outboxStatement(written.outbox)) }
@@ -267,6 +265,7 @@ package struct ResultStore {
                 .timestamp(result.verifiedAt), .double(max(0, result.verifiedAt.timeIntervalSince(item.completion.receivedAt))),
                 .text(ticket.topicPartition.topic), .int(Int64(ticket.topicPartition.partition)), .int(ticket.offset),
                 .text(result.assurance.isTest ? "test" : "production"), optional(result.assurance.kind?.rawValue),
+                item.completion.prepared?.elementGroups ?? ElementGroupsColumn.value(retention.elementGroupRows(for: result)),
             ])
         }
         return rows
@@ -278,21 +277,6 @@ package struct ResultStore {
         guard !rows.isEmpty else { return [] }
         let inserted = try connection.execute(ResultsTable.insertNew(rows))
         return Set((0..<inserted.rowCount).compactMap { inserted.string($0, "event_id").map(Identifier.init) })
-    }
-
-    /// Every disclosed element's name and retention decision (docs/retention.md),
-    /// whatever the verdict; never its value: a row per namespace and
-    /// decision, listing its elements (`RetentionWriter.elementGroupRows`).
-    ///
-    /// `items` are new results, one per id, and their (namespace, element)
-    /// pairs are distinct (`RetentionWriter.decisions`): that, not a key, keeps
-    /// one entry per element and event.
-    private func elementStatement(_ items: [Decided]) throws -> PostgresStatement? {
-        let rows = items.flatMap { item in
-            (item.nonceReused ? nil : item.completion.prepared?.elements) ?? retention.elementGroupRows(for: item.result)
-        }
-        guard !rows.isEmpty else { return nil }
-        return try ElementGroupsTable.insert(rows)
     }
 
     /// The sealed values of the verified results among `items`.

@@ -149,6 +149,8 @@ struct InsertShape: Sendable {
 /// OIDs from pg_type.dat (stable across PostgreSQL versions).
 enum ArrayElement: Equatable {
     case text, bytea, bool, int2, int4, int8, float8, timestamptz
+    /// `json`: its binary form is its text, which `json_recv` checks as `json_in` does.
+    case json
     /// An array-typed column (`text[]`, `integer[]`, …): text[] whose elements
     /// are each row's array literal, cast to the column's type per row.
     case arrayLiteral
@@ -160,6 +162,7 @@ enum ArrayElement: Equatable {
         let words = sqlType.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).joined(separator: " ")
         switch words {
         case "text": self = .text
+        case "json": self = .json
         case "bytea": self = .bytea
         case "boolean", "bool": self = .bool
         case "smallint", "int2": self = .int2
@@ -181,6 +184,7 @@ enum ArrayElement: Equatable {
         case .int2: 21
         case .int4: 23
         case .text, .arrayLiteral: 25
+        case .json: 114
         case .float8: 701
         case .timestamptz: 1184
         }
@@ -193,6 +197,7 @@ enum ArrayElement: Equatable {
         case .int2: 1005
         case .int4: 1007
         case .text, .arrayLiteral: 1009
+        case .json: 199
         case .int8: 1016
         case .float8: 1022
         case .timestamptz: 1185
@@ -205,7 +210,7 @@ enum ArrayElement: Equatable {
     /// the server converts it exactly as it converts any text literal.
     func carries(_ value: PostgresValue) -> Bool {
         switch (self, value) {
-        case (_, .null), (.text, .text), (.bytea, .bytes), (.bool, .bool), (.int2, .int), (.int4, .int), (.int8, .int),
+        case (_, .null), (.text, .text), (.json, .text), (.bytea, .bytes), (.bool, .bool), (.int2, .int), (.int4, .int), (.int8, .int),
              (.float8, .double), (.timestamptz, .timestamp), (.arrayLiteral, .text), (.arrayLiteral, .textArray):
             true
         case (.timestamptz, .text(let text)):
@@ -267,7 +272,7 @@ enum ArrayElement: Equatable {
     /// `value`'s binary form (the element type's `*_send`), without its length.
     private func appendElement(_ value: PostgresValue, to out: inout [UInt8], number: Int) throws(PostgresError) {
         switch (self, value) {
-        case (.text, .text(let text)), (.arrayLiteral, .text(let text)):
+        case (.text, .text(let text)), (.json, .text(let text)), (.arrayLiteral, .text(let text)):
             try Self.appendText(text, to: &out, number: number)
         case (.arrayLiteral, .textArray(let elements)):
             try Self.appendLiteral(elements, to: &out, number: number)

@@ -43,6 +43,12 @@ extension PostgresValue {
         return String(decoding: text.utf8.flatMap { $0 == 0 ? [0xEF, 0xBF, 0xBD] : [$0] }, as: UTF8.self)
     }
 
+    /// `date` as PostgreSQL reads a timestamptz `.timestamp(date)` sends (RFC 3339 in
+    /// UTC with microseconds), for timestamps inside other values; nil outside years 0001–9999.
+    public static func timestampText(_ date: Date) -> String? {
+        TimestampText.format(date)
+    }
+
     /// `date` as a timestamp, or NULL outside years 0001–9999, for dates the
     /// caller does not control (an event's `time`, an MSO's validity): RFC 3339
     /// writes years 0000 and, with an offset, 10000; sending one fails the

@@ -99,7 +99,8 @@ public struct RetentionWriter: Sendable {
         elementGroupRows(for: result, decided: decisions(for: result))
     }
 
-    /// The `element_groups` rows (in `ElementGroupsTable.columns`' order) from decisions already made for `result`:
+    /// The element groups (in `ElementGroupsColumn.columns`' order; `ElementGroupsColumn.value`
+    /// makes the results row's column of them) from decisions already made for `result`:
     /// the elements of one namespace with the same decision share a row, in
     /// the order of their first element, each listing its names in disclosure
     /// order. An event of Apple's kind discloses ~23 elements under 3 or 4

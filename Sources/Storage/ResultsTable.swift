@@ -11,7 +11,7 @@ public enum ResultsTable {
         .init("mso_valid_from", "timestamptz"), .init("mso_valid_until", "timestamptz"), .init("event_time", "timestamptz"),
         .init("received_at", "timestamptz"), .init("verified_at", "timestamptz"), .init("processing_seconds", "double precision"),
         .init("source_topic", "text"), .init("source_partition", "integer"), .init("source_offset", "bigint"),
-        .init("assurance", "text"), .init("test_kind", "text"),
+        .init("assurance", "text"), .init("test_kind", "text"), .init("element_groups", "json"),
     ]
 
     /// Inserts the rows whose event id is not stored yet and returns those ids

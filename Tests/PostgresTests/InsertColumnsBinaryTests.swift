@@ -238,4 +238,26 @@ struct InsertColumnsBinaryTests {
             }
         }
     }
+
+    /// `json` columns go as binary `json[]` (its elements' binary form is
+    /// their text) and store what the same text stores; text that is not
+    /// JSON is refused by the server (22P02), so nothing unchecked goes in.
+    @Test func jsonColumnsTravelAsBinaryAndAreChecked() throws {
+        try TestServer.withScratchSchema { connection, schema in
+            try connection.executeScript("CREATE TABLE \(schema).j (k integer, v json)")
+            let values: [PostgresValue] = [.text(#"[{"a":"quote\" ü 🪪","b":[1,2.5,null,true]}]"#), .null, .text("{}")]
+            let rows = values.enumerated().map { [PostgresValue.int(Int64($0)), $1] }
+            let columns = [PostgresColumn("k", "integer"), PostgresColumn("v", "json")]
+            let (_, buffer) = try PostgresConnection.unnestInsert(into: "x", columns: columns, rows: rows, suffix: "")
+            #expect(buffer.formats == [1, 1] && buffer.types == [1007, 199])
+            try connection.insertColumns(into: "\(schema).j", columns: columns, rows: rows)
+            let read = try connection.execute("SELECT v::text AS v, (v::jsonb = $1::jsonb) AS same FROM \(schema).j ORDER BY k", [values[0]])
+            #expect(read.string(0, "v") == (try #require({ if case .text(let text) = values[0] { text } else { nil } }())))
+            #expect(read.bool(0, "same") == true && read.isNull(1, "v") && read.string(2, "v") == "{}")
+            let refused = #expect(throws: PostgresError.self) {
+                try connection.insertColumns(into: "\(schema).j", columns: columns, rows: [[.int(9), .text("{not json")]])
+            }
+            #expect(refused?.sqlState == "22P02")
+        }
+    }
 }

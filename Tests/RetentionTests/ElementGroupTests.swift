@@ -48,7 +48,7 @@ struct ElementGroupTests {
         let result = Self.result(disclosing: [("a", "x"), ("a", "z"), ("a", "y"), ("b", "x"), ("a", "w"), ("b", "q"), ("b", "p"), ("a", "v"), ("a", "u"), ("a", "t"), ("a", "x")],
                                  requested: requested)
         let rows = Self.writer.elementGroupRows(for: result)
-        #expect(rows.allSatisfy { $0.first == .text("r") && $0.count == ElementGroupsTable.columns.count })
+        #expect(rows.allSatisfy { $0.first == .text("r") && $0.count == ElementGroupsColumn.columns.count })
         #expect(rows.map(Self.describe) == [
             "a [x] t mayStore 30 request f 30d",
             "a [z,w,u,t] f willNotStore - not-requested f -",

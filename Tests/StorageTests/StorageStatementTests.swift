@@ -22,10 +22,54 @@ struct StorageStatementTests {
         Int(try connection.execute(sql, parameters).int(0, "count") ?? -1)
     }
 
-    func resultRow(_ id: String, tenant: String = "t1", verdict: String = "verified", verifiedAt: Date = Date(), testKind: String? = nil) -> [PostgresValue] {
+    func resultRow(_ id: String, tenant: String = "t1", verdict: String = "verified", verifiedAt: Date = Date(), testKind: String? = nil,
+                   elementGroups: [[PostgresValue]] = []) -> [PostgresValue] {
         [.text(id), .text(tenant), .text("apple-wallet-app"), .text(verdict), .textArray([]), .text("org.iso.18013.5.1.mDL"),
          .text("CN=issuer"), .text("US"), .null, .null, .null, .null, .timestamp(verifiedAt), .timestamp(verifiedAt), .double(0.01),
-         .text("veridoc.requests"), .int(0), .int(1), .text(verdict.hasPrefix("test_") ? "test" : "production"), testKind.map(PostgresValue.text) ?? .null]
+         .text("veridoc.requests"), .int(0), .int(1), .text(verdict.hasPrefix("test_") ? "test" : "production"), testKind.map(PostgresValue.text) ?? .null,
+         ElementGroupsColumn.value(elementGroups)]
+    }
+
+    /// The groups a result row carries read back through the views
+    /// `element_groups` and `elements` exactly as written: names that JSON
+    /// must escape, a retention limit and none, an instant with microseconds,
+    /// "never", and no instant. A result without elements has no rows there.
+    @Test func elementGroupsReadBackThroughTheViewsAsWritten() throws {
+        let until = Date(timeIntervalSince1970: 1_900_000_000.123456)
+        let groups: [[PostgresValue]] = [
+            [.text("a"), .text("org.iso.18013.5.1"), .textArray(["family_name", "quote\"back\\slash", "line\nbreak\u{1}", "ünï 🪪"]), .bool(true),
+             .text("mayStore"), .int(30), .text("request"), .bool(false), .timestamp(until)],
+            [.text("a"), .text("ns \"two\""), .textArray(["portrait"]), .bool(false), .text("willNotStore"), .null,
+             .text("not-requested"), .bool(false), .null],
+            [.text("a"), .text("org.iso.18013.5.1"), .textArray(["age_over_21"]), .bool(true), .text("mayStore"), .null,
+             .text("tenant-default"), .bool(true), .text("infinity")],
+        ]
+        try connection.execute(ResultsTable.insertNew([resultRow("a", elementGroups: groups), resultRow("b")]))
+        let read = try connection.execute("""
+            SELECT namespace, array_to_json(elements)::text AS names, requested, retention_intent, retention_days, retention_source,
+                   retention_capped, retain_until::text AS until, (retain_until = $1) AS exact
+            FROM element_groups WHERE event_id = 'a' ORDER BY retention_days NULLS LAST, retention_capped, namespace
+            """, [.timestamp(until)])
+        #expect(read.rowCount == groups.count)
+        for (row, group) in groups.enumerated() {
+            #expect(read.string(row, "namespace").map(PostgresValue.text) == group[1])
+            guard case .textArray(let names) = group[2] else { continue }
+            let stored = try JSONSerialization.jsonObject(with: Data((read.string(row, "names") ?? "").utf8)) as? [String]
+            #expect(stored == names)
+            #expect(read.bool(row, "requested").map(PostgresValue.bool) == group[3])
+            #expect(read.string(row, "retention_intent").map(PostgresValue.text) == group[4])
+            #expect((read.int(row, "retention_days").map(PostgresValue.int) ?? .null) == group[5])
+            #expect(read.string(row, "retention_source").map(PostgresValue.text) == group[6])
+            #expect(read.bool(row, "retention_capped").map(PostgresValue.bool) == group[7])
+        }
+        #expect(read.bool(0, "exact") == true)
+        #expect(read.string(1, "until") == nil)
+        #expect(read.string(2, "until") == "infinity")
+        #expect(try count("SELECT count(*) AS count FROM elements WHERE event_id = 'a'") == 6)
+        #expect(try count("SELECT count(*) AS count FROM elements WHERE event_id = 'a' AND element = $1 AND requested",
+                          [.text("quote\"back\\slash")]) == 1)
+        #expect(try count("SELECT count(*) AS count FROM element_groups WHERE event_id = 'b'") == 0)
+        #expect(try connection.execute("SELECT element_groups IS NULL AS none FROM results WHERE event_id = 'b'").bool(0, "none") == true)
     }
 
     @Test func migrationsApplyEachVersionOnceInOrder() throws {
