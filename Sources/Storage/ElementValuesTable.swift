@@ -12,9 +12,10 @@ public enum ElementValuesTable {
         .init("nonce", "bytea"), .init("ciphertext", "bytea"), .init("retain_until", "timestamptz"), .init("stored_at", "timestamptz"),
     ]
 
-    /// A redelivered event's values are already there and stay as they are.
+    /// Values of results just inserted in the same transaction, so none is
+    /// there yet (as for `OutboxTable.insert`): a row already there fails the statement.
     public static func insert(_ rows: [[PostgresValue]]) throws(PostgresError) -> PostgresStatement {
-        try .insertColumns(into: "element_values", columns: columns, rows: rows, suffix: "ON CONFLICT DO NOTHING")
+        try .insertColumns(into: "element_values", columns: columns, rows: rows)
     }
 
     /// Up to `limit` rows past their `retain_until` at `now`.

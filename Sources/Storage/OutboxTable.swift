@@ -29,15 +29,19 @@ public enum OutboxTable {
         }
     }
 
-    /// The rows, claimed by `worker` until `claimUntil`; an id already there stays as it is.
+    /// The rows, claimed by `worker` until `claimUntil`. An id already there
+    /// fails the statement: the writer inserts outbox rows only for results
+    /// its own transaction has just inserted (the results key decides
+    /// redeliveries), and an outcome id follows from its request's id, so
+    /// none can be there. Without `ON CONFLICT` PostgreSQL skips a probe of
+    /// the key and a speculative insertion per row.
     public static func insert(_ rows: [Row], claimedBy worker: String, until claimUntil: Date) throws(PostgresError) -> PostgresStatement {
         try .insertColumns(
             into: "outbox", columns: columns,
             rows: rows.map { row in
                 [.text(row.id), .text(row.eventID), row.key.map(PostgresValue.bytes) ?? .null, .text(row.payload),
                  .text(worker), .timestamp(claimUntil), .bool(row.hasClaims)]
-            },
-            suffix: "ON CONFLICT (id) DO NOTHING")
+            })
     }
 
     /// Delivered outcomes leave the outbox.

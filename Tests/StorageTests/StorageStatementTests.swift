@@ -144,7 +144,9 @@ struct StorageStatementTests {
                     OutboxTable.Row(id: "o2", eventID: "e2", key: nil, payload: #"{"id":"o2","data":{}}"#, hasClaims: false)]
         try connection.execute(OutboxTable.insert([rows[0]], claimedBy: "w1", until: Date().addingTimeInterval(-1)))
         try connection.execute(OutboxTable.insert([rows[1]], claimedBy: "w1", until: Date().addingTimeInterval(600)))
-        try connection.execute(OutboxTable.insert(rows, claimedBy: "w9", until: Date()))
+        // An outcome already there is a writer's bug, not a redelivery: refused, and the rows there keep their claims.
+        let again = #expect(throws: PostgresError.self) { try connection.execute(OutboxTable.insert(rows, claimedBy: "w9", until: Date())) }
+        #expect(again?.sqlState == "23505")
         #expect(Int(try connection.execute(OutboxTable.countUnpublished).int(0, "count") ?? 0) == 2)
 
         let swept = try connection.execute(OutboxTable.claimExpired(by: "w2", forSeconds: 60))
@@ -177,8 +179,9 @@ struct StorageStatementTests {
                     value("e1", tenant: "t1", element: "c", until: later), value("e2", tenant: "t2", element: "a", until: later, key: "old")]
         #expect(rows.allSatisfy { $0.count == ElementValuesTable.columns.count })
         try connection.execute(ElementValuesTable.insert(rows))
-        try connection.execute(ElementValuesTable.insert(rows))
-        #expect(try count("SELECT count(*) AS count FROM element_values") == 4, "a redelivery's values are not stored twice")
+        let again = #expect(throws: PostgresError.self) { try connection.execute(ElementValuesTable.insert(rows)) }
+        #expect(again?.sqlState == "23505")
+        #expect(try count("SELECT count(*) AS count FROM element_values") == 4, "values are never stored twice")
 
         let overdue = try connection.execute(ElementValuesTable.oldestOverdue(at: now)).double(0, "age") ?? 0
         #expect(abs(overdue - 7200) < 5)
