@@ -19,8 +19,7 @@ struct PreparedWrite: Sendable {
     /// in which case the persister seals again and reports the failure there.
     let values: RetentionWriter.ValueRows?
     /// The result row's `element_groups` (names and retention decisions):
-    /// built here, it is no part of the persister thread's time. A replay has
-    /// the same: the nonce check changes neither the elements nor the request.
+    /// built here, it is no part of the persister thread's time.
     let elementGroups: PostgresValue
 
     init(result: VerificationResult, retention: RetentionWriter) {

@@ -7,9 +7,9 @@ import Postgres
 /// `element_groups` (a row per group) and `elements` (a row per element) read
 /// it, and rows stored before migration 12 from the table it replaced.
 ///
-/// A column of the result's own row rather than rows of their own: three or
-/// four rows an event, each with a heap tuple, an index entry and WAL, were
-/// about a sixth of PostgreSQL's CPU per event.
+/// A column of the result's own row rather than rows of their own: each row
+/// (three or four an event) was a heap tuple, an index entry and WAL of its
+/// own, where the result's row is written anyway.
 public enum ElementGroupsColumn {
     /// The group layout writers follow (`RetentionWriter.elementGroupRows`),
     /// one value per column of the view `element_groups`.

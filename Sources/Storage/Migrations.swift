@@ -305,8 +305,8 @@ public enum Migrations {
             FROM results GROUP BY 1, 2, 3, 8;
             """),
         // Element groups move into the result's row (`ElementGroupsColumn`):
-        // their own rows, three or four an event with an index entry each, were
-        // about a sixth of PostgreSQL's CPU per event. Nothing is copied or
+        // their own rows, three or four an event with an index entry each, cost
+        // the database more than the row already written. Nothing is copied or
         // rewritten: the table keeps the rows stored so far under a new name,
         // the view `element_groups` reads both, and `elements` reads the view.
         // A worker of an earlier version finds a view where it inserted and
