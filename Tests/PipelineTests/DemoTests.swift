@@ -12,7 +12,6 @@ import TestSupport
 struct DemoTests {
     @Test func demoRunsEndToEndLeavesNothingBehindAndLogsNoPersonalData() throws {
         let planted = "Xylophonist-PLANTED-\(UInt32.random(in: 0...UInt32.max))"
-        let before = Set(postmasterPIDs())
         let run = try runDemo(["demo", "--events", "500", "--family-name", planted])
         #expect(run.status == 0, "\(run.output.suffix(3000))")
 
@@ -31,13 +30,10 @@ struct DemoTests {
         #expect(!run.output.contains(planted))
         #expect(!run.output.contains(Data(planted.utf8).base64EncodedString()))
 
-        // Nothing it started is still running: no new postmaster, no demo folder.
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(Set(postmasterPIDs()).subtracting(before).isEmpty, "the demo's PostgreSQL was stopped")
-        let folder = run.output.split(separator: "\n").first { $0.contains("initdb into") }.flatMap { line in
-            line.split(separator: " ").first { $0.hasPrefix("/tmp/veridoc-demo-") }
-        }.map { "/tmp/" + $0.dropFirst(5).prefix(while: { $0 != "/" }) }
+        // Nothing it started is still running: no postmaster on its folder, no folder.
+        let folder = demoFolder(in: run.output)
         #expect(folder != nil, "the demo names its folder")
+        if let folder { #expect(serverStops(on: folder), "the demo's PostgreSQL was stopped") }
         let folderRemains = folder.map { FileManager.default.fileExists(atPath: $0) } ?? true
         #expect(!folderRemains, "the demo removed its folder (keys included)")
     }
@@ -46,7 +42,6 @@ struct DemoTests {
     /// database, and the printed stop command stops it and removes every file
     /// the demo made, the tenant's private keys included.
     @Test func aKeptDemoTellsHowToQueryAndHowToRemoveIt() throws {
-        let before = Set(postmasterPIDs())
         let run = try runDemo(["demo", "--events", "100", "--keep"])
         #expect(run.status == 0, "\(run.output.suffix(2000))")
         let lines = run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -62,15 +57,13 @@ struct DemoTests {
         let stopped = try Subprocess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", stop], mergingStandardError: true)
         #expect(stopped.status == 0, "\(stop): \(stopped.output)")
         #expect(!FileManager.default.fileExists(atPath: folder.path), "database, config and keys are gone")
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(Set(postmasterPIDs()).subtracting(before).isEmpty, "the kept PostgreSQL was stopped")
+        #expect(serverStops(on: folder.path), "the kept PostgreSQL was stopped")
     }
 
     /// Ctrl-C while the demo runs: it stops its PostgreSQL and removes its
     /// folder (the demo tenant's private keys) before exiting 130, instead of
     /// leaving a postmaster running and keys on disk.
     @Test func anInterruptedDemoLeavesNothingBehind() throws {
-        let before = Set(postmasterPIDs())
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-demo-test-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: log) }
         let pid = try spawnDemo(["demo", "--events", "100000", "--rate", "200"], log: log)
@@ -81,12 +74,9 @@ struct DemoTests {
             Thread.sleep(forTimeInterval: 0.2)
             output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         }
-        let folder = output.split(separator: "\n").first { $0.contains("initdb into") }.flatMap { line in
-            line.split(separator: " ").first { $0.hasPrefix("/tmp/veridoc-demo-") }
-        }.map { "/tmp/" + $0.dropFirst(5).prefix(while: { $0 != "/" }) }
-        let started = Set(postmasterPIDs()).subtracting(before)
-        #expect(folder != nil && !started.isEmpty, "the demo got as far as its PostgreSQL: \(output.suffix(2000))")
-        Thread.sleep(forTimeInterval: 1)
+        let folder = demoFolder(in: output)
+        let started = folder.map { !postmasterPIDs(on: $0).isEmpty } ?? false
+        #expect(started, "the demo got as far as its PostgreSQL: \(output.suffix(2000))")
 
         kill(pid, SIGINT)
         var status: Int32 = 0
@@ -101,8 +91,7 @@ struct DemoTests {
             Thread.sleep(forTimeInterval: 0.1)
         }
         #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 130, "exit 130 after SIGINT, status \(status)")
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(Set(postmasterPIDs()).intersection(started).isEmpty, "the demo's PostgreSQL was stopped")
+        if let folder { #expect(serverStops(on: folder), "the demo's PostgreSQL was stopped") }
         let folderRemains = folder.map { FileManager.default.fileExists(atPath: $0) } ?? true
         #expect(!folderRemains, "the demo removed its folder (keys included)")
     }
@@ -112,13 +101,34 @@ struct DemoTests {
         return line.replacingOccurrences(of: label, with: "").split(whereSeparator: { $0 == " " || $0 == "/" }).compactMap { Int($0) }.first
     }
 
-    /// Pids of running `postgres` server processes (postmasters and children).
-    private func postmasterPIDs() -> [Int32] {
+    /// The folder the demo says it runs PostgreSQL in (`/tmp/veridoc-demo-…`).
+    private func demoFolder(in output: String) -> String? {
+        output.split(separator: "\n").first { $0.contains("initdb into") }.flatMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("/tmp/veridoc-demo-") }
+        }.map { "/tmp/" + $0.dropFirst(5).prefix(while: { $0 != "/" }) }
+    }
+
+    /// Pids of postmasters serving a data directory inside `folder`: the
+    /// demo's own server, named by its `-D` argument. Other tests (the other
+    /// integration lane) start and stop PostgreSQL servers of their own at the
+    /// same time, so counting every postmaster on the machine says nothing
+    /// about the demo's.
+    private func postmasterPIDs(on folder: String) -> [Int32] {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
-            let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-            return command.hasPrefix("/usr/lib/postgresql/") && command.contains("/bin/postgres")
+            guard let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let arguments = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard let program = arguments.first, program.hasPrefix("/usr/lib/postgresql/"), program.hasSuffix("/bin/postgres") else { return false }
+            return arguments.contains { $0.hasPrefix(prefix) }
         }
+    }
+
+    /// Whether the postmaster on `folder` is gone, waiting for it to exit (a
+    /// condition, not a duration: `pg_ctl stop -w` has returned, but the
+    /// process table may lag behind its exit on a busy machine).
+    private func serverStops(on folder: String) -> Bool {
+        eventually(30) { postmasterPIDs(on: folder).isEmpty }
     }
 
     /// Runs the binary with stdout and stderr into one file (never a pipe: the
