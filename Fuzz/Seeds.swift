@@ -65,7 +65,7 @@ enum SeedWriter {
     /// Writes `<dir>/<target>/seed-NNNN` for cbor, apple-envelope, annex-c, verify, parsers and fixed-base.
     static func write(to directory: String, vectors: String?) throws {
         var fixture = Fixture.shared
-        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": [], "parsers": [], "fixed-base": []]
+        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": [], "parsers": [], "fixed-base": [], "transcript": []]
         func add(_ target: String, _ bytes: [UInt8]) { corpora[target]!.append(bytes) }
         func addDeviceResponse(_ response: [UInt8]) {
             let plaintext = CBOR.map([.init("identity", .preEncoded(response))]).encoded()
@@ -127,6 +127,7 @@ enum SeedWriter {
             let payload = event.payload
             add("cbor", payload)
             add("cbor", event.transcript.encoded)
+            add("transcript", event.transcript.encoded)
             switch event.flow {
             case .appleWalletApp: add("apple-envelope", payload)
             case .appleWalletWeb:
@@ -152,6 +153,7 @@ enum SeedWriter {
                     bytes = hex(String(decoding: data, as: UTF8.self))
                 }
                 if let bytes, !bytes.isEmpty {
+                    if path.contains("session_transcript") || path.contains("device_engagement") { add("transcript", bytes) }
                     addDeviceResponse(bytes)
                     add("apple-envelope", bytes)
                 }

@@ -112,9 +112,13 @@ extension ChaosHarness {
 
         // Verdict and reasons equal the in-process reference; a replayed nonce may
         // instead be request.nonce_reused when another event of its group owns it.
-        let nonceOwners = try connection.execute("SELECT event_id FROM nonces")
+        // A verified event owns its tenant's nonce (one row) and its presentation,
+        // single-use across the deployment (rows under tenant '', one per document).
+        let nonceOwners = try connection.execute("SELECT event_id FROM nonces WHERE tenant <> ''")
         let owners = Set((0..<nonceOwners.rowCount).compactMap { nonceOwners.string($0, "event_id") })
         if owners.count != nonceOwners.rowCount { violation("nonceAcceptedTwice", "an event owns more than one nonce row") }
+        let presentationOwners = try connection.execute("SELECT DISTINCT event_id FROM nonces WHERE tenant = ''")
+        let presented = Set((0..<presentationOwners.rowCount).compactMap { presentationOwners.string($0, "event_id") })
         var verifiedPerGroup: [String: [String]] = [:]
         var seen = Set<String>()
         for index in delivered {
@@ -123,6 +127,7 @@ extension ChaosHarness {
             if actual.verdict == "verified" {
                 verifiedPerGroup[plan.nonceGroup ?? id, default: []].append(id)
                 if !owners.contains(id) { violation("nonceAcceptedTwice", "verified event \(id) does not own its nonce") }
+                if !presented.contains(id) { violation("nonceAcceptedTwice", "verified event \(id) does not own its presentation") }
             }
             if actual.verdict == expected.verdict && actual.reasons == expected.reasons { continue }
             if expected.verdict == "verified" && actual.verdict == "rejected" && actual.reasons == ["request.nonce_reused"] && !owners.contains(id) {

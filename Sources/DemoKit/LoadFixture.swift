@@ -60,7 +60,8 @@ public enum LoadFixture {
         let merchant = TestIssuer.Merchant(
             tenantID: try string("tenantId"), merchantID: try string("merchantId"), teamID: try string("teamId"), origin: try string("origin"),
             maxRequestAgeSeconds: metadata["maxRequestAgeSeconds"] as? Int ?? 600,
-            currentKey: try PrivateKey(pem: try text("pki/merchant-current.pem")), rotatedKey: try PrivateKey(pem: try text("pki/merchant-rotated.pem")))
+            currentKey: try PrivateKey(pem: try text("pki/merchant-current.pem")), rotatedKey: try PrivateKey(pem: try text("pki/merchant-rotated.pem")),
+            readerKey: (try? text("pki/reader.pem")).flatMap { try? PrivateKey(pem: $0) })
         var random = TestIssuer.SeededRandom(seed: seed)
         let credential = TestIssuer.Credential.mobileDrivingLicence(now: now, using: &random)
         return TestIssuer.EventFactory(

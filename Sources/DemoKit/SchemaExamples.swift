@@ -101,7 +101,8 @@ public enum SchemaExamples {
         let merchant = factory.merchant
         testFactory.merchant = TestIssuer.Merchant(
             tenantID: testTenantID, merchantID: merchant.merchantID, teamID: merchant.teamID, origin: merchant.origin,
-            maxRequestAgeSeconds: merchant.maxRequestAgeSeconds, currentKey: merchant.key(.current), rotatedKey: merchant.key(.rotated))
+            maxRequestAgeSeconds: merchant.maxRequestAgeSeconds, currentKey: merchant.key(.current), rotatedKey: merchant.key(.rotated),
+            readerKey: merchant.readerKey)
         for (name, shape) in testRequests {
             var options = TestIssuer.EventOptions()
             options.mockShape = shape

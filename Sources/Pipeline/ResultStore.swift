@@ -168,8 +168,13 @@ package struct ResultStore {
 
     /// Whether storing `result` uses up its nonce (so the nonce check applies to it).
     static func consumesNonce(_ result: VerificationResult) -> Bool {
-        result.isAccepted && result.replayToken != nil && result.tenant != nil && result.requestID != nil
+        result.isAccepted && (result.replayToken != nil || !result.presentationTokens.isEmpty) && result.tenant != nil && result.requestID != nil
     }
+
+    /// The `nonces.tenant` of a presentation's identity (`PresentationIdentity`):
+    /// no tenant id is empty, so these rows are one deployment-wide scope
+    /// beside each tenant's own nonces.
+    static let deploymentScope = ""
 
     /// A result that uses up its nonce: `index` into the batch's items; the nonce keyed per tenant, never stored as sent.
     private struct NonceUse {
@@ -183,9 +188,16 @@ package struct ResultStore {
     private func nonceUses(_ items: [(Completion, VerificationResult)]) -> [NonceUse] {
         var uses: [NonceUse] = []
         for (index, (_, result)) in items.enumerated() {
-            guard Self.consumesNonce(result), let token = result.replayToken, let tenant = result.tenant, let eventID = result.requestID else { continue }
-            let hash = HMAC.authenticationCode(.sha256, key: nonceKey, data: Array(tenant.utf8) + [0] + token)
-            uses.append(NonceUse(index: index, use: NoncesTable.Use(tenant: tenant, hash: hash, eventID: eventID)))
+            guard Self.consumesNonce(result), let tenant = result.tenant, let eventID = result.requestID else { continue }
+            if let token = result.replayToken {
+                let hash = HMAC.authenticationCode(.sha256, key: nonceKey, data: Array(tenant.utf8) + [0] + token)
+                uses.append(NonceUse(index: index, use: NoncesTable.Use(tenant: tenant, hash: hash, eventID: eventID)))
+            }
+            // Keyed like the nonces, under a label of their own: a stored hash tells nobody which tenant's traffic it came from.
+            for token in Set(result.presentationTokens) {
+                let hash = HMAC.authenticationCode(.sha256, key: nonceKey, data: Array("presentation".utf8) + [0] + token)
+                uses.append(NonceUse(index: index, use: NoncesTable.Use(tenant: Self.deploymentScope, hash: hash, eventID: eventID)))
+            }
         }
         return uses
     }
@@ -230,7 +242,7 @@ package struct ResultStore {
                                   isReplay: (NonceUse) -> Bool) -> [Decided] {
         var decided = assumed
         for use in uses where isReplay(use) {
-            decided[use.index].result = items[use.index].1.recordingNonceCheck(reused: true)
+            decided[use.index].result = items[use.index].1.recordingNonceCheck(reused: true, presentation: use.tenant == Self.deploymentScope)
             decided[use.index].nonceReused = true
         }
         return decided
@@ -266,6 +278,7 @@ package struct ResultStore {
                 .text(ticket.topicPartition.topic), .int(Int64(ticket.topicPartition.partition)), .int(ticket.offset),
                 .text(result.assurance.isTest ? "test" : "production"), optional(result.assurance.kind?.rawValue),
                 item.completion.prepared?.elementGroups ?? ElementGroupsColumn.value(retention.elementGroupRows(for: result)),
+                optional(document?.deviceAuthentication?.method), untrusted(document?.deviceAuthentication?.reader),
             ])
         }
         return rows

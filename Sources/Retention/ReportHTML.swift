@@ -49,6 +49,12 @@ public enum ReportHTML {
             [$0.tenant, $0.flow, $0.docType, $0.issuerCountry, $0.verdict, Suppression.display($0.count)]
         }, id: "outcomes")
 
+        body += "<h2>Device authentication</h2>\n<p class=\"note\">signature: the holder's device key signed the response; "
+            + "mac: a device MAC, counted only because the named registered reader signed the submission (docs/device-authentication.md).</p>\n"
+        body += htmlTable(["Tenant", "Flow", "Verdict", "Method", "Reader", "Count"], snapshot.deviceAuthentication.map {
+            [$0.tenant, $0.flow, $0.verdict, $0.method, $0.reader, Suppression.display($0.count)]
+        }, id: "device-authentication")
+
         body += "<h2>Processing latency (seconds, receipt → verification)</h2>\n"
         body += ReportCharts.latency(snapshot.latency)
         body += htmlTable(["Tenant", "Flow", "Count", "p50", "p90", "p99"], snapshot.latency.map(latencyCells), id: "latency")

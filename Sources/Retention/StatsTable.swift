@@ -10,6 +10,10 @@ public enum StatsTable {
                      snapshot.outcomes.map { [$0.tenant, $0.flow, $0.docType, $0.issuerCountry, $0.verdict, Suppression.display($0.count)] })
         out += "\nReasons (an event with several reasons counts under each; none = verified)\n\n"
         out += table(["TENANT", "FLOW", "REASON", "COUNT"], snapshot.reasons.map { [$0.tenant, $0.flow, $0.reason, Suppression.display($0.count)] })
+        out += "\nDevice authentication (signature: the device key signed; mac: a MAC a registered reader signed for)\n\n"
+        out += table(["TENANT", "FLOW", "VERDICT", "METHOD", "READER", "COUNT"], snapshot.deviceAuthentication.map {
+            [$0.tenant, $0.flow, $0.verdict, $0.method, $0.reader, Suppression.display($0.count)]
+        })
         out += "\nProcessing latency, seconds from receipt to verification (percentiles hidden under 5 events)\n\n"
         out += table(["TENANT", "FLOW", "COUNT", "P50", "P90", "P99"], snapshot.latency.map { row in
             let hide = Suppression.isSuppressed(row.count)

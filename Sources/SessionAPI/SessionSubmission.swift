@@ -54,6 +54,13 @@ enum SessionSubmission {
             try base64("deviceResponse")
             try base64("sessionTranscript")
             try base64("ephemeralReaderKey", required: false)
+            if var reader = try body.object("readerAuthentication") {
+                // Carried into the event as the reader wrote it; the workers check the signature.
+                for (name, limit) in [("readerId", 256), ("signedAt", 64), ("signature", 128)] {
+                    fields.append(("readerAuthentication.\(name)", try reader.requiredString(name, maxBytes: limit)))
+                }
+                try reader.finish()
+            }
         }
         // A field of another flow's answer is named as that, before what this flow misses.
         try body.finish()
@@ -93,9 +100,15 @@ enum SessionSubmission {
     /// The request event: its `time` is when the session (and its nonce) was issued.
     static func event(for session: SessionsTable.Row, answer: Answer) -> [UInt8] {
         var data: JSONObject = ["tenant": .string(session.tenant), "flow": .string(session.flow)]
+        var reader: JSONObject = [:]
         for (name, value) in answer.fields {
-            data[name == "deviceResponse" ? "payload" : name] = .string(value)
+            if name.hasPrefix("readerAuthentication.") {
+                reader[String(name.dropFirst("readerAuthentication.".count))] = .string(value)
+            } else {
+                data[name == "deviceResponse" ? "payload" : name] = .string(value)
+            }
         }
+        if !reader.isEmpty { data["readerAuthentication"] = .object(reader) }
         switch Flow(rawValue: session.flow) {
         case .appleWalletApp:
             data["nonce"] = .string(Base64.encodeStandard(session.nonce))
@@ -108,6 +121,8 @@ enum SessionSubmission {
         case nil:
             break
         }
+        // What the session asked for: the response must be of its docType (`response.doctype_not_requested`).
+        if !session.docType.isEmpty { data["requestedDocTypes"] = .array([.string(session.docType)]) }
         if let requested = try? RequestBody.parser.parse(Array(session.requested.utf8)), let list = requested.arrayValue, !list.isEmpty {
             data["requestedElements"] = .array(list)
         }

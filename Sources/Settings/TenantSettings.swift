@@ -36,6 +36,8 @@ public struct TenantSettings: Sendable, Equatable {
     public var apiKeyHashes: [String]
     /// What `POST /v1/reader-tokens` signs with (Apple Business Register).
     public var readerTokens: ReaderTokens?
+    /// Registered proximity readers, each id once.
+    public var readers: [Reader] = []
 
     /// Apple's test conditions (README, "Testing with the Simulator and a
     /// developer profile"): the tenant accepts the mock responses of `kinds`,
@@ -57,6 +59,20 @@ public struct TenantSettings: Sendable, Equatable {
         }
         /// The Team ID Apple's Simulator puts in the session transcript.
         public static let simulatorTeamID = "PassKit_Identity_Test_Team_ID"
+    }
+
+    /// A `readers` entry: a proximity reader whose signature over a submission
+    /// lets a device MAC count (docs/device-authentication.md).
+    public struct Reader: Sendable, Equatable {
+        /// The reader instance identifier (ProximityReader's `readerInstanceIdentifier`).
+        public var id: String
+        /// A PEM P-256 public key (SubjectPublicKeyInfo) whose private half stays on the reader.
+        public var publicKey: String
+
+        public init(id: String, publicKey: String) {
+            self.id = id
+            self.publicKey = publicKey
+        }
     }
 
     public struct ReaderTokens: Sendable, Equatable {
@@ -136,6 +152,16 @@ public struct TenantSettings: Sendable, Equatable {
             guard let file = try tokens.nonEmptyString("signingKey") else { throw ConfigError("\(tokens.setting("signingKey")): required") }
             try tokens.finish()
             readerTokens = ReaderTokens(brandID: brand, keyID: key, signingKey: file)
+        }
+        readers = try object.objects("readers") { (entry: inout SettingsObject) throws(ConfigError) -> Reader in
+            guard let id = try entry.nonEmptyString("id"), id.utf8.count <= Self.maxIDLength else {
+                throw ConfigError("\(entry.setting("id")): a non-empty string of at most \(Self.maxIDLength) bytes is required")
+            }
+            guard let key = try entry.nonEmptyString("publicKey") else { throw ConfigError("\(entry.setting("publicKey")): required") }
+            return Reader(id: id, publicKey: key)
+        } ?? []
+        if let index = readers.indices.first(where: { index in readers[..<index].contains { $0.id.utf8.elementsEqual(readers[index].id.utf8) } }) {
+            throw ConfigError("\(object.setting("readers"))[\(index)].id: duplicate reader id")
         }
         if var test = try object.object("testConditions") {
             testConditions = try Self.testConditions(&test, tenant: self)

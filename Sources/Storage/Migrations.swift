@@ -331,6 +331,17 @@ public enum Migrations {
                    g.retention_source, g.retention_capped, g.retain_until
             FROM element_groups g CROSS JOIN LATERAL unnest(g.elements) AS e(element);
             """),
+        // How the holder's device authenticated (docs/device-authentication.md):
+        // a signature, or a MAC with the registered reader that signed for it.
+        // Catalog only: the columns have no default, and the check is NOT VALID
+        // (the rows already there hold NULL, which it allows).
+        Migration(version: 13, name: "device authentication of results", sql: """
+            ALTER TABLE results ADD COLUMN device_auth text;
+            ALTER TABLE results ADD COLUMN device_reader text;
+            ALTER TABLE results ADD CONSTRAINT results_device_auth_check
+                CHECK ((device_auth IS NULL AND device_reader IS NULL) OR (device_auth = 'signature' AND device_reader IS NULL)
+                       OR (device_auth = 'mac' AND device_reader IS NOT NULL)) NOT VALID;
+            """),
     ]
 
     /// The advisory-lock key under which migrations run, so that workers

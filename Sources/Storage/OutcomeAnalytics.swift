@@ -21,6 +21,12 @@ public struct AnalyticsSnapshot: Sendable {
         public let verified: Int
         public let rejected: Int
     }
+    /// Outcomes by how the holder's device authenticated (migration 13):
+    /// `method` "signature" or "mac", `reader` the registered reader of a MAC.
+    public struct DeviceAuthentication: Sendable, Equatable {
+        public let tenant, flow, verdict, method, reader: String
+        public let count: Int
+    }
     public struct Latency: Sendable, Equatable {
         public let hour: Date?
         public let tenant, flow: String
@@ -36,6 +42,7 @@ public struct AnalyticsSnapshot: Sendable {
     public let hours: [Hour]
     public let latency: [Latency]
     public let hourlyLatency: [Latency]
+    public var deviceAuthentication: [DeviceAuthentication] = []
     /// Which outcomes were read: production only unless asked (migration 11).
     public var assurance: AssuranceScope = .production
 
@@ -103,8 +110,23 @@ public struct AnalyticsSnapshot: Sendable {
                         p99: result.double(row, "p99") ?? 0)
             }
         }
+        // From results, as the latency: device authentication came after the hourly views.
+        let deviceRows = try connection.execute("""
+            SELECT COALESCE(tenant, '(none)') AS tenant, COALESCE(flow, '(none)') AS flow, verdict, device_auth,
+                   COALESCE(device_reader, '-') AS device_reader, count(*)::bigint AS count
+            FROM results WHERE verified_at >= $1 AND ($2::text IS NULL OR tenant = $2) AND ($3::text IS NULL OR assurance = $3)
+              AND device_auth IS NOT NULL
+            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            """, parameters)
+        let devices = (0..<deviceRows.rowCount).map { row in
+            DeviceAuthentication(
+                tenant: deviceRows.string(row, "tenant") ?? "", flow: deviceRows.string(row, "flow") ?? "", verdict: deviceRows.string(row, "verdict") ?? "",
+                method: deviceRows.string(row, "device_auth") ?? "", reader: deviceRows.string(row, "device_reader") ?? "-",
+                count: Int(deviceRows.int(row, "count") ?? 0))
+        }
         return AnalyticsSnapshot(
             since: since, tenant: tenant, outcomes: outcomes, reasons: reasons, hours: hours,
-            latency: latencies(latencyRows, hourly: false), hourlyLatency: latencies(hourlyRows, hourly: true), assurance: assurance)
+            latency: latencies(latencyRows, hourly: false), hourlyLatency: latencies(hourlyRows, hourly: true), deviceAuthentication: devices,
+            assurance: assurance)
     }
 }

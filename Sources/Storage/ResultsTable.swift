@@ -12,6 +12,7 @@ public enum ResultsTable {
         .init("received_at", "timestamptz"), .init("verified_at", "timestamptz"), .init("processing_seconds", "double precision"),
         .init("source_topic", "text"), .init("source_partition", "integer"), .init("source_offset", "bigint"),
         .init("assurance", "text"), .init("test_kind", "text"), .init("element_groups", "json"),
+        .init("device_auth", "text"), .init("device_reader", "text"),
     ]
 
     /// Inserts the rows whose event id is not stored yet and returns those ids

@@ -22,6 +22,11 @@ extension TestIssuer.Merchant {
         }
         try write(try currentKey.pkcs8PEM(), "pki/merchant-current.pem", permissions: 0o600)
         try write(try rotatedKey.pkcs8PEM(), "pki/merchant-rotated.pem", permissions: 0o600)
+        if let readerKey {
+            // The private half only for the load generator's fixture: a real reader keeps it on the device.
+            try write(try readerKey.pkcs8PEM(), "pki/reader.pem", permissions: 0o600)
+            try write(readerKey.publicKey.pem, "pki/reader-public.pem", permissions: 0o644)
+        }
         var anchorFiles: [String] = []
         for (index, anchor) in trustAnchors.enumerated() {
             let name = "pki/iaca-\(index + 1).pem"
@@ -29,8 +34,7 @@ extension TestIssuer.Merchant {
             anchorFiles.append(name)
         }
 
-        let config: [String: Any] = [
-            "tenants": [[
+        var tenant: [String: Any] = [
                 "id": tenantID,
                 "merchantIds": [merchantID],
                 "teamId": teamID,
@@ -38,8 +42,9 @@ extension TestIssuer.Merchant {
                 "trustAnchors": anchorFiles,
                 "origins": [origin],
                 "maxRequestAgeSeconds": maxRequestAgeSeconds,
-            ]],
         ]
+        if readerKey != nil { tenant["readers"] = [["id": Self.readerID, "publicKey": "pki/reader-public.pem"]] }
+        let config: [String: Any] = ["tenants": [tenant]]
         let json = try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         try write(String(decoding: json, as: UTF8.self) + "\n", "config.json", permissions: 0o644)
         return directory.appendingPathComponent("config.json")

@@ -12,6 +12,8 @@ extension TestIssuer {
         /// iso-device-response only: authenticate with deviceMac and put the
         /// reader's key in the event (Apple's flows always sign).
         public var deviceMac = false
+        /// `data.requestedDocTypes`: what the request asked for.
+        public var requestedDocTypes: [String] = []
         /// Which of the merchant's keys the wallet encrypts to.
         public var recipient: Merchant.KeySlot = .current
         public var requestedElements: [RequestedElement] = []
@@ -105,9 +107,15 @@ extension TestIssuer {
             // "!" is in neither base64 alphabet.
             if fault == .malformedBase64 { data[flow == .appleWalletWeb ? "response" : "payload"] = "!!not-base64!!" }
             if fault == .forgedSessionToken { data["sessionToken"] = Data([IssuedNonce.version] + random.bytes(IssuedNonce.byteCount - 1)).base64EncodedString() }
-            return GeneratedEvent(
+            var event = GeneratedEvent(
                 flow: flow, fault: fault, attributes: attributes, data: data, requestedElements: options.requestedElements,
                 deviceResponse: deviceResponse, transcript: transcript, expectedReasons: expected)
+            event.requestedDocTypes = fault == .unrequestedDocType ? ["eu.europa.ec.eudi.pid.1"] : options.requestedDocTypes
+            if flow == .isoDeviceResponse {
+                event.reader = try readerSigner(options, fault: fault)
+                event.signAsReader()
+            }
+            return event
         }
 
         // MARK: the wallet answering a session
@@ -139,6 +147,15 @@ extension TestIssuer {
             let issued = try issueDocument(options: EventOptions(), fault: nil)
             let reader = try ReaderSession()
             return (try deviceResponse(issued, transcript: reader.transcript, fault: nil), reader.transcriptBytes)
+        }
+
+        /// The same read authenticated by a device MAC: the reader's ephemeral
+        /// key (PKCS#8 DER) comes with it, as ProximityReader gives it from iOS 26.4.
+        public mutating func readerAnswerWithDeviceMac() throws -> (deviceResponse: [UInt8], sessionTranscript: [UInt8], ephemeralReaderKey: [UInt8]) {
+            let issued = try issueDocument(options: EventOptions(), fault: nil)
+            let reader = try ReaderSession()
+            let response = try deviceResponse(issued, transcript: reader.transcript, authentication: .mac(readerKey: reader.readerKey.publicKey), fault: nil)
+            return (response, reader.transcriptBytes, try reader.readerKeyDER())
         }
 
         // MARK: issuer side
@@ -283,14 +300,39 @@ extension TestIssuer {
             return (data, transcript, plaintext)
         }
 
+        /// Whether the event's device authenticates with a MAC.
+        static func usesDeviceMac(_ options: EventOptions, fault: Fault?) -> Bool {
+            options.deviceMac || fault == .readerKeyNotInTranscript || fault == .unboundDeviceMac
+        }
+
         private mutating func isoDeviceResponse(_ issued: IssuedDocument, options: EventOptions, fault: Fault?) throws -> FlowParts {
-            let reader = try ReaderSession()
-            let authentication: Holder.Authentication = options.deviceMac ? .mac(readerKey: reader.readerKey.publicKey) : .signature
-            let plaintext = try deviceResponse(issued, transcript: reader.transcript, authentication: authentication, fault: fault)
+            var reader = try ReaderSession()
+            if fault == .readerKeyNotInTranscript { reader = try reader.supplying(try PrivateKey.generate(curve: .p256)) }
+            let mac = Self.usesDeviceMac(options, fault: fault)
+            let authentication: Holder.Authentication = mac ? .mac(readerKey: reader.readerKey.publicKey) : .signature
+            var transcript = reader.transcript
+            var transcriptBytes = reader.transcriptBytes
+            if fault == .foreignTranscript {
+                transcript = SessionTranscript.appleWalletApp(
+                    nonce: random.bytes(32), merchantID: merchant.merchantID, teamID: merchant.teamID,
+                    recipientKeyHash: AppleEnvelope.recipientKeyHash(of: merchant.key(.current).publicKey))
+                transcriptBytes = transcript.encoded
+            }
+            let plaintext = try deviceResponse(issued, transcript: transcript, authentication: authentication, fault: fault)
             let payload = fault == .garbagePayload ? Array("this is not a DeviceResponse".utf8) : plaintext
-            var data = ["payload": Data(payload).base64EncodedString(), "sessionTranscript": Data(reader.transcriptBytes).base64EncodedString()]
-            if options.deviceMac { data["ephemeralReaderKey"] = Data(try reader.readerKeyDER()).base64EncodedString() }
-            return (data, reader.transcript, plaintext)
+            var data = ["payload": Data(payload).base64EncodedString(), "sessionTranscript": Data(transcriptBytes).base64EncodedString()]
+            if mac { data["ephemeralReaderKey"] = Data(try reader.readerKeyDER()).base64EncodedString() }
+            return (data, transcript, plaintext)
+        }
+
+        /// The reader that signs an iso-device-response event: the merchant's
+        /// registered one for a MAC, an unregistered key for `forgedReaderSignature`.
+        private func readerSigner(_ options: EventOptions, fault: Fault?) throws -> GeneratedEvent.ReaderSigner? {
+            if fault == .forgedReaderSignature {
+                return GeneratedEvent.ReaderSigner(id: Merchant.readerID, key: try PrivateKey.generate(curve: .p256), tenant: merchant.tenantID)
+            }
+            guard Self.usesDeviceMac(options, fault: fault), fault != .unboundDeviceMac, let key = merchant.readerKey else { return nil }
+            return GeneratedEvent.ReaderSigner(id: Merchant.readerID, key: key, tenant: merchant.tenantID)
         }
 
         private func patch(_ encoded: [UInt8], _ edit: (CBOR) -> CBOR) throws -> [UInt8] {

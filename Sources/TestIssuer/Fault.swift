@@ -58,6 +58,22 @@ extension TestIssuer {
         /// iso-device-response only: a `sessionToken` Veridoc never issued
         /// (45 random bytes): the event claims a session it has no right to.
         case forgedSessionToken
+        /// iso-device-response only: the device signed over an Apple in-app
+        /// transcript (a response made for a merchant's app), submitted as a
+        /// proximity response.
+        case foreignTranscript
+        /// iso-device-response only: a device MAC agreed with a reader key
+        /// that is not the transcript's EReaderKey (the one supplied with it).
+        case readerKeyNotInTranscript
+        /// iso-device-response only: `readerAuthentication` signed by a key
+        /// that is not the registered reader's (the device signs, so only the
+        /// reader check fails).
+        case forgedReaderSignature
+        /// iso-device-response only: a device MAC and no reader signature, as
+        /// anyone holding a credential's issuer-signed part can make.
+        case unboundDeviceMac
+        /// The event asks for an EU PID; the holder answers with its mDL.
+        case unrequestedDocType
 
         /// What `alteredElement` writes into family_name after signing; distinctive,
         /// so tests can assert that it never reaches an outcome.
@@ -93,6 +109,11 @@ extension TestIssuer {
             case .deviceSignedOtherTranscript: [.deviceSignatureInvalid]
             case .staleRequest: [.requestExpired]
             case .forgedSessionToken: flow == .isoDeviceResponse ? [.requestNonceUnknown] : nil
+            case .foreignTranscript: flow == .isoDeviceResponse ? [.transcriptFlowMismatch] : nil
+            case .readerKeyNotInTranscript: flow == .isoDeviceResponse ? [.readerKeyMismatch] : nil
+            case .forgedReaderSignature: flow == .isoDeviceResponse ? [.readerUnauthenticated] : nil
+            case .unboundDeviceMac: flow == .isoDeviceResponse ? [.deviceMacUnbound] : nil
+            case .unrequestedDocType: [.responseDoctypeNotRequested]
             }
         }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import MDoc
 import Verification
@@ -13,12 +14,32 @@ extension TestIssuer {
         /// `data` fields other than `requestedElements`, all strings.
         public var data: [String: String]
         public var requestedElements: [RequestedElement]
+        /// `data.requestedDocTypes`; none when empty.
+        public var requestedDocTypes: [String] = []
         /// The plaintext DeviceResponse the holder produced (before any envelope).
         public let deviceResponse: [UInt8]
         /// The session transcript the verifier should rebuild for this event.
         public let transcript: SessionTranscript
         /// What `Verifier` must report: empty for a valid event.
         public let expectedReasons: [ReasonCode]
+        /// iso-device-response: the reader that signs the submission
+        /// (`data.readerAuthentication`), signing again whenever the payload changes.
+        public var reader: ReaderSigner? = nil
+        /// `data.readerAuthentication` as the reader signed it.
+        public var readerAuthentication: [String: String]? = nil
+
+        /// A proximity reader signing what it forwards (`ReaderAttestation`).
+        public struct ReaderSigner: Sendable {
+            public let id: String
+            public let key: PrivateKey
+            public let tenant: String
+
+            public init(id: String, key: PrivateKey, tenant: String) {
+                self.id = id
+                self.key = key
+                self.tenant = tenant
+            }
+        }
 
         public var id: String? { attributes["id"] }
 
@@ -36,7 +57,24 @@ extension TestIssuer {
         public func replacingPayload(_ bytes: some Collection<UInt8>) -> GeneratedEvent {
             var copy = self
             copy.data[payloadField] = flow == .appleWalletWeb ? Self.base64URL(bytes) : Data(bytes).base64EncodedString()
+            copy.signAsReader()
             return copy
+        }
+
+        /// Signs the event's iso-device-response fields as `reader` (nothing without one),
+        /// at the event's `time`.
+        public mutating func signAsReader() {
+            guard let reader else {
+                readerAuthentication = nil
+                return
+            }
+            func decoded(_ name: String) -> [UInt8]? { data[name].flatMap { Data(base64Encoded: $0) }.map(Array.init) }
+            let signedAt = attributes["time"] ?? ""
+            let bytes = ReaderAttestation.signedBytes(
+                tenant: reader.tenant, readerID: reader.id, signedAtText: signedAt, response: decoded("payload") ?? [],
+                transcript: decoded("sessionTranscript") ?? [], readerKey: decoded("ephemeralReaderKey"))
+            let signature = (try? reader.key.signature(for: bytes, hash: .sha256)) ?? []
+            readerAuthentication = ["readerId": reader.id, "signedAt": signedAt, "signature": Data(signature).base64EncodedString()]
         }
 
         /// Structured-mode JSON, keys sorted, so the same event is the same bytes.
@@ -52,6 +90,8 @@ extension TestIssuer {
                     return ["namespace": element.namespace, "element": element.element, "retention": retention]
                 }
             }
+            if let readerAuthentication { dataObject["readerAuthentication"] = readerAuthentication }
+            if !requestedDocTypes.isEmpty { dataObject["requestedDocTypes"] = requestedDocTypes }
             var object: [String: Any] = attributes
             object["data"] = dataObject
             // Only strings, arrays and dictionaries go in, so serialization cannot fail.

@@ -16,6 +16,12 @@ extension TestIssuer {
         public let currentKey: PrivateKey
         public let rotatedKey: PrivateKey
         public var maxRequestAgeSeconds: Int
+        /// The tenant's registered proximity reader (`readers`), whose signature
+        /// lets a device MAC count; nil for a merchant restored without one.
+        public let readerKey: PrivateKey?
+
+        /// The id the merchant's reader is registered under.
+        public static let readerID = "test-reader-1"
 
         public enum KeySlot: Sendable, CaseIterable {
             case current
@@ -33,10 +39,13 @@ extension TestIssuer {
             self.maxRequestAgeSeconds = maxRequestAgeSeconds
             currentKey = try PrivateKey.generate(curve: .p256)
             rotatedKey = try PrivateKey.generate(curve: .p256)
+            readerKey = try PrivateKey.generate(curve: .p256)
         }
 
         /// A merchant restored from its saved keys (a load-generator fixture).
-        public init(tenantID: String, merchantID: String, teamID: String, origin: String, maxRequestAgeSeconds: Int, currentKey: PrivateKey, rotatedKey: PrivateKey) {
+        public init(tenantID: String, merchantID: String, teamID: String, origin: String, maxRequestAgeSeconds: Int, currentKey: PrivateKey, rotatedKey: PrivateKey,
+                    readerKey: PrivateKey? = nil) {
+            self.readerKey = readerKey
             self.tenantID = tenantID
             self.merchantID = merchantID
             self.teamID = teamID
@@ -44,6 +53,17 @@ extension TestIssuer {
             self.maxRequestAgeSeconds = maxRequestAgeSeconds
             self.currentKey = currentKey
             self.rotatedKey = rotatedKey
+        }
+
+        /// `readerAuthentication` as the merchant's registered reader signs a
+        /// submission of these bytes at `signedAt` (`ReaderAttestation`); nil without a reader key.
+        public func readerAuthentication(response: [UInt8], transcript: [UInt8], ephemeralReaderKey: [UInt8]?, signedAt: Date) throws -> [String: String]? {
+            guard let signingKey = readerKey else { return nil }
+            let time = RFC3339.string(from: signedAt)
+            let signed = ReaderAttestation.signedBytes(
+                tenant: tenantID, readerID: Self.readerID, signedAtText: time, response: response, transcript: transcript, readerKey: ephemeralReaderKey)
+            let signature = try signingKey.signature(for: signed, hash: .sha256)
+            return ["readerId": Self.readerID, "signedAt": time, "signature": Data(signature).base64EncodedString()]
         }
 
         public func key(_ slot: KeySlot) -> PrivateKey {
@@ -57,7 +77,7 @@ extension TestIssuer {
                 id: tenantID, merchantIDs: [merchantID], teamID: teamID,
                 keys: [try TenantKey(currentKey), try TenantKey(rotatedKey)], trustAnchors: anchors,
                 origins: [origin], maxRequestAge: TimeInterval(maxRequestAgeSeconds), requireIssuedNonces: requireIssuedNonces,
-                testConditions: testConditions)
+                testConditions: testConditions, readers: readerKey.map { [Self.readerID: $0.publicKey] } ?? [:])
         }
 
         /// A verifier serving only this tenant.

@@ -12,6 +12,17 @@ extension TestIssuer {
         public let transcriptBytes: [UInt8]
         public let transcript: SessionTranscript
 
+        /// A session whose transcript names one reader key while `readerKey` is another.
+        public func supplying(_ other: PrivateKey) throws -> ReaderSession {
+            ReaderSession(readerKey: other, transcriptBytes: transcriptBytes, transcript: transcript)
+        }
+
+        private init(readerKey: PrivateKey, transcriptBytes: [UInt8], transcript: SessionTranscript) {
+            self.readerKey = readerKey
+            self.transcriptBytes = transcriptBytes
+            self.transcript = transcript
+        }
+
         public init() throws {
             readerKey = try PrivateKey.generate(curve: .p256)
             let deviceEngagementKey = try PrivateKey.generate(curve: .p256)

@@ -82,19 +82,17 @@ public struct Configuration: Sendable {
         }
         var recipient: PublicKey?
         if let file = entry.outcomeRecipientKey {
-            let setting = "\(path).outcomeRecipientKey"
-            let url = settings.resolve(file)
-            guard let pem = try? String(contentsOf: url, encoding: .utf8) else { throw ConfigError("\(setting): cannot read \(url.path)") }
-            guard let key = try? PublicKey(pem: pem), key.curve == .p256 else {
-                throw ConfigError("\(setting): \(url.path) holds no PEM P-256 public key (SubjectPublicKeyInfo)")
-            }
-            recipient = key
+            recipient = try loadP256PublicKey(settings.resolve(file), setting: "\(path).outcomeRecipientKey")
+        }
+        var readers: [String: PublicKey] = [:]
+        for (index, reader) in entry.readers.enumerated() {
+            readers[reader.id] = try loadP256PublicKey(settings.resolve(reader.publicKey), setting: "\(path).readers[\(index)].publicKey")
         }
         return Tenant(
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
             pinnedDocumentSigners: pinned, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
             retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
-            requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions)
+            requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers)
     }
 
     private static func loadVICAL(_ entry: TenantSettings.VICAL, setting: String, settings: VeridocSettings, time: Date) throws(ConfigError) -> [Certificate] {
@@ -110,6 +108,15 @@ public struct Configuration: Sendable {
         } catch {
             throw ConfigError("\(setting).file: \(url.lastPathComponent) is not an authentic VICAL: \(error)")
         }
+    }
+
+    /// A PEM P-256 public key (SubjectPublicKeyInfo).
+    static func loadP256PublicKey(_ url: URL, setting: String) throws(ConfigError) -> PublicKey {
+        guard let pem = try? String(contentsOf: url, encoding: .utf8) else { throw ConfigError("\(setting): cannot read \(url.path)") }
+        guard let key = try? PublicKey(pem: pem), key.curve == .p256 else {
+            throw ConfigError("\(setting): \(url.path) holds no PEM P-256 public key (SubjectPublicKeyInfo)")
+        }
+        return key
     }
 
     /// A PEM file (one or more certificates) or a folder of them.

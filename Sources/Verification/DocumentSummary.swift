@@ -12,6 +12,30 @@ public struct DocumentSummary: Sendable {
     public var validFrom: Date?
     public var validUntil: Date?
     public var elements: [DisclosedElement]
+    /// How the holder's device proved itself; nil until the device check passed.
+    public var deviceAuthentication: DeviceAuthenticationMethod? = nil
+}
+
+/// How the holder's device authenticated the response (ISO 18013-5 §9.1.3):
+/// a signature with the MSO's device key, which anyone can check, or a MAC
+/// agreed with a reader's ephemeral key, which proves the device only to that
+/// reader, so it is named.
+public enum DeviceAuthenticationMethod: Sendable, Equatable {
+    case signature
+    case mac(reader: String)
+
+    /// "signature" or "mac": the outcome's and the results table's word.
+    public var method: String {
+        switch self {
+        case .signature: "signature"
+        case .mac: "mac"
+        }
+    }
+
+    public var reader: String? {
+        if case .mac(let reader) = self { return reader }
+        return nil
+    }
 }
 
 public struct DisclosedElement: Sendable {

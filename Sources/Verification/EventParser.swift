@@ -92,6 +92,7 @@ public struct EventParser: Sendable {
         do throws(FieldError) {
             let input: VerificationRequest.Input
             var sessionToken: [UInt8]?
+            var readerAuthentication: ReaderAttestation?
             switch flow {
             case .appleWalletApp:
                 let payload = try fields.standardBase64("payload")
@@ -113,11 +114,13 @@ public struct EventParser: Sendable {
                     guard token.count == IssuedNonce.byteCount else { throw FieldError("data.sessionToken must be \(IssuedNonce.byteCount) bytes") }
                     sessionToken = token
                 }
+                readerAuthentication = try fields.readerAuthentication()
             }
             let requested = try fields.requestedElements()
+            let docTypes = try fields.requestedDocTypes()
             if let unknown = fields.unread.first { throw FieldError("data.\(unknown) is not a field of the \(flow.rawValue) flow") }
             return .success(VerificationRequest(id: id, source: source, time: time, tenant: tenant, input: input, requestedElements: requested,
-                                                sessionToken: sessionToken))
+                                                sessionToken: sessionToken, readerAuthentication: readerAuthentication, requestedDocTypes: docTypes))
         } catch {
             return reject(error.detail)
         }
@@ -174,6 +177,43 @@ struct Fields {
         let text = try requiredString(name)
         guard let bytes = Base64.decodeURL(text) else { throw FieldError("data.\(name) is not base64url") }
         return bytes
+    }
+
+    /// `readerAuthentication`: `{"readerId", "signedAt" (RFC 3339), "signature" (standard base64 of r ‖ s)}`, nothing else.
+    mutating func readerAuthentication() throws(FieldError) -> ReaderAttestation? {
+        markRead("readerAuthentication")
+        guard let value = object["readerAuthentication"], !value.isNull else { return nil }
+        let context = "data.readerAuthentication"
+        guard let entry = value.objectValue, entry.count == 3 else { throw FieldError("\(context) is an object of readerId, signedAt and signature") }
+        guard let readerID = entry["readerId"]?.stringValue, !readerID.isEmpty, readerID.utf8.count <= ReaderAttestation.maxReaderIDLength else {
+            throw FieldError("\(context).readerId is not a non-empty string of at most \(ReaderAttestation.maxReaderIDLength) bytes")
+        }
+        guard let signedAtText = entry["signedAt"]?.stringValue, signedAtText.utf8.count <= 64, let signedAt = RFC3339.date(from: signedAtText) else {
+            throw FieldError("\(context).signedAt is not an RFC 3339 time")
+        }
+        guard let signatureText = entry["signature"]?.stringValue, let signature = Base64.decodeStandard(signatureText), signature.count == 64 else {
+            throw FieldError("\(context).signature is not standard base64 of a 64-byte ECDSA P-256 signature (r ‖ s)")
+        }
+        return ReaderAttestation(readerID: readerID, signedAtText: signedAtText, signedAt: signedAt, signature: signature)
+    }
+
+    /// `requestedDocTypes`: distinct non-empty strings, at most `maxRequestedDocTypes`.
+    mutating func requestedDocTypes() throws(FieldError) -> [String] {
+        markRead("requestedDocTypes")
+        guard let value = object["requestedDocTypes"], !value.isNull else { return [] }
+        let limit = VerificationRequest.maxRequestedDocTypes
+        guard let list = value.arrayValue, !list.isEmpty, list.count <= limit else {
+            throw FieldError("data.requestedDocTypes is not an array of 1 to \(limit) docTypes")
+        }
+        var docTypes: [String] = []
+        for (index, entry) in list.enumerated() {
+            guard let docType = entry.stringValue, !docType.isEmpty, docType.utf8.count <= VerificationRequest.maxDocTypeLength else {
+                throw FieldError("data.requestedDocTypes[\(index)] is not a non-empty string of at most \(VerificationRequest.maxDocTypeLength) bytes")
+            }
+            guard !docTypes.contains(where: { $0.hasSameUTF8(as: docType) }) else { throw FieldError("data.requestedDocTypes[\(index)] repeats a docType") }
+            docTypes.append(docType)
+        }
+        return docTypes
     }
 
     mutating func requestedElements() throws(FieldError) -> [RequestedElement] {

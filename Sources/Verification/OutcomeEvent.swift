@@ -70,6 +70,7 @@ public struct OutcomeEvent: Sendable {
             "checks": .array(result.report.checks.map { ["name": .string($0.name.rawValue), "status": .string($0.status.rawValue)] }),
             "document": result.documents.first.map(Self.document) ?? .null,
             "elements": .array(elements),
+            "withheld": .array(result.withheldElements.map { ["namespace": .string($0.namespace), "element": .string($0.element)] }),
         ]
         if let claimsRecipient, let claims = OutcomeClaims.sealed(result, to: claimsRecipient) {
             data["claims"] = claims.jsonValue
@@ -184,6 +185,15 @@ public struct OutcomeEvent: Sendable {
         out.key("requestId"); out.string(requestID)
         out.key("tenant"); out.string(orNull: result.tenant)
         out.key("verdict"); out.string(result.verdict)
+        out.key("withheld")
+        out.beginArray()
+        for element in result.withheldElements {
+            out.beginObject()
+            out.key("element"); out.string(element.element)
+            out.key("namespace"); out.string(element.namespace)
+            out.endObject()
+        }
+        out.endArray()
         out.endObject()
         out.key("datacontenttype"); out.string("application/json")
         out.key("id"); out.string(Self.id(forRequest: requestID))
@@ -211,6 +221,15 @@ public struct OutcomeEvent: Sendable {
     private static func write(_ summary: DocumentSummary, to out: inout JSONStream) {
         func date(_ value: Date?) -> String? { value.map(RFC3339.string(from:)) }
         out.beginObject()
+        out.key("deviceAuthentication")
+        if let method = summary.deviceAuthentication {
+            out.beginObject()
+            out.key("method"); out.string(method.method)
+            out.key("reader"); out.string(orNull: method.reader)
+            out.endObject()
+        } else {
+            out.null()
+        }
         out.key("docType"); out.string(summary.docType)
         out.key("issuer")
         out.beginObject()
@@ -237,6 +256,7 @@ public struct OutcomeEvent: Sendable {
     private static func document(_ summary: DocumentSummary) -> JSONValue {
         func date(_ value: Date?) -> JSONValue { JSONValue(value.map(RFC3339.string(from:))) }
         return [
+            "deviceAuthentication": summary.deviceAuthentication.map { ["method": .string($0.method), "reader": JSONValue($0.reader)] } ?? .null,
             "docType": .string(summary.docType),
             "issuer": ["subject": JSONValue(summary.issuerSubject), "country": JSONValue(summary.issuerCountry)],
             "mso": ["signed": date(summary.signed), "validFrom": date(summary.validFrom), "validUntil": date(summary.validUntil)],

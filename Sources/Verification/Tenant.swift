@@ -41,6 +41,9 @@ public struct Tenant: Sendable {
     /// developer profile"): its trust store holds test anchors only, and
     /// every outcome it gives is marked as a test.
     public let testConditions: TestConditions?
+    /// Proximity readers whose signature lets a device MAC count
+    /// (`ReaderAttestation`), by reader instance identifier, matched by bytes.
+    private let readers: [Identifier: PublicKey]
     /// The same identifiers, matched by their bytes (`Identifier`).
     private let exactMerchantIDs: Set<Identifier>
     private let exactOrigins: Set<Identifier>
@@ -49,8 +52,9 @@ public struct Tenant: Sendable {
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
         pinnedDocumentSigners: [Certificate] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
-        requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil
+        requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:]
     ) {
+        self.readers = Dictionary(readers.map { (Identifier($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.testConditions = testConditions
         self.id = id
         self.merchantIDs = merchantIDs
@@ -71,6 +75,9 @@ public struct Tenant: Sendable {
 
     /// Whether `origin` is, byte for byte, one of the tenant's.
     public func owns(origin: String) -> Bool { exactOrigins.contains(Identifier(origin)) }
+
+    /// The registered key of reader `id`, matched by its bytes.
+    public func readerKey(_ id: String) -> PublicKey? { readers[Identifier(id)] }
 
     func key(withHash hash: [UInt8]) -> TenantKey? {
         keys.first { $0.keyHash == hash }

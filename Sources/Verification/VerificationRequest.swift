@@ -42,6 +42,10 @@ public struct VerificationRequest: Sendable {
     /// indexed keys, and PostgreSQL refuses index entries past ~2.7 KB.
     /// One limit for events and the config file.
     public static let maxTenantLength = TenantSettings.maxIDLength
+    /// The most docTypes one request may offer as alternatives (Wallet's any-of
+    /// requests name a handful), and the longest docType, as for identifiers.
+    public static let maxRequestedDocTypes = 16
+    public static let maxDocTypeLength = 256
 
     public let id: String
     public let source: String
@@ -54,6 +58,13 @@ public struct VerificationRequest: Sendable {
     /// session (an `IssuedNonce`), since that flow's transcript carries no
     /// nonce of the server's. The other flows' issued tokens are their nonces.
     public let sessionToken: [UInt8]?
+    /// iso-device-response only: the reader's signature over the submission,
+    /// which a device MAC needs to count (`ReaderAttestation`).
+    public let readerAuthentication: ReaderAttestation?
+    /// The docTypes the request asked for, any one of which may answer it
+    /// (PassKit's `PKIdentityAnyOfDescriptor`, a session's `docType`); empty
+    /// when the event states none, and then any docType may answer.
+    public let requestedDocTypes: [String]
 
     public enum Input: Sendable {
         /// PassKit in-app: the encrypted envelope, the exact nonce bytes and
@@ -74,8 +85,10 @@ public struct VerificationRequest: Sendable {
     }
 
     public init(id: String, source: String, time: Date, tenant: String, input: Input, requestedElements: [RequestedElement] = [],
-                sessionToken: [UInt8]? = nil) {
+                sessionToken: [UInt8]? = nil, readerAuthentication: ReaderAttestation? = nil, requestedDocTypes: [String] = []) {
+        self.requestedDocTypes = requestedDocTypes
         self.sessionToken = sessionToken
+        self.readerAuthentication = readerAuthentication
         self.id = id
         self.source = source
         self.time = time

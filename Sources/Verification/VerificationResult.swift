@@ -23,6 +23,10 @@ public struct VerificationResult: Sendable {
     public var sessionID: UUID? = nil
     /// Production, or test for every outcome of a test tenant.
     public var assurance: Assurance = .production
+    /// One per document whose device key the MSO names
+    /// (`PresentationIdentity`): single use across the whole deployment,
+    /// whatever the tenant, flow or entry point. Never logged or stored in clear.
+    public var presentationTokens: [[UInt8]] = []
 
     /// Production assurance: `verdict` is "verified". Never true for a test tenant's outcome.
     public var isVerified: Bool { !assurance.isTest && report.isVerified }
@@ -53,14 +57,37 @@ public struct VerificationResult: Sendable {
 }
 
 extension VerificationResult {
+    /// The requested elements no document returned: what the holder
+    /// withheld (or the wallet did not have). Empty when no document was read,
+    /// since then nothing can be said of what was shared.
+    public var withheldElements: [RequestedElement] {
+        guard !documents.isEmpty, !requestedElements.isEmpty else { return [] }
+        // Names compare by their bytes, as everywhere (`Identifier`).
+        func key(_ namespace: String, _ element: String) -> [UInt8] { Array(namespace.utf8) + [0] + Array(element.utf8) }
+        var returned = Set<[UInt8]>()
+        for document in documents {
+            for element in document.elements { returned.insert(key(element.namespace, element.identifier)) }
+        }
+        var seen = Set<[UInt8]>()
+        return requestedElements.filter { element in
+            let name = key(element.namespace, element.element)
+            return !returned.contains(name) && seen.insert(name).inserted
+        }
+    }
+}
+
+extension VerificationResult {
     /// The result with the worker's single-use nonce check applied: passed
     /// when this event is the first accepted use of its nonce, failed
     /// (`request.nonce_reused`) when another event used it first.
-    public func recordingNonceCheck(reused: Bool) -> VerificationResult {
-        let report = RequestNonceCheck.recording(reused: reused, tenant: tenant, in: self.report)
+    /// `presentation`: what was used before is the presentation itself
+    /// (`presentationTokens`), possibly at another tenant, not the tenant's nonce.
+    public func recordingNonceCheck(reused: Bool, presentation: Bool = false) -> VerificationResult {
+        let report = RequestNonceCheck.recording(reused: reused, presentation: presentation, tenant: tenant, in: self.report)
         return VerificationResult(
             requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report, documents: documents,
-            requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID, assurance: assurance)
+            requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID, assurance: assurance,
+            presentationTokens: presentationTokens)
     }
 }
 
@@ -72,7 +99,7 @@ extension VerificationResult {
         VerificationResult(
             requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report,
             documents: documents.map { $0.releasingValues() }, requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID,
-            assurance: assurance)
+            assurance: assurance, presentationTokens: presentationTokens)
     }
 }
 

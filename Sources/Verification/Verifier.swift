@@ -56,6 +56,7 @@ public struct Verifier: Sendable {
         return VerificationResult(
             requestID: request.id, tenant: request.tenant, flow: request.flow, verifiedAt: time, eventTime: request.time, report: report,
             documents: underVerification.documents, requestedElements: request.requestedElements, replayToken: underVerification.replayToken,
-            sessionID: underVerification.issuedNonce?.sessionID, assurance: underVerification.assurance)
+            sessionID: underVerification.issuedNonce?.sessionID, assurance: underVerification.assurance,
+            presentationTokens: underVerification.presentationTokens)
     }
 }

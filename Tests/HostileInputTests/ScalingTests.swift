@@ -1,4 +1,5 @@
 import CBOR
+import Crypto
 import Foundation
 import MDoc
 import Testing
@@ -60,6 +61,30 @@ struct ScalingTests {
         },
     ]
 
+    /// The session transcript, read for its form and encoded canonically for
+    /// the presentation's identity (payload.transcript): a DeviceEngagement of
+    /// n extra members, and a remote handover of n items.
+    static let transcriptDimensions: [Dimension] = [
+        Dimension(name: "deviceEngagementMembers", base: 1_000) { events, count in
+            let device = try PrivateKey.generate(curve: .p256)
+            let reader = try PrivateKey.generate(curve: .p256)
+            var engagement: [CBOR.MapEntry] = [.init(0, "1.0"), .init(1, [1, .embedded(COSEKey.encode(device.publicKey))])]
+            engagement += (0..<count).map { CBOR.MapEntry(.unsigned(UInt64(100 + $0)), .unsigned(UInt64($0))) }
+            return try isoEvent(events, transcript: CBOR.array([.embedded(.map(engagement)), .embedded(COSEKey.encode(reader.publicKey)), nil]).encoded())
+        },
+        Dimension(name: "handoverItems", base: 1_000) { events, count in
+            try isoEvent(events, transcript: CBOR.array([nil, nil, .array((0..<count).map { CBOR.bytes([UInt8(truncatingIfNeeded: $0)]) })]).encoded())
+        },
+    ]
+
+    /// An iso-device-response event of the test issuer carrying `transcript` instead of its own.
+    static func isoEvent(_ events: TestIssuer.HostileEvents, transcript: [UInt8]) throws -> [UInt8] {
+        var factory = events.factory
+        var event = try factory.event(.isoDeviceResponse)
+        event.data["sessionTranscript"] = Data(transcript).base64EncodedString()
+        return event.json()
+    }
+
     /// An apple-wallet-web event whose DeviceResponse is `edit` of a valid one, sealed to the merchant.
     static func webResponse(_ events: TestIssuer.HostileEvents, _ edit: (CBOR) -> CBOR) throws -> [UInt8] {
         var factory = events.factory
@@ -68,7 +93,7 @@ struct ScalingTests {
         return try factory.replacingDeviceResponse(of: event, with: edit(response).encoded()).json()
     }
 
-    @Test(arguments: dimensions)
+    @Test(arguments: dimensions + transcriptDimensions)
     func costIsLinearInTheDimension(_ dimension: Dimension) throws {
         let events = try TestIssuer.HostileEvents(now: Lab.now, seed: 77)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-scaling-\(UUID().uuidString)")

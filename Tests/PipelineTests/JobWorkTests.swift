@@ -58,7 +58,10 @@ import TestSupport
     @Test func valuesSealedForTheWriteAreReleasedFromTheResult() throws {
         var setup = try Setup()
         var options = TestIssuer.EventOptions()
-        options.requestedElements = [RequestedElement(namespace: Self.ns, element: "given_name", retention: .mayStore(days: 5))]
+        options.requestedElements = [
+            RequestedElement(namespace: Self.ns, element: "given_name", retention: .mayStore(days: 5)),
+            RequestedElement(namespace: Self.ns, element: "family_name", retention: .willNotStore),
+        ]
         let event = try setup.factory.event(.appleWalletApp, options: options)
         let disclosed = try #require(setup.factory.credential[Self.ns, "given_name"]).encoded()
 

@@ -37,6 +37,11 @@ struct PipelineTests {
             if codes != event.expectedReasons.map(\.rawValue) { mismatches.append("\(id): generator expected \(event.expectedReasons)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+        // Every verified row says how the device authenticated; the MACs name the reader that signed for them.
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM results WHERE verdict = 'verified' AND device_auth IS NULL") == 0)
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM results WHERE verdict = 'verified' AND device_auth = 'signature'") > 0)
+        #expect(try fixture.database.count(
+            "SELECT count(*) AS count FROM results WHERE verdict = 'verified' AND device_auth = 'mac' AND device_reader = '\(TestIssuer.Merchant.readerID)'") > 0)
 
         let outcomes = try fixture.outcomes(expected: expected.count)
         for event in expected {
@@ -116,7 +121,9 @@ struct PipelineTests {
         #expect(stored[original.id!]?.verdict == "verified")
         #expect(stored[replay.id!]?.reasons == ["request.nonce_reused"])
         #expect(stored[after.id!]?.verdict == "verified")
-        #expect(try fixture.database.count("SELECT count(*) AS count FROM nonces") == 2)
+        // Each verified event's nonce for its tenant, and its presentation for the deployment.
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM nonces WHERE tenant <> ''") == 2)
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM nonces WHERE tenant = ''") == 2)
 
         let letters = try readDeadLetters(fixture, expected: 3)
         #expect(letters.count == 3)

@@ -124,6 +124,73 @@ struct SessionRoundTripTests {
         #expect(try stack.call("GET", "/v1/sessions/\(appID)", key: nil).status == 401)
     }
 
+    /// A proximity read authenticated by a device MAC, through serve: verified
+    /// when the tenant's registered reader signed what it forwards, with the
+    /// reader named in the outcome; `device.mac_unbound` when it did not.
+    @Test func aMacCountsThroughServeOnlyWhenTheRegisteredReaderSignedIt() throws {
+        let stack = try Stack()
+        var factory = stack.fixture.factory
+        var sessions: [(id: String, signed: Bool)] = []
+        for signed in [true, false] {
+            let iso = try stack.create(["flow": "iso-device-response"])
+            let id = try #require(iso["id"] as? String)
+            let read = try factory.readerAnswerWithDeviceMac()
+            var answer: [String: Any] = [
+                "deviceResponse": Data(read.deviceResponse).base64EncodedString(), "sessionTranscript": Data(read.sessionTranscript).base64EncodedString(),
+                "ephemeralReaderKey": Data(read.ephemeralReaderKey).base64EncodedString(),
+            ]
+            if signed {
+                answer["readerAuthentication"] = try factory.merchant.readerAuthentication(
+                    response: read.deviceResponse, transcript: read.sessionTranscript, ephemeralReaderKey: read.ephemeralReaderKey, signedAt: Date())
+            }
+            #expect(try stack.call("POST", "/v1/sessions/\(id)/response", answer).status == 202)
+            sessions.append((id, signed))
+        }
+        for (id, signed) in sessions {
+            let shown = try stack.finished(id)
+            let outcome = try #require(shown["outcome"] as? [String: Any], "\(shown)")
+            let reasons = (outcome["reasons"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            if signed {
+                #expect(shown["status"] as? String == "verified", "\(shown) \(stack.worker.log.suffix(1500))")
+                let document = outcome["document"] as? [String: Any]
+                let device = document?["deviceAuthentication"] as? [String: Any]
+                #expect(device?["method"] as? String == "mac" && device?["reader"] as? String == TestIssuer.Merchant.readerID, "\(outcome)")
+            } else {
+                #expect(shown["status"] as? String == "rejected", "\(shown)")
+                #expect(reasons == ["device.mac_unbound"], "\(outcome)")
+            }
+        }
+    }
+
+    /// A proximity read accepted in one tenant's session, submitted again
+    /// through serve to another tenant's session: the same presentation, so a
+    /// replay, although the other tenant never saw it and the session is new.
+    @Test func aReadAcceptedForOneTenantIsAReplayForAnother() throws {
+        let stack = try Stack()
+        var factory = stack.fixture.factory
+        let read = try factory.readerAnswer()
+        let answer = ["deviceResponse": Data(read.deviceResponse).base64EncodedString(), "sessionTranscript": Data(read.sessionTranscript).base64EncodedString()]
+        let first = try #require(try stack.create(["flow": "iso-device-response"])["id"] as? String)
+        #expect(try stack.call("POST", "/v1/sessions/\(first)/response", answer).status == 202)
+        #expect(try stack.finished(first)["status"] as? String == "verified")
+
+        let created = try stack.call("POST", "/v1/sessions", ["flow": "iso-device-response"], key: Self.otherKey)
+        #expect(created.status == 201, "\(created.object)")
+        let second = try #require(created.object["id"] as? String)
+        #expect(try stack.call("POST", "/v1/sessions/\(second)/response", answer, key: Self.otherKey).status == 202)
+        var shown: [String: Any] = [:]
+        #expect(try eventually(60) {
+            shown = try stack.call("GET", "/v1/sessions/\(second)?wait=20", key: Self.otherKey).object
+            return ["verified", "rejected"].contains(shown["status"] as? String ?? "")
+        }, "\(shown)")
+        #expect(shown["status"] as? String == "rejected", "\(shown)")
+        let outcome = shown["outcome"] as? [String: Any] ?? [:]
+        let reasons = (outcome["reasons"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        #expect(reasons == ["request.nonce_reused"], "\(outcome)")
+        let detail = (outcome["reasons"] as? [[String: Any]])?.first?["detail"] as? String ?? ""
+        #expect(detail.contains("presentation") && !detail.contains(first) && !detail.contains(factory.merchant.tenantID), "\(detail)")
+    }
+
     @Test func foreignAnswersForgedNoncesAndExpiredSessionsAreRejected() throws {
         let stack = try Stack()
         var factory = stack.fixture.factory

@@ -41,6 +41,7 @@ import TestSupport
         (#"{"retention": {"purgeInterval": 5}}"#, "retention.purgeInterval"),
         (#"{"retention": {"dataKeys": [{"id": "k", "file": "f", "mode": 1}], "activeKey": "k"}}"#, "retention.dataKeys[0].mode"),
         (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "colour": "red"}]}"#, "tenants[0].colour"),
+        (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "readers": [{"id": "r", "publicKey": "k.pem", "privateKey": "x"}]}]}"#, "tenants[0].readers[0].privateKey"),
         (#"{"tenants": [{"id": "acme", "vicals": [{"file": "v", "anchors": ["a"], "url": "x"}]}]}"#, "tenants[0].vicals[0].url"),
         (#"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "retentionDefaults": [{"namespace": "n", "element": "e", "retention": {"intent": "willNotStore"}, "why": 1}]}]}"#,
          "tenants[0].retentionDefaults[0].why"),
@@ -103,6 +104,18 @@ import TestSupport
     func testConditionsAreRefused(_ json: String, path: String) {
         let message = Self.refusal(json)
         #expect(message?.hasPrefix(path + ":") == true, "\(json): \(message ?? "accepted")")
+    }
+
+    /// Registered readers: each id once (by its bytes), each with a key file.
+    @Test func readersAreReadAndDuplicatesRefused() throws {
+        let json = #"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "readers": [{"id": "r-1", "publicKey": "pki/r1.pem"}, {"id": "r-2", "publicKey": "pki/r2.pem"}]}]}"#
+        #expect(try Self.settings(json).tenants[0].readers == [
+            TenantSettings.Reader(id: "r-1", publicKey: "pki/r1.pem"), TenantSettings.Reader(id: "r-2", publicKey: "pki/r2.pem"),
+        ])
+        let twice = #"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "readers": [{"id": "r-1", "publicKey": "a.pem"}, {"id": "r-1", "publicKey": "b.pem"}]}]}"#
+        #expect(Self.refusal(twice)?.hasPrefix("tenants[0].readers[1].id: duplicate") == true, "\(Self.refusal(twice) ?? "accepted")")
+        let keyless = #"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "readers": [{"id": "r-1"}]}]}"#
+        #expect(Self.refusal(keyless)?.hasPrefix("tenants[0].readers[0].publicKey") == true, "\(Self.refusal(keyless) ?? "accepted")")
     }
 
     @Test func aTestTenantIsReadWithItsTestRoots() throws {

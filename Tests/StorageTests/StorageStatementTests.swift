@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Retention
 import Storage
 import Testing
 import TestSupport
@@ -23,11 +24,32 @@ struct StorageStatementTests {
     }
 
     func resultRow(_ id: String, tenant: String = "t1", verdict: String = "verified", verifiedAt: Date = Date(), testKind: String? = nil,
-                   elementGroups: [[PostgresValue]] = []) -> [PostgresValue] {
+                   elementGroups: [[PostgresValue]] = [], deviceAuth: String? = nil, deviceReader: String? = nil) -> [PostgresValue] {
         [.text(id), .text(tenant), .text("apple-wallet-app"), .text(verdict), .textArray([]), .text("org.iso.18013.5.1.mDL"),
          .text("CN=issuer"), .text("US"), .null, .null, .null, .null, .timestamp(verifiedAt), .timestamp(verifiedAt), .double(0.01),
          .text("veridoc.requests"), .int(0), .int(1), .text(verdict.hasPrefix("test_") ? "test" : "production"), testKind.map(PostgresValue.text) ?? .null,
-         ElementGroupsColumn.value(elementGroups)]
+         ElementGroupsColumn.value(elementGroups), deviceAuth.map(PostgresValue.text) ?? .null, deviceReader.map(PostgresValue.text) ?? .null]
+    }
+
+    /// Analytics count outcomes by how the device authenticated (migration 13),
+    /// and the table refuses a MAC without its reader or a signature with one.
+    @Test func deviceAuthenticationIsCountedAndConstrained() throws {
+        let now = Date()
+        try connection.execute(ResultsTable.insertNew([
+            resultRow("d1", tenant: "dev", verifiedAt: now, deviceAuth: "signature"),
+            resultRow("d2", tenant: "dev", verifiedAt: now, deviceAuth: "mac", deviceReader: "reader-1"),
+            resultRow("d3", tenant: "dev", verifiedAt: now, deviceAuth: "mac", deviceReader: "reader-1"),
+            resultRow("d4", tenant: "dev", verdict: "rejected", verifiedAt: now),
+        ]))
+        let snapshot = try AnalyticsSnapshot.load(since: now.addingTimeInterval(-3600), tenant: "dev", on: connection)
+        #expect(snapshot.deviceAuthentication.map { "\($0.method) \($0.reader) \($0.count)" } == ["mac reader-1 2", "signature - 1"])
+        let stats = StatsTable.render(snapshot).split(separator: "\n")
+        #expect(stats.contains { $0.contains(" mac ") && $0.contains("reader-1") && $0.hasSuffix(" <5") }, "\(stats)")
+        for (id, auth, reader) in [("x1", "mac", nil), ("x2", "signature", "reader-1"), ("x3", "password", nil)] as [(String, String, String?)] {
+            #expect(throws: PostgresError.self, "\(auth) \(reader ?? "no reader")") {
+                try self.connection.execute(ResultsTable.insertNew([self.resultRow(id, tenant: "dev", deviceAuth: auth, deviceReader: reader)]))
+            }
+        }
     }
 
     /// The groups a result row carries read back through the views

@@ -68,7 +68,7 @@ import Verification
         }
     }
 
-    @Test("iso-device-response with deviceMac verifies, and fails without the reader key")
+    @Test("iso-device-response with deviceMac and a registered reader verifies, and fails without the reader key")
     func deviceMac() throws {
         var factory = try Fixtures.factory(seed: 102)
         let verifier = try factory.verifier()
@@ -77,8 +77,14 @@ import Verification
         var event = try factory.event(.isoDeviceResponse, options: options)
         let raw = try CBORDecoder().decode(event.deviceResponse)
         #expect(raw["documents"]?.array?.first?["deviceSigned"]?["deviceAuth"]?["deviceMac"] != nil)
-        #expect(Fixtures.verify(event, with: verifier).codes == [])
+        let verified = Fixtures.verify(event, with: verifier)
+        #expect(verified.codes == [])
+        #expect(verified.documents.first?.deviceAuthentication == .mac(reader: TestIssuer.Merchant.readerID))
+        // The reader signed the key it forwarded: without it, neither the reader's signature nor the MAC holds.
         event.data["ephemeralReaderKey"] = nil
+        #expect(Fixtures.verify(event, with: verifier).codes == [.readerUnauthenticated, .deviceMacUnbound])
+        // Signed again without the key, the reader is authenticated and the MAC still cannot be checked.
+        event.signAsReader()
         #expect(Fixtures.verify(event, with: verifier).codes == [.deviceSignatureInvalid])
     }
 

@@ -32,13 +32,28 @@ struct AnnexDVectorTests {
         return scalar
     }
 
-    static func verify(at time: Date, form: TranscriptForm = .sessionTranscriptBytes, readerKey: Bool = true) throws -> VerificationResult {
+    /// How the submission names the reader that held the reader key.
+    enum ReaderSignature { case registered, unregistered, none }
+
+    /// `reader`: the vector's MAC counts only when a reader registered for the
+    /// tenant signed the submission (the vector has no such signature of its
+    /// own: the test's reader key signs the same triple a reader app would forward).
+    static func verify(at time: Date, form: TranscriptForm = .sessionTranscriptBytes, readerKey: Bool = true,
+                       reader: ReaderSignature = .registered) throws -> VerificationResult {
         // The utopia IACA is not published: the signer is pinned, as multipaz and mdoc-ts do.
         let signer = try certificates("\(folder)/ds_cert.pem")
-        let verifier = Verifier(directory: TenantDirectory([Tenant(id: "t", trustAnchors: [], pinnedDocumentSigners: signer)]))
+        let registered = try PrivateKey.generate(curve: .p256)
+        let verifier = Verifier(directory: TenantDirectory([
+            Tenant(id: "t", trustAnchors: [], pinnedDocumentSigners: signer, readers: ["reader-1": registered.publicKey]),
+        ]))
+        let signing: (id: String, key: PrivateKey)? = switch reader {
+        case .registered: ("reader-1", registered)
+        case .unregistered: ("reader-1", try PrivateKey.generate(curve: .p256))
+        case .none: nil
+        }
         let event = isoEvent(
             payload: try Vectors.hex("\(folder)/device_response.hex"), transcript: try transcript(form),
-            readerKey: readerKey ? try readerScalar() : nil, verifiedAt: time)
+            readerKey: readerKey ? try readerScalar() : nil, verifiedAt: time, reader: signing)
         return verifier.verify(eventJSON: event, at: time)
     }
 
@@ -55,7 +70,43 @@ struct AnnexDVectorTests {
         #expect(result.codes == [], "\(result.summary)")
         #expect(result.verdict == "verified")
         #expect(result.report.status(of: .deviceAuthentication) == .passed)
+        #expect(result.report.status(of: .payloadTranscript) == .passed)
+        #expect(result.report.status(of: .payloadReader) == .passed)
+        #expect(result.documents.first?.deviceAuthentication == .mac(reader: "reader-1"))
         #expect(result.documents.first?.elements.count == 6)
+    }
+
+    /// The same valid MAC with no reader's signature proves the device to
+    /// nobody but the submitter, who chose the reader key: never verified.
+    @Test func aMacWithoutAReaderSignatureIsUnbound() throws {
+        let result = try Self.verify(at: instant("2021-06-01T00:00:00Z"), reader: .none)
+        #expect(result.codes == [.deviceMacUnbound], "\(result.summary)")
+        #expect(result.verdict == "rejected")
+        #expect(result.documents.first?.deviceAuthentication == nil)
+    }
+
+    /// A signature by a key that is not the registered reader's is no binding either.
+    @Test func aReaderSignatureByAnotherKeyIsRefused() throws {
+        let result = try Self.verify(at: instant("2021-06-01T00:00:00Z"), reader: .unregistered)
+        #expect(result.codes == [.readerUnauthenticated, .deviceMacUnbound], "\(result.summary)")
+    }
+
+    /// The vector's reader key is the transcript's EReaderKey; any other key is refused before the MAC.
+    @Test func aReaderKeyOtherThanTheTranscriptsIsRefused() throws {
+        let signer = try certificates("\(Self.folder)/ds_cert.pem")
+        let registered = try PrivateKey.generate(curve: .p256)
+        let verifier = Verifier(directory: TenantDirectory([
+            Tenant(id: "t", trustAnchors: [], pinnedDocumentSigners: signer, readers: ["reader-1": registered.publicKey]),
+        ]))
+        let time = instant("2021-06-01T00:00:00Z")
+        var other = try Self.readerScalar()
+        other[31] ^= 0x01
+        let event = isoEvent(
+            payload: try Vectors.hex("\(Self.folder)/device_response.hex"), transcript: try Self.transcript(.sessionTranscriptBytes),
+            readerKey: other, verifiedAt: time, reader: ("reader-1", registered))
+        let result = verifier.verify(eventJSON: event, at: time)
+        #expect(result.codes.first == .readerKeyMismatch, "\(result.summary)")
+        #expect(result.verdict == "rejected")
     }
 
     @Test(arguments: ["2021-10-02T00:00:00Z", "2026-11-29T00:00:00Z"])
@@ -69,6 +120,7 @@ struct AnnexDVectorTests {
         #expect(result.report.status(of: .deviceAuthentication) == .passed)
     }
 
+    /// A registered reader that forwards no reader key: the MAC cannot be checked.
     @Test func withoutTheReaderKeyTheMacCannotBeChecked() throws {
         let result = try Self.verify(at: instant("2021-06-01T00:00:00Z"), readerKey: false)
         #expect(result.codes == [.deviceSignatureInvalid], "\(result.summary)")

@@ -39,10 +39,18 @@ func requestEvent(tenant: String, flow: Flow, data fields: [String: Any], verifi
 
 /// An `iso-device-response` event for one vector folder's files.
 func isoEvent(
-    tenant: String = "t", payload: [UInt8], transcript: [UInt8], readerKey: [UInt8]? = nil, verifiedAt: Date
+    tenant: String = "t", payload: [UInt8], transcript: [UInt8], readerKey: [UInt8]? = nil, verifiedAt: Date, reader: (id: String, key: PrivateKey)? = nil
 ) -> [UInt8] {
     var data: [String: Any] = ["payload": base64(payload), "sessionTranscript": base64(transcript)]
     if let readerKey { data["ephemeralReaderKey"] = base64(readerKey) }
+    if let reader {
+        // The reader signs at the event's time, as a reader app would when it forwards the read.
+        let signedAt = RFC3339.string(from: verifiedAt.addingTimeInterval(-60))
+        let signed = ReaderAttestation.signedBytes(
+            tenant: tenant, readerID: reader.id, signedAtText: signedAt, response: payload, transcript: transcript, readerKey: readerKey)
+        let signature = try! reader.key.signature(for: signed, hash: .sha256)
+        data["readerAuthentication"] = ["readerId": reader.id, "signedAt": signedAt, "signature": base64(signature)]
+    }
     return requestEvent(tenant: tenant, flow: .isoDeviceResponse, data: data, verifiedAt: verifiedAt)
 }
 

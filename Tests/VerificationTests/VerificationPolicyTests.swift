@@ -28,7 +28,9 @@ import TestSupport
 
     @Test func theChecksAVerdictMayLackAreTheOnesThatDoNotAlwaysApply() {
         let optional = CheckName.order.filter { !$0.isRequiredForVerified }
-        #expect(optional == [.decryptionKey, .decryptionTranscript, .decryptionOpen, .requestIssuedNonce, .requestNonce])
+        #expect(optional == [
+            .payloadTranscript, .payloadReader, .decryptionKey, .decryptionTranscript, .decryptionOpen, .requestIssuedNonce, .requestNonce,
+        ])
     }
 
     /// reason-codes.md's check table: one row per check in policy order, each

@@ -6,10 +6,13 @@ import MDoc
 /// document's deviceSigned carries exactly one of a device signature (COSE_Sign1
 /// with the MSO's device key) or a device MAC (COSE_Mac0 with a key agreed
 /// between the reader key and the device key), over DeviceAuthentication
-/// built from this session transcript.
+/// built from this session transcript. A MAC counts only when a registered
+/// reader signed the submission (`ReaderAttestation`): the submitter supplies
+/// the reader key the MAC is agreed with, so without that signature a MAC
+/// proves nothing about the holder's device (`device.mac_unbound`).
 enum DeviceAuthenticationCheck: DocumentCheck {
     static let name = CheckName.deviceAuthentication
-    static let reasons: [ReasonCode] = [.deviceSignatureInvalid, .payloadUnsupported]
+    static let reasons: [ReasonCode] = [.deviceSignatureInvalid, .payloadUnsupported, .deviceMacUnbound]
 
     static func run(_ underVerification: inout DocumentUnderVerification, into report: inout CheckReport) {
         guard let mso = underVerification.parsedMSO else {
@@ -64,6 +67,7 @@ enum DeviceAuthenticationCheck: DocumentCheck {
             }
             if signature.isValidSignature(algorithm: algorithm, key: deviceKey, payload: signedBytes) {
                 report.pass(name)
+                underVerification.summary.deviceAuthentication = .signature
             } else {
                 report.fail(name, .deviceSignatureInvalid, "\(label): device signature does not verify over DeviceAuthentication with this session transcript")
             }
@@ -80,6 +84,12 @@ enum DeviceAuthenticationCheck: DocumentCheck {
                             "\(label): the MSO device key is for algorithm \(declared), not the key agreement a deviceMac needs")
                 return
             }
+            guard let reader = context.authenticatedReader else {
+                report.fail(name, .deviceMacUnbound,
+                            "\(label): authenticated by deviceMac, which proves the holder's device only to the holder of the reader key; "
+                                + "the submitter supplied that key and no registered reader signed the submission (data.readerAuthentication)")
+                return
+            }
             guard let readerKey = context.readerKey else {
                 report.fail(name, .deviceSignatureInvalid, "\(label): deviceMac needs the ephemeral reader key, which the event does not carry")
                 return
@@ -93,6 +103,7 @@ enum DeviceAuthenticationCheck: DocumentCheck {
                 report.fail(name, .deviceSignatureInvalid, "\(label): attached DeviceAuthentication differs from the session's")
             } else if mac.isValid(key: key, payload: payload) {
                 report.pass(name)
+                underVerification.summary.deviceAuthentication = .mac(reader: reader)
             } else {
                 report.fail(name, .deviceSignatureInvalid, "\(label): device MAC does not verify over DeviceAuthentication with this session transcript")
             }

@@ -12,8 +12,13 @@ public struct DocumentVerificationContext: Sendable {
     public var readerKey: PrivateKey?
     /// For the document's nested decodes (MSO, attached payloads): the event's budget.
     public var limits: CBORDecoder.Limits
+    /// The registered reader that signed the submission (`ReaderAttestation`):
+    /// what a device MAC needs to prove the holder's device to anyone but the submitter.
+    public var authenticatedReader: String?
 
-    public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil, limits: CBORDecoder.Limits = .default) {
+    public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil, limits: CBORDecoder.Limits = .default,
+                authenticatedReader: String? = nil) {
+        self.authenticatedReader = authenticatedReader
         self.transcript = transcript
         self.trustStore = trustStore
         self.time = time

@@ -8,9 +8,12 @@ public enum RequestNonceCheck: VerificationCheck {
     public static let isRequiredForVerified = false
 
     /// `report` with the check recorded: failed when another event used the nonce first.
-    static func recording(reused: Bool, tenant: String?, in report: CheckReport) -> CheckReport {
+    static func recording(reused: Bool, presentation: Bool = false, tenant: String?, in report: CheckReport) -> CheckReport {
         var report = report
-        if reused {
+        if reused && presentation {
+            // Names neither the tenant nor the event that used it first: that may be another tenant's traffic.
+            report.fail(name, .requestNonceReused, "this presentation (the holder's device key and session transcript) was already accepted for another event")
+        } else if reused {
             report.fail(name, .requestNonceReused, "the nonce was already accepted for another event of tenant \(tenant ?? "?")")
         } else {
             report.pass(name)

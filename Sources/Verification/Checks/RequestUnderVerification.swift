@@ -27,6 +27,30 @@ struct RequestUnderVerification {
     /// Set by the payload check (iso-device-response) or the transcript check.
     var transcript: SessionTranscript?
     var readerKey: PrivateKey?
+    /// Set by the transcript check (iso-device-response).
+    var transcriptForm: TranscriptForm?
+    /// The transcript's canonical encoding (`CanonicalCBOR`), set by the
+    /// transcript check; the flows that build their transcript use its bytes.
+    var canonicalTranscript: [UInt8]?
+    /// The reader the reader check authenticated, by its registered id.
+    var authenticatedReader: String?
+    /// The device keys of the documents whose MSO parsed, in document order.
+    var deviceKeys: [PublicKey] = []
+
+    /// The presentation's single-use identities: one per document's device
+    /// key, over the transcript's canonical encoding (`PresentationIdentity`).
+    var presentationTokens: [[UInt8]] {
+        guard let transcript else { return [] }
+        let canonical: [UInt8]
+        switch request.input {
+        case .isoDeviceResponse:
+            guard let canonicalTranscript else { return [] }
+            canonical = canonicalTranscript
+        case .appleWalletApp, .appleWalletWeb:
+            canonical = transcript.encoded
+        }
+        return deviceKeys.map { PresentationIdentity.token(deviceKey: $0, canonicalTranscript: canonical) }
+    }
     /// Set by the decryption check.
     var plaintext: [UInt8]?
     /// Set by the response check.
@@ -64,8 +88,12 @@ struct RequestUnderVerification {
     /// Runs `checks` on each document of the response, each document's in turn.
     mutating func verifyDocuments(with checks: [any DocumentCheck.Type], into report: inout CheckReport) {
         guard let response, let tenant, let transcript else { return }
-        let context = DocumentVerificationContext(transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits)
+        let context = DocumentVerificationContext(
+            transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits, authenticatedReader: authenticatedReader)
         let shapes = testShapes(of: response, tenant: tenant)
+        // Data minimisation: with a request stated, what was not asked for is
+        // neither stored nor put in the outcome (it is still digest-checked).
+        let requested = request.requestedElements.isEmpty ? nil : RequestedElementIndex(request.requestedElements)
         documents = response.documents.enumerated().map { index, document in
             var underVerification = DocumentUnderVerification(document, index: index, context: context)
             let notApplicable = shapes?[index].notApplicable ?? []
@@ -76,7 +104,12 @@ struct RequestUnderVerification {
                     check.run(&underVerification, into: &report)
                 }
             }
-            return underVerification.finishedSummary()
+            if let key = underVerification.parsedMSO?.deviceKey { deviceKeys.append(key) }
+            var summary = underVerification.finishedSummary()
+            if let requested {
+                summary.elements.removeAll { requested[namespace: $0.namespace, element: $0.identifier] == nil }
+            }
+            return summary
         }
     }
 
