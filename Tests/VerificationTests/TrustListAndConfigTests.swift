@@ -25,7 +25,7 @@ struct VICALVectorTests {
         #expect(vical.entries.count == 14)
         #expect(vical.date.map(RFC3339.string(from:))?.hasPrefix("2025-11-18") == true)
         #expect(vical.nextUpdate.map(RFC3339.string(from:))?.hasPrefix("2025-11-19") == true)
-        #expect(vical.entries.allSatisfy { !$0.docTypes.isEmpty })
+        #expect(vical.entries.allSatisfy { $0.docTypes == ["org.iso.18013.5.1.mDL"] })
     }
 
     @Test func aamvaSignerHasExpiredBy2026November() throws {

@@ -12,9 +12,16 @@ public struct DocumentVerificationContext: Sendable {
     public var readerKey: PrivateKey?
     /// For the document's nested decodes (MSO, attached payloads): the event's budget.
     public var limits: CBORDecoder.Limits
+    /// What the trust store's anchors may vouch for (VICAL docTypes and freshness).
+    public var anchorScopes: AnchorScopes
+    /// A production tenant: Apple's test issuer on a path is refused, however it got into the trust store.
+    public var refusesTestIssuers: Bool
 
-    public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil, limits: CBORDecoder.Limits = .default) {
+    public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil, limits: CBORDecoder.Limits = .default,
+                anchorScopes: AnchorScopes = .none, refusesTestIssuers: Bool = true) {
         self.transcript = transcript
+        self.anchorScopes = anchorScopes
+        self.refusesTestIssuers = refusesTestIssuers
         self.trustStore = trustStore
         self.time = time
         self.readerKey = readerKey
@@ -36,6 +43,8 @@ struct DocumentUnderVerification {
     var signer: Certificate?
     /// Whether the signer chains to one of the tenant's trust anchors (the chain check passed).
     var signerIsTrusted = false
+    /// The validated path, signer … anchor, when the chain check passed.
+    var path: [Certificate] = []
     var summary: DocumentSummary
 
     init(_ document: Document, index: Int, context: DocumentVerificationContext) {

@@ -64,7 +64,9 @@ struct RequestUnderVerification {
     /// Runs `checks` on each document of the response, each document's in turn.
     mutating func verifyDocuments(with checks: [any DocumentCheck.Type], into report: inout CheckReport) {
         guard let response, let tenant, let transcript else { return }
-        let context = DocumentVerificationContext(transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits)
+        let context = DocumentVerificationContext(
+            transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits,
+            anchorScopes: tenant.anchorScopes, refusesTestIssuers: tenant.testConditions == nil)
         let shapes = testShapes(of: response, tenant: tenant)
         documents = response.documents.enumerated().map { index, document in
             var underVerification = DocumentUnderVerification(document, index: index, context: context)

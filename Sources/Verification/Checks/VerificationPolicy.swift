@@ -15,6 +15,7 @@ public enum VerificationPolicy {
         IssuerChainCheck.self,
         IssuerCertificateCheck.self,
         IssuerSignatureCheck.self,
+        IssuerAuthorityCheck.self,
         MSOStructureCheck.self,
         MSODocTypeCheck.self,
         MSOValidityCheck.self,
