@@ -15,15 +15,15 @@ import MDoc
 /// - The document and its signer: a disclosed `issuing_country`
 ///   (org.iso.18013.5.1 and the org.iso.23220.* namespaces) equals the
 ///   signer's countryName. A disclosed `issuing_jurisdiction` (18013-5) or
-///   `issuing_subdivision` (23220) is an ISO 3166-2 code whose country part is
-///   the signer's countryName, and equals the signer's stateOrProvinceName
-///   where that is itself an ISO 3166-2 code (Annex B leaves its form open:
-///   AAMVA's IACAs write "US-MD", others a region's name, which no code can
-///   be compared with). Only values whose digest the issuer signed are read:
-///   an item whose digest fails says nothing (`mso.digests` rejects it). An
-///   element not disclosed is not compared. A signer without countryName
-///   (Apple's test signer) gives nothing to compare the document with; under
-///   an IACA that has one, the signer-and-IACA rule already refuses it.
+///   `issuing_subdivision` (23220) equals the signer's stateOrProvinceName
+///   where the signer has one (AAMVA's signers write the ISO 3166-2 code,
+///   "US-MD", as the element does); where it has none, a value in ISO 3166-2
+///   form must name the signer's country (the element's definition: its
+///   first part is issuing_country). Only values whose digest the issuer
+///   signed are read: an item whose digest fails says nothing (`mso.digests`
+///   rejects it). An element not disclosed is not compared. A signer without
+///   countryName (Apple's test signer) gives nothing to compare the document
+///   with; under an IACA that has one, the signer-and-IACA rule refuses it.
 ///
 /// Values are never named in details, only the certificates' names.
 enum IssuerAuthorityCheck: DocumentCheck {
@@ -93,7 +93,6 @@ enum IssuerAuthorityCheck: DocumentCheck {
     /// disclosed jurisdiction, each at most once.
     static func elementFindings(_ document: DocumentUnderVerification, signer: CertificateFacts) -> (country: String?, jurisdiction: String?) {
         guard let mso = document.parsedMSO, signer.subjectCountries.count == 1, let country = signer.subjectCountries.first else { return (nil, nil) }
-        let state = signer.subjectStates.count == 1 ? signer.subjectStates.first.flatMap { isSubdivisionCode($0) ? $0 : nil } : nil
         var countryProblem: String?
         var jurisdictionProblem: String?
         for space in document.document.issuerSigned.nameSpaces {
@@ -112,17 +111,23 @@ enum IssuerAuthorityCheck: DocumentCheck {
                     countryProblem = "\(space.name)/issuing_country differs from the document signer's countryName \"\(country)\""
                 }
                 if isJurisdiction, jurisdictionProblem == nil {
-                    if let value, isSubdivisionCode(value), value.utf8.starts(with: (country + "-").utf8) {
-                        if let state, !state.hasSameUTF8(as: value) {
-                            jurisdictionProblem = "\(space.name)/\(jurisdictionElement) differs from the document signer's stateOrProvinceName \"\(state)\""
-                        }
-                    } else {
-                        jurisdictionProblem = "\(space.name)/\(jurisdictionElement) is not an ISO 3166-2 code of the document signer's country \"\(country)\""
-                    }
+                    jurisdictionProblem = jurisdictionProblemOf(value, element: "\(space.name)/\(jurisdictionElement)", signer: signer, country: country)
                 }
             }
         }
         return (countryProblem, jurisdictionProblem)
+    }
+
+    private static func jurisdictionProblemOf(_ value: String?, element: String, signer: CertificateFacts, country: String) -> String? {
+        guard let value else { return "\(element) is not a text string" }
+        if signer.subjectStates.count > 1 { return "\(element) cannot be compared: the document signer names more than one stateOrProvinceName" }
+        if let state = signer.subjectStates.first {
+            return value.hasSameUTF8(as: state) ? nil : "\(element) differs from the document signer's stateOrProvinceName \"\(state)\""
+        }
+        if isSubdivisionCode(value), !value.utf8.starts(with: (country + "-").utf8) {
+            return "\(element) names a subdivision of another country than the document signer's \"\(country)\""
+        }
+        return nil
     }
 
     static let mdlNameSpace = "org.iso.18013.5.1"
