@@ -101,7 +101,7 @@ let package = Package(
         // ReportBrowserTests renders the report in headless Chromium.
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc", "TestSupport"]),
         // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
-        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR"]),
+        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR", "TestIssuer"]),
         // A short chaos run (make test) against its own PostgreSQL and broker.
         .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "VeridocDev", "Chaos", "TestSupport"]),
         // Hostile events through the real Verifier: exact reason codes within bounded time.
