@@ -15,6 +15,14 @@ public struct CertificateFacts: Sendable {
     public let subjectDescription: String
     /// `subject.countryName`.
     public let subjectCountry: String?
+    /// Every countryName and stateOrProvinceName of the subject, in order:
+    /// ISO 18013-5 Annex B compares them with the IACA's and the document's
+    /// issuing_country / issuing_jurisdiction, and a name that says two
+    /// countries says none.
+    public let subjectCountries: [String]
+    public let subjectStates: [String]
+    /// `subject.commonName`.
+    public let subjectCommonName: String?
     /// `publicKey()`, or why it failed.
     public let publicKey: Result<PublicKey, CryptoError>
     /// `DocumentSignerProfile.violations(of:)`.
@@ -24,6 +32,9 @@ public struct CertificateFacts: Sendable {
         let subject = certificate.subject
         subjectDescription = subject.description
         subjectCountry = subject.countryName
+        subjectCountries = subject.attributes.filter { $0.type == "C" }.map(\.value)
+        subjectStates = subject.attributes.filter { $0.type == "ST" }.map(\.value)
+        subjectCommonName = subject.commonName
         publicKey = Result { () throws(CryptoError) in try certificate.publicKey() }
         documentSignerViolations = DocumentSignerProfile.violations(of: certificate)
     }

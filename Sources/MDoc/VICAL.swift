@@ -15,7 +15,9 @@ public struct VICAL: Sendable {
 
     public struct Entry: Sendable {
         public let certificate: Certificate
-        public let docTypes: [String]
+        /// The docTypes the IACA is a trust point for (`certificateInfos[].docType`);
+        /// nil when the entry names none, and then it is trusted for every docType.
+        public let docTypes: [String]?
     }
 
     public enum Failure: Error, Equatable, Sendable {
@@ -60,14 +62,34 @@ public struct VICAL: Sendable {
         provider = payloadItem["vicalProvider"]?.text ?? ""
         issueID = payloadItem["vicalIssueID"]?.int
         date = Self.date(payloadItem["date"])
-        nextUpdate = Self.date(payloadItem["nextUpdate"])
+        // A nextUpdate that is there but unreadable must not read as "never stale".
+        if let item = payloadItem["nextUpdate"] {
+            guard let next = Self.date(item) else { throw .malformed("VICAL nextUpdate is not a date-time") }
+            nextUpdate = next
+        } else {
+            nextUpdate = nil
+        }
         guard let infos = payloadItem["certificateInfos"]?.array else { throw .malformed("VICAL has no certificateInfos") }
         var entries: [Entry] = []
         for (index, info) in infos.enumerated() {
             guard let der = info["certificate"]?.bytes, let certificate = try? Certificate(der: der) else {
                 throw .malformed("VICAL certificateInfos[\(index)] has no DER certificate")
             }
-            let docTypes = info["docType"]?.array?.compactMap(\.text) ?? []
+            // A list that is there but empty or not all text must not read as
+            // "no restriction": the entry is refused, not widened.
+            var docTypes: [String]?
+            if let item = info["docType"] {
+                guard let list = item.array, !list.isEmpty else {
+                    throw .malformed("VICAL certificateInfos[\(index)].docType is not a non-empty array")
+                }
+                var names: [String] = []
+                names.reserveCapacity(list.count)
+                for name in list {
+                    guard let text = name.text else { throw .malformed("VICAL certificateInfos[\(index)].docType holds a non-text item") }
+                    names.append(text)
+                }
+                docTypes = names
+            }
             entries.append(Entry(certificate: certificate, docTypes: docTypes))
         }
         self.entries = entries

@@ -166,7 +166,8 @@ public final class PipelineMetrics: Sendable {
 }
 
 /// What /readyz answers: ready when at least one partition is assigned, none
-/// is stopped at an offset gap, the worker is not draining, and the last PostgreSQL round trip (a committed
+/// is stopped at an offset gap, the worker is not draining, no VICAL a tenant
+/// loaded is past its nextUpdate (plus grace), and the last PostgreSQL round trip (a committed
 /// batch, or the probe's `SELECT 1` every `probeInterval`) succeeded within
 /// `window` seconds.
 ///
@@ -180,13 +181,42 @@ public final class WorkerHealth: @unchecked Sendable {
     private var owned = 0
     private var stopped = 0
     private var draining = false
+    /// Each VICAL's end of trust; set once, before the worker runs.
+    private var trustLists: [TrustListDeadline] = []
+    /// The time readiness is judged at (tests move it).
+    private let clock: @Sendable () -> Date
 
     public init(window: TimeInterval = 15, probeInterval: TimeInterval = 5) {
         self.window = window
         self.probeInterval = probeInterval
+        self.clock = { Date() }
     }
 
-    func postgresRoundTrip(succeeded: Bool, at time: Date = Date()) {
+    /// Readiness judged at `clock()`'s time instead of the system clock's.
+    public init(window: TimeInterval = 15, probeInterval: TimeInterval = 5, clock: @escaping @Sendable () -> Date) {
+        self.window = window
+        self.probeInterval = probeInterval
+        self.clock = clock
+    }
+
+    /// The VICALs whose staleness makes the worker unready: its IACAs are no
+    /// longer trusted then, so every document under them is rejected until a
+    /// fresh list is deployed.
+    public func watchTrustLists(_ deadlines: [TrustListDeadline]) {
+        lock.lock()
+        trustLists = deadlines.sorted { $0.staleAfter < $1.staleAfter }
+        lock.unlock()
+    }
+
+    /// The first VICAL past its nextUpdate (plus grace) at `time`, if any.
+    public func staleTrustList(at time: Date) -> TrustListDeadline? {
+        lock.lock()
+        defer { lock.unlock() }
+        return trustLists.first { time > $0.staleAfter }
+    }
+
+    func postgresRoundTrip(succeeded: Bool, at time: Date? = nil) {
+        let time = time ?? clock()
         lock.lock()
         if succeeded { lastSuccess = time } else { lastFailure = time }
         lock.unlock()
@@ -227,7 +257,7 @@ public final class WorkerHealth: @unchecked Sendable {
     public var postgresReachable: Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard let lastSuccess, Date().timeIntervalSince(lastSuccess) <= window else { return false }
+        guard let lastSuccess, clock().timeIntervalSince(lastSuccess) <= window else { return false }
         return lastFailure.map { $0 < lastSuccess } ?? true
     }
 
@@ -236,6 +266,9 @@ public final class WorkerHealth: @unchecked Sendable {
         let (draining, owned, stopped) = (self.draining, self.owned, self.stopped)
         lock.unlock()
         if draining { return .init(ready: false, reason: "draining") }
+        if let stale = staleTrustList(at: clock()) {
+            return .init(ready: false, reason: "\(stale.list) is stale: nextUpdate \(RFC3339.string(from: stale.nextUpdate)) has passed")
+        }
         if owned == 0 { return .init(ready: false, reason: "no partitions assigned") }
         if stopped > 0 { return .init(ready: false, reason: "\(stopped) partition(s) stopped at an offset gap") }
         if !postgresReachable { return .init(ready: false, reason: "postgres unreachable") }

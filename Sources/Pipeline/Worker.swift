@@ -62,6 +62,7 @@ public final class Worker: @unchecked Sendable {
         var parser = EventParser()
         parser.maxEventBytes = configuration.maxEventBytes
         self.verifier = Verifier(directory: directory, eventParser: parser, issuedNonceKey: IssuedNonce.Key(replayKey: configuration.nonceKey))
+        metrics.health.watchTrustLists(directory.tenants.flatMap(\.trustListDeadlines))
         // The memo is the process's (the issuer check reaches it from any pool thread): sized once, here.
         TrustedSignatures.shared.memo.reset(capacity: configuration.signatureMemoEntries)
         self.intake = RecordIntake(parser: parser)

@@ -4,6 +4,20 @@ public struct TenantSettings: Sendable, Equatable {
     public struct VICAL: Sendable, Equatable {
         public var file: String
         public var anchors: [String]
+        /// How long past its nextUpdate the list is still used (docs/operations.md,
+        /// "Trust anchors"): 0 by default, at most `maxGraceSeconds`.
+        public var graceSeconds: Int
+
+        public init(file: String, anchors: [String], graceSeconds: Int = 0) {
+            self.file = file
+            self.anchors = anchors
+            self.graceSeconds = graceSeconds
+        }
+
+        /// A week: long enough to ride out a publisher's or a fetch job's
+        /// outage, short enough that an IACA the publisher withdrew does not
+        /// stay trusted for long.
+        public static let maxGraceSeconds = 604_800
     }
 
     /// A `retentionDefaults` entry: the shape of a request's `requestedElements`.
@@ -116,7 +130,8 @@ public struct TenantSettings: Sendable, Equatable {
             guard let file = try vical.nonEmptyString("file") else { throw ConfigError("\(vical.setting("file")): required") }
             let anchors = try vical.strings("anchors")
             guard !anchors.isEmpty else { throw ConfigError("\(vical.setting("anchors")): at least one anchor is required") }
-            return VICAL(file: file, anchors: anchors)
+            let grace = try vical.integer("graceSeconds", range: 0...VICAL.maxGraceSeconds) ?? 0
+            return VICAL(file: file, anchors: anchors, graceSeconds: grace)
         } ?? []
         pinnedDocumentSigners = try object.strings("pinnedDocumentSigners")
         maxRetentionDays = try object.integer("maxRetentionDays", range: 1...Self.maxRetentionDaysLimit)

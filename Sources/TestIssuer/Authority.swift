@@ -31,16 +31,18 @@ extension TestIssuer {
             case withoutExtendedKeyUsage
         }
 
-        public init(curve: Curve = .p256, now: Date, name: String = "Veridoc Test", state: String = "CA", signer: SignerProfile = .valid) throws {
+        public init(curve: Curve = .p256, now: Date, name: String = "Veridoc Test", state: String = "CA", signer: SignerProfile = .valid,
+                    country: String = "US") throws {
             guard curve == .p256 || curve == .p384 else { throw FixtureError("test authorities use P-256 or P-384") }
             let rootKey = try PrivateKey.generate(curve: curve)
             var root = CertificateBuilder(
-                subject: [("C", "US"), ("ST", state), ("O", name), ("CN", "\(name) IACA \(curve.rawValue)")],
+                subject: [("C", country), ("ST", state), ("O", name), ("CN", "\(name) IACA \(curve.rawValue)")],
                 publicKey: rootKey.publicKey, notBefore: now - 2 * 365 * 86_400, notAfter: now + 10 * 365 * 86_400)
             root.isCA = true
             root.keyUsage = [.keyCertSign, .cRLSign]
             let rootCertificate = try root.selfSigned(with: rootKey)
-            try self.init(curve: curve, name: name, state: state, iacaKey: rootKey, iaca: rootCertificate, signer: signer, now: now)
+            try self.init(curve: curve, name: name, state: state, iacaKey: rootKey, iaca: rootCertificate, signer: signer,
+                          signerName: [("C", country), ("ST", state)], now: now)
         }
 
         /// An authority restored from its saved keys and certificates (a load-generator fixture).
@@ -56,7 +58,8 @@ extension TestIssuer {
             digestAlgorithm = curve == .p384 ? .sha384 : .sha256
         }
 
-        private init(curve: Curve, name: String, state: String, iacaKey: PrivateKey, iaca: Certificate, signer: SignerProfile, now: Date) throws {
+        private init(curve: Curve, name: String, state: String, iacaKey: PrivateKey, iaca: Certificate, signer: SignerProfile,
+                     signerName: [(String, String)], now: Date) throws {
             self.curve = curve
             self.name = name
             self.state = state
@@ -69,7 +72,7 @@ extension TestIssuer {
                 ? (now - 400 * 86_400, now - 30 * 86_400)
                 : (now - 90 * 86_400, now + 365 * 86_400)
             var builder = CertificateBuilder(
-                subject: [("C", "US"), ("ST", state), ("O", name), ("CN", "\(name) Document Signer \(curve.rawValue)")],
+                subject: signerName + [("O", name), ("CN", "\(name) Document Signer \(curve.rawValue)")],
                 publicKey: documentSignerKey.publicKey, notBefore: validity.0, notAfter: validity.1)
             builder.isCA = false
             builder.keyUsage = .digitalSignature
@@ -80,7 +83,20 @@ extension TestIssuer {
         /// The same IACA with a new document signer of `profile`, as when an
         /// issuer rotates (or botches) its DS while relying parties keep the root.
         public func reissuingDocumentSigner(_ profile: SignerProfile, now: Date) throws -> Authority {
-            try Authority(curve: curve, name: name, state: state, iacaKey: iacaKey, iaca: iaca, signer: profile, now: now)
+            try Authority(curve: curve, name: name, state: state, iacaKey: iacaKey, iaca: iaca, signer: profile,
+                          signerName: Self.countryAndState(of: documentSigner), now: now)
+        }
+
+        /// The same IACA with a valid document signer whose subject names
+        /// `country` and `state` (nil: none) instead of the IACA's: the Annex B
+        /// country fixtures (a signer of one country under another's IACA).
+        public func reissuingDocumentSigner(country: String?, state: String?, now: Date) throws -> Authority {
+            let name = [("C", country), ("ST", state)].compactMap { type, value in value.map { (type, $0) } }
+            return try Authority(curve: curve, name: self.name, state: self.state, iacaKey: iacaKey, iaca: iaca, signer: .valid, signerName: name, now: now)
+        }
+
+        private static func countryAndState(of certificate: Certificate) -> [(String, String)] {
+            certificate.subject.attributes.filter { $0.type == "C" || $0.type == "ST" }.map { ($0.type, $0.value) }
         }
     }
 }

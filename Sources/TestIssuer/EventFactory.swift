@@ -185,10 +185,12 @@ extension TestIssuer {
 
         static let issuanceFaults: Set<Fault> = [
             .untrustedIssuer, .expiredDocumentSigner, .signerWithoutExtendedKeyUsage, .msoNotYetValid, .msoExpired, .docTypeMismatch, .msoNotAnMSO,
+            .signerCountryDiffersFromIACA, .issuingCountryDiffersFromSigner, .issuingJurisdictionDiffersFromSigner,
         ]
 
         private mutating func issue(options: EventOptions, fault: Fault?) throws -> IssuedDocument {
             var signer = authority
+            var credential = self.credential
             var issuance = IssuanceOptions(now: now)
             issuance.x5chain = options.x5chain
             issuance.taggedIssuerAuth = options.taggedIssuerAuth
@@ -213,6 +215,13 @@ extension TestIssuer {
             case .msoNotAnMSO:
                 // A well-formed, correctly signed tag-24 map that lacks the MSO's fields.
                 issuance.payloadOverride = CBOR.embedded(["version": "1.0", "note": "not a MobileSecurityObject"]).encoded()
+            case .signerCountryDiffersFromIACA:
+                signer = try authority.reissuingDocumentSigner(country: "FR", state: authority.state, now: now)
+                credential[Credential.mDLNameSpace, "issuing_country"] = "FR"
+            case .issuingCountryDiffersFromSigner:
+                credential[Credential.mDLNameSpace, "issuing_country"] = "FR"
+            case .issuingJurisdictionDiffersFromSigner:
+                credential[Credential.mDLNameSpace, "issuing_jurisdiction"] = .text(authority.state == "NV" ? "CA" : "NV")
             default:
                 break
             }

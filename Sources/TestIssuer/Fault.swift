@@ -41,6 +41,13 @@ extension TestIssuer {
         case signerWithoutExtendedKeyUsage
         /// One bit of the issuerAuth signature flipped.
         case flippedIssuerSignature
+        /// ISO 18013-5 Annex B: the document signer says C=FR under the US IACA
+        /// (the document's issuing_country says FR too, so only the certificates disagree).
+        case signerCountryDiffersFromIACA
+        /// issuing_country says FR; the document signer (and its IACA) say US.
+        case issuingCountryDiffersFromSigner
+        /// issuing_jurisdiction names another state than the document signer's stateOrProvinceName.
+        case issuingJurisdictionDiffersFromSigner
         /// The issuer correctly signed a payload that is not an MSO.
         case msoNotAnMSO
         /// The MSO names another docType than the document.
@@ -101,6 +108,9 @@ extension TestIssuer {
             case .untrustedIssuer: [.issuerUntrusted]
             case .expiredDocumentSigner, .signerWithoutExtendedKeyUsage: [.issuerCertificateInvalid]
             case .flippedIssuerSignature: [.issuerSignatureInvalid]
+            case .signerCountryDiffersFromIACA: [.issuerSignerCountryMismatch]
+            case .issuingCountryDiffersFromSigner: [.issuerIssuingCountryMismatch]
+            case .issuingJurisdictionDiffersFromSigner: [.issuerIssuingJurisdictionMismatch]
             case .msoNotAnMSO: [.msoMalformed]
             case .docTypeMismatch: [.msoDoctypeMismatch]
             case .msoNotYetValid: [.msoNotYetValid]

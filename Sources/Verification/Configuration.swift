@@ -46,18 +46,33 @@ public struct Configuration: Sendable {
             do { keys.append(try TenantKey(key)) } catch { throw ConfigError("\(setting): \(error.message)") }
         }
 
+        // A production tenant never trusts Apple's test issuer, however it is listed.
+        let production = entry.testConditions == nil
         var anchors: [Certificate] = []
         for (index, entry) in entry.trustAnchors.enumerated() {
-            anchors += try loadCertificates(settings.resolve(entry), setting: "\(path).trustAnchors[\(index)]")
+            let setting = "\(path).trustAnchors[\(index)]"
+            let url = settings.resolve(entry)
+            let certificates = try loadCertificates(url, setting: setting)
+            if production { try refuseTestIssuers(certificates, setting: setting, source: url.path) }
+            anchors += certificates
         }
+        var listed: [ListedAnchor] = []
+        var deadlines: [TrustListDeadline] = []
         for (index, vical) in entry.vicals.enumerated() {
-            anchors += try loadVICAL(vical, setting: "\(path).vicals[\(index)]", settings: settings, time: time)
+            let loaded = try loadVICAL(vical, setting: "\(path).vicals[\(index)]", settings: settings, time: time)
+            if production { try refuseTestIssuers(loaded.anchors.map(\.certificate), setting: "\(path).vicals[\(index)].file", source: loaded.name) }
+            listed += loaded.anchors
+            if let deadline = loaded.deadline { deadlines.append(deadline) }
         }
         // Signers trusted as they are: a setting of its own, never implied by
         // trustAnchors, whose certificates may issue signers but not be one.
         var pinned: [Certificate] = []
         for (index, entry) in entry.pinnedDocumentSigners.enumerated() {
-            pinned += try loadCertificates(settings.resolve(entry), setting: "\(path).pinnedDocumentSigners[\(index)]")
+            let setting = "\(path).pinnedDocumentSigners[\(index)]"
+            let url = settings.resolve(entry)
+            let certificates = try loadCertificates(url, setting: setting)
+            if production { try refuseTestIssuers(certificates, setting: setting, source: url.path) }
+            pinned += certificates
         }
         // A test tenant trusts its test roots only (Settings refuses production trust beside them), and may
         // have none: the Simulator's responses and a developer profile's without issuer signature need none.
@@ -68,7 +83,7 @@ public struct Configuration: Sendable {
             }
             testConditions = TestConditions(kinds: Set(test.kinds.compactMap { name in TestKind.allCases.first { $0.settingName == name } }))
         }
-        guard !anchors.isEmpty || !pinned.isEmpty || testConditions != nil else {
+        guard !anchors.isEmpty || !listed.isEmpty || !pinned.isEmpty || testConditions != nil else {
             throw ConfigError("\(path): no trust anchors (trustAnchors, vicals or pinnedDocumentSigners) configured")
         }
 
@@ -90,23 +105,55 @@ public struct Configuration: Sendable {
         }
         return Tenant(
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
-            pinnedDocumentSigners: pinned, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
+            pinnedDocumentSigners: pinned, listedAnchors: listed, trustListDeadlines: deadlines, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
             retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
             requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers)
     }
 
-    private static func loadVICAL(_ entry: TenantSettings.VICAL, setting: String, settings: VeridocSettings, time: Date) throws(ConfigError) -> [Certificate] {
+    /// A VICAL's IACAs, each with the docTypes its entry names, trusted until
+    /// the list's nextUpdate plus `graceSeconds`. A list already past that at
+    /// `time` is refused: its publisher has said a newer one exists, which may
+    /// have withdrawn an IACA.
+    private static func loadVICAL(_ entry: TenantSettings.VICAL, setting: String, settings: VeridocSettings, time: Date) throws(ConfigError)
+        -> (anchors: [ListedAnchor], deadline: TrustListDeadline?, name: String)
+    {
         var vicalAnchors: [Certificate] = []
         for (index, anchor) in entry.anchors.enumerated() {
             vicalAnchors += try loadCertificates(settings.resolve(anchor), setting: "\(setting).anchors[\(index)]")
         }
         let url = settings.resolve(entry.file)
         guard let bytes = try? Data(contentsOf: url) else { throw ConfigError("\(setting).file: cannot read \(url.path)") }
+        let vical: VICAL
         do {
-            let vical = try VICAL(bytes: Array(bytes), anchors: TrustStore(anchors: vicalAnchors), at: time)
-            return vical.entries.map(\.certificate)
+            vical = try VICAL(bytes: Array(bytes), anchors: TrustStore(anchors: vicalAnchors), at: time)
         } catch {
             throw ConfigError("\(setting).file: \(url.lastPathComponent) is not an authentic VICAL: \(error)")
+        }
+        let list = "\(setting) (\(url.lastPathComponent))"
+        var deadline: TrustListDeadline?
+        if let nextUpdate = vical.nextUpdate {
+            let staleAfter = nextUpdate + TimeInterval(entry.graceSeconds)
+            guard time <= staleAfter else {
+                let grace = entry.graceSeconds == 0 ? "" : " plus graceSeconds \(entry.graceSeconds)"
+                throw ConfigError("\(setting).file: \(url.path) is stale: its nextUpdate \(RFC3339.string(from: nextUpdate))\(grace) has passed; "
+                    + "fetch the current list from its publisher")
+            }
+            deadline = TrustListDeadline(list: list, nextUpdate: nextUpdate, staleAfter: staleAfter)
+        }
+        let anchors = vical.entries.map { entry in
+            ListedAnchor(certificate: entry.certificate, docTypes: entry.docTypes, list: list, trustedUntil: deadline?.staleAfter)
+        }
+        return (anchors, deadline, url.path)
+    }
+
+    /// Apple's test issuer in a production tenant's trust is a configuration
+    /// error: it signs mock IDs that anyone with a developer profile can get.
+    private static func refuseTestIssuers(_ certificates: [Certificate], setting: String, source: String) throws(ConfigError) {
+        for certificate in certificates {
+            guard let name = KnownTestIssuers.name(of: certificate) else { continue }
+            let fingerprint = certificate.sha256Fingerprint.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+            throw ConfigError("\(setting): \(source) holds Apple's test issuer \"\(name)\" (SHA-256 \(fingerprint)), which only a test tenant "
+                + "may trust: list it in a tenant of its own under testConditions.trustAnchors")
         }
     }
 
@@ -141,5 +188,11 @@ public struct Configuration: Sendable {
             certificates += parsed
         }
         return certificates
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -28,6 +28,11 @@ public struct Tenant: Sendable {
     public let teamID: String?
     public let keys: [TenantKey]
     public let trustStore: TrustStore
+    /// What the anchors the tenant trusts through VICALs may vouch for
+    /// (docTypes, freshness); anchors of `trustAnchors` vouch for everything.
+    public let anchorScopes: AnchorScopes
+    /// When each of the tenant's VICALs goes stale (the worker's readiness watches them).
+    public let trustListDeadlines: [TrustListDeadline]
     public let origins: Set<String>
     public let maxRequestAge: TimeInterval
     /// Only nonces Veridoc issued (`IssuedNonce`) are accepted.
@@ -50,7 +55,7 @@ public struct Tenant: Sendable {
 
     public init(
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
-        pinnedDocumentSigners: [Certificate] = [],
+        pinnedDocumentSigners: [Certificate] = [], listedAnchors: [ListedAnchor] = [], trustListDeadlines: [TrustListDeadline] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
         requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:]
     ) {
@@ -60,7 +65,9 @@ public struct Tenant: Sendable {
         self.merchantIDs = merchantIDs
         self.teamID = teamID
         self.keys = keys
-        self.trustStore = TrustStore(anchors: trustAnchors, pinnedSigners: pinnedDocumentSigners)
+        self.trustStore = TrustStore(anchors: trustAnchors + listedAnchors.map(\.certificate), pinnedSigners: pinnedDocumentSigners)
+        self.anchorScopes = AnchorScopes(direct: trustAnchors + pinnedDocumentSigners, listed: listedAnchors)
+        self.trustListDeadlines = trustListDeadlines
         self.origins = origins
         self.maxRequestAge = maxRequestAge
         self.requireIssuedNonces = requireIssuedNonces

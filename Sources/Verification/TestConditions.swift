@@ -69,7 +69,7 @@ struct TestShape: Equatable {
 
     var notApplicable: Set<CheckName> {
         var names: Set<CheckName> = []
-        if issuerNotApplicable { names.formUnion([.issuerChain, .issuerCertificate, .issuerSignature]) }
+        if issuerNotApplicable { names.formUnion([.issuerChain, .issuerCertificate, .issuerSignature, .issuerAuthority]) }
         if deviceNotApplicable { names.insert(.deviceAuthentication) }
         return names
     }

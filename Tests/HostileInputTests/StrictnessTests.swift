@@ -51,7 +51,8 @@ import Verification
         var lab = try Lab()
         func signer(ekuExtension: [(oid: String, critical: Bool, der: [UInt8])]) throws -> (Certificate, PrivateKey) {
             let key = try PrivateKey.generate(curve: .p256)
-            var builder = CertificateBuilder(subject: [("C", "US"), ("CN", "Signer")], publicKey: key.publicKey,
+            // Of its IACA's country and state (Annex B), so that only the EKU is at stake.
+            var builder = CertificateBuilder(subject: [("C", "US"), ("ST", lab.factory.authority.state), ("CN", "Signer")], publicKey: key.publicKey,
                                              notBefore: Lab.now - 86_400 * 30, notAfter: Lab.now + 86_400 * 300)
             builder.isCA = false
             builder.keyUsage = .digitalSignature

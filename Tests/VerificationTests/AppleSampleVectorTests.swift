@@ -7,7 +7,10 @@ import TestSupport
 
 /// Apple's "Verify with Wallet" sample data (README §8), through the
 /// apple-wallet-app flow: event parsing, tenant attribution, pkRHash key
-/// lookup, transcript rebuild, HPKE, and every document check.
+/// lookup, transcript rebuild, HPKE, and every document check. The sample is
+/// signed under Apple's test root, which only a test tenant trusts: the
+/// tenant here is one (developer-profile kind, the root as its test anchor),
+/// so its verdicts are test_ ones.
 @Suite(.enabled(if: Vectors.available, "shared/vectors not found (set VERIDOC_VECTORS or place shared/vectors next to the package)"))
 struct AppleSampleVectorTests {
     static let folder = "apple-verify-with-wallet-sample"
@@ -34,10 +37,11 @@ struct AppleSampleVectorTests {
             root = try certificates("\(folder)/issuer_root.pem")
         }
 
-        func tenant(id: String = "acme", merchantIDs: Set<String>? = nil, teamID: String? = nil, key: PrivateKey? = nil) throws -> Tenant {
+        func tenant(id: String = "acme", merchantIDs: Set<String>? = nil, teamID: String? = nil, key: PrivateKey? = nil,
+                    production: Bool = false) throws -> Tenant {
             Tenant(
                 id: id, merchantIDs: merchantIDs ?? [merchantID], teamID: teamID ?? self.teamID, keys: [try TenantKey(key ?? self.key)],
-                trustAnchors: root)
+                trustAnchors: root, testConditions: production ? nil : TestConditions(kinds: [.developerProfile]))
         }
 
         func event(tenant: String = "acme", nonce: [UInt8]? = nil, merchantID: String? = nil, payload: [UInt8]? = nil, at time: Date) -> [UInt8] {
@@ -68,7 +72,8 @@ struct AppleSampleVectorTests {
         let sample = try Sample()
         let result = sample.verify(try sample.tenant(), sample.event(at: Self.validAt), at: Self.validAt)
         #expect(result.codes == [], "\(result.summary)")
-        #expect(result.verdict == "verified")
+        #expect(result.verdict == "test_verified")
+        #expect(result.assurance == .test(kind: .developerProfile))
         #expect(result.documents.count == 1)
         #expect(result.documents.first?.docType == "org.iso.18013.5.1.mDL")
         #expect(result.documents.first?.elements.count == 22)
@@ -86,8 +91,21 @@ struct AppleSampleVectorTests {
         let sample = try Sample()
         let result = sample.verify(try sample.tenant(), sample.event(at: time), at: time)
         #expect(result.codes == [.msoExpired], "\(result.summary)")
-        #expect(result.verdict == "rejected")
+        #expect(result.verdict == "test_rejected")
         #expect(result.report.status(of: .issuerChain) == .passed)
+        #expect(result.report.status(of: .deviceAuthentication) == .passed)
+    }
+
+    /// A production tenant that trusts Apple's test root anyway (a Tenant made
+    /// in code; a config file listing it does not load) still does not
+    /// verify the sample: the path runs through Apple's test issuer.
+    @Test func productionTenantTrustingTheTestRootRejectsTheSampleAsUntrusted() throws {
+        let sample = try Sample()
+        let result = sample.verify(try sample.tenant(production: true), sample.event(at: Self.validAt), at: Self.validAt)
+        #expect(result.codes == [.issuerUntrusted], "\(result.summary)")
+        #expect(result.verdict == "rejected")
+        #expect(result.report.reasons.first?.detail.contains("Apple's test issuer \"PassKit Identity Test") == true)
+        #expect(result.report.status(of: .issuerAuthority) == .skipped)
         #expect(result.report.status(of: .deviceAuthentication) == .passed)
     }
 

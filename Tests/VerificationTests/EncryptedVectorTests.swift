@@ -27,7 +27,7 @@ struct AnnexCVectorTests {
 
         func verify(at time: Date) throws -> VerificationResult {
             // Any certificate will do as the anchor: these responses never reach the issuer checks.
-            let anchors = try certificates("apple-verify-with-wallet-sample/issuer_root.pem")
+            let anchors = try certificates("synthetic-pymdoccbor/iaca.pem")
             let tenant = Tenant(id: "web", keys: [try TenantKey(key)], trustAnchors: anchors, origins: [origin])
             let event = requestEvent(
                 tenant: "web", flow: .appleWalletWeb, data: ["response": response, "encryptionInfo": encryptionInfo, "origin": origin], verifiedAt: time)

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import MDoc
 import Testing
+import TestIssuer
 import Verification
 import TestSupport
 
@@ -25,7 +26,7 @@ struct VICALVectorTests {
         #expect(vical.entries.count == 14)
         #expect(vical.date.map(RFC3339.string(from:))?.hasPrefix("2025-11-18") == true)
         #expect(vical.nextUpdate.map(RFC3339.string(from:))?.hasPrefix("2025-11-19") == true)
-        #expect(vical.entries.allSatisfy { !$0.docTypes.isEmpty })
+        #expect(vical.entries.allSatisfy { $0.docTypes == ["org.iso.18013.5.1.mDL"] })
     }
 
     @Test func aamvaSignerHasExpiredBy2026November() throws {
@@ -135,7 +136,9 @@ struct ConfigurationVectorTests {
         let folder = try Folder()
         try folder.place(vector: "\(sample)/merchant_encryption_key.pem", at: "pki/merchant.pem")
         try folder.write("pki/rotated.pem", try PrivateKey.generate(curve: .p256).pkcs8PEM())
-        try folder.place(vector: "\(sample)/issuer_root.pem", at: "pki/anchors/apple-test-root.pem")
+        // Apple's test root: a test tenant's (testConditions.trustAnchors), never in a production tenant's anchors.
+        try folder.place(vector: "\(sample)/issuer_root.pem", at: "pki/test-roots/apple-test-root.pem")
+        try folder.place(vector: "\(sample)/issuer_signing.pem", at: "pki/test-roots/apple-test-signer.pem")
         try folder.place(vector: "synthetic-pymdoccbor/iaca.pem", at: "pki/anchors/synthetic-iaca.pem")
         try folder.write("pki/anchors/README.txt", "not a certificate: skipped by extension")
         return folder
@@ -154,17 +157,23 @@ struct ConfigurationVectorTests {
         }
     }
 
-    @Test func relativePathsAnchorFolderAndTwoKeysLoadAndVerifyTheAppleSample() throws {
+    /// Apple's sample is signed under Apple's test root: a test tenant (its
+    /// root under testConditions.trustAnchors) loads from relative paths and
+    /// verifies it, as a test.
+    @Test func relativePathsAnchorFolderAndTwoKeysLoadAndVerifyTheAppleSampleInATestTenant() throws {
         let folder = try Self.preparedFolder()
-        let file = try folder.config(["tenants": [Self.appleTenant()], "kafka": ["bootstrapServers": "localhost:9092"]])
+        var tenant = Self.appleTenant()
+        tenant["trustAnchors"] = nil
+        tenant["testConditions"] = ["kinds": ["developerProfile"], "trustAnchors": ["pki/test-roots/apple-test-root.pem"]]
+        let file = try folder.config(["tenants": [tenant], "kafka": ["bootstrapServers": "localhost:9092"]])
         let configuration = try Configuration.load(from: file, at: instant("2022-04-01T00:00:00Z"))
-        let tenant = try #require(configuration.directory["acme"])
-        #expect(tenant.keys.count == 2)
-        #expect(tenant.trustStore.anchors.count == 2)
-        #expect(tenant.merchantIDs == ["PassKit_Identity_Test_Merchant_ID"])
-        #expect(tenant.teamID == "PassKit_Identity_Test_Team_ID")
-        #expect(tenant.origins == ["https://shop.example.com"])
-        #expect(tenant.maxRequestAge == 300)
+        let tenantLoaded = try #require(configuration.directory["acme"])
+        #expect(tenantLoaded.keys.count == 2)
+        #expect(tenantLoaded.trustStore.anchors.count == 1)
+        #expect(tenantLoaded.merchantIDs == ["PassKit_Identity_Test_Merchant_ID"])
+        #expect(tenantLoaded.teamID == "PassKit_Identity_Test_Team_ID")
+        #expect(tenantLoaded.origins == ["https://shop.example.com"])
+        #expect(tenantLoaded.maxRequestAge == 300)
         #expect(configuration.baseURL.standardizedFileURL.path == folder.url.standardizedFileURL.path)
 
         let parameters = try Vectors.jsonObject("\(Self.sample)/session_transcript_parameters.json")
@@ -176,7 +185,63 @@ struct ConfigurationVectorTests {
         ], verifiedAt: time)
         let result = Verifier(directory: configuration.directory).verify(eventJSON: event, at: time)
         #expect(result.codes == [], "\(result.summary)")
-        #expect(result.verdict == "verified")
+        #expect(result.verdict == "test_verified")
+    }
+
+    /// A production tenant that lists Apple's test issuer, as an anchor (a
+    /// file or a folder), a pinned signer, or under another file name, does
+    /// not load, and the error names it.
+    @Test(arguments: [
+        ("trustAnchors", "pki/test-roots/apple-test-root.pem", "PassKit Identity Test Issuer Root CA"),
+        ("trustAnchors", "pki/test-roots", "PassKit Identity Test Issuer Root CA"),
+        ("pinnedDocumentSigners", "pki/test-roots/apple-test-signer.pem", "PassKit Identity Test Document Signing"),
+    ])
+    func aProductionTenantListingApplesTestIssuerIsAConfigurationError(setting: String, path: String, name: String) throws {
+        let message = try Self.loadError(Self.appleTenant([setting: [path]]), at: instant("2022-04-01T00:00:00Z"))
+        #expect(message.hasPrefix("tenants[0].\(setting)[0]:"), "\(message)")
+        #expect(message.contains("\"\(name)\""), "\(message)")
+        #expect(message.contains("testConditions.trustAnchors"), "\(message)")
+    }
+
+    /// Identified by its name too: a certificate Apple re-issues under the test root's name is one.
+    @Test func aRootNamedLikeApplesTestRootIsOneToo() throws {
+        let folder = try Self.preparedFolder()
+        let key = try PrivateKey.generate(curve: .p256)
+        var builder = CertificateBuilder(
+            subject: [("CN", "PassKit Identity Test Issuer Root CA")], publicKey: key.publicKey,
+            notBefore: instant("2022-01-01T00:00:00Z"), notAfter: instant("2032-01-01T00:00:00Z"))
+        builder.isCA = true
+        builder.keyUsage = [.keyCertSign, .cRLSign]
+        let pem = "-----BEGIN CERTIFICATE-----\n" + Data(try builder.selfSigned(with: key).der).base64EncodedString(options: [.lineLength64Characters]) + "\n-----END CERTIFICATE-----\n"
+        try folder.write("pki/renamed/root.pem", pem)
+        var tenant = Self.appleTenant()
+        tenant["trustAnchors"] = ["pki/anchors", "pki/renamed/root.pem"]
+        do {
+            _ = try Configuration.load(from: try folder.config(["tenants": [tenant]]), at: instant("2022-04-01T00:00:00Z"))
+            Issue.record("a root named like Apple's test root must not load in production")
+        } catch let error as ConfigError {
+            #expect(error.message.hasPrefix("tenants[0].trustAnchors[1]:"), "\(error.message)")
+        }
+    }
+
+    /// Through a VICAL too: a list that names Apple's test root makes no production anchor.
+    @Test func aVICALListingApplesTestRootIsAConfigurationError() throws {
+        let folder = try Self.preparedFolder()
+        let time = instant("2022-04-01T00:00:00Z")
+        let list = try TestIssuer.TrustList(now: time)
+        let root = try certificates("\(Self.sample)/issuer_root.pem")[0]
+        try Data(try list.vical([.init(root, docTypes: nil)], date: time, nextUpdate: time + 86_400)).write(to: folder.url.appendingPathComponent("pki/test.vical"))
+        try folder.write("pki/vical-root.pem", TestIssuer.PEM.certificates([list.root]))
+        var tenant = Self.appleTenant()
+        tenant["trustAnchors"] = nil
+        tenant["vicals"] = [["file": "pki/test.vical", "anchors": ["pki/vical-root.pem"]]]
+        do {
+            _ = try Configuration.load(from: try folder.config(["tenants": [tenant]]), at: time)
+            Issue.record("a VICAL naming Apple's test root must not load in production")
+        } catch let error as ConfigError {
+            #expect(error.message.hasPrefix("tenants[0].vicals[0].file:"), "\(error.message)")
+            #expect(error.message.contains("PassKit Identity Test Issuer Root CA"), "\(error.message)")
+        }
     }
 
     @Test func vicalAnchorsLoadFromAbsolutePaths() throws {
@@ -186,8 +251,18 @@ struct ConfigurationVectorTests {
             "vicals": [["file": try Vectors.url("vical/aamva-vical-2025-11-18.cbor").path, "anchors": [try Vectors.url("vical/aamva_dts_root_ca.pem").path]]],
         ]
         let file = try folder.config(["tenants": [tenant]])
-        let configuration = try Configuration.load(from: file, at: instant("2025-11-20T00:00:00Z"))
+        let configuration = try Configuration.load(from: file, at: instant("2025-11-19T00:00:00Z"))
         #expect(configuration.directory["dmv"]?.trustStore.anchors.count == 14)
+        #expect(configuration.directory["dmv"]?.trustListDeadlines.map(\.nextUpdate) == [instant("2025-11-19T18:38:12Z")])
+
+        // The day after, the list AAMVA published is past its nextUpdate.
+        do {
+            _ = try Configuration.load(from: file, at: instant("2025-11-20T00:00:00Z"))
+            Issue.record("a VICAL past its nextUpdate must not load")
+        } catch {
+            #expect(error.message.hasPrefix("tenants[0].vicals[0].file:"), "\(error.message)")
+            #expect(error.message.contains("aamva-vical-2025-11-18.cbor") && error.message.contains("2025-11-19T18:38:12Z"), "\(error.message)")
+        }
 
         do {
             _ = try Configuration.load(from: file, at: instant("2026-11-29T00:00:00Z"))
@@ -251,7 +326,7 @@ struct ConfigurationVectorTests {
     }
 
     @Test func aKeyFileWithoutAPrivateKeyIsNamedWithoutItsContents() throws {
-        let message = try Self.loadError(Self.appleTenant(["encryptionKeys": ["pki/anchors/apple-test-root.pem"]]))
+        let message = try Self.loadError(Self.appleTenant(["encryptionKeys": ["pki/test-roots/apple-test-root.pem"]]))
         #expect(message.hasPrefix("tenants[0].encryptionKeys[0]:"), "\(message)")
     }
 }

@@ -14,6 +14,7 @@ public enum CheckName: String, Sendable, CaseIterable, Comparable {
     case issuerChain = "issuer.chain"
     case issuerCertificate = "issuer.certificate"
     case issuerSignature = "issuer.signature"
+    case issuerAuthority = "issuer.authority"
     case msoStructure = "mso.structure"
     case msoDocType = "mso.doctype"
     case msoValidity = "mso.validity"

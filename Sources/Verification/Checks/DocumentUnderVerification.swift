@@ -15,11 +15,17 @@ public struct DocumentVerificationContext: Sendable {
     /// The registered reader that signed the submission (`ReaderAttestation`):
     /// what a device MAC needs to prove the holder's device to anyone but the submitter.
     public var authenticatedReader: String?
+    /// What the trust store's anchors may vouch for (VICAL docTypes and freshness).
+    public var anchorScopes: AnchorScopes
+    /// A production tenant: Apple's test issuer on a path is refused, however it got into the trust store.
+    public var refusesTestIssuers: Bool
 
     public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil, limits: CBORDecoder.Limits = .default,
-                authenticatedReader: String? = nil) {
+                authenticatedReader: String? = nil, anchorScopes: AnchorScopes = .none, refusesTestIssuers: Bool = true) {
         self.authenticatedReader = authenticatedReader
         self.transcript = transcript
+        self.anchorScopes = anchorScopes
+        self.refusesTestIssuers = refusesTestIssuers
         self.trustStore = trustStore
         self.time = time
         self.readerKey = readerKey
@@ -41,6 +47,8 @@ struct DocumentUnderVerification {
     var signer: Certificate?
     /// Whether the signer chains to one of the tenant's trust anchors (the chain check passed).
     var signerIsTrusted = false
+    /// The validated path, signer … anchor, when the chain check passed.
+    var path: [Certificate] = []
     var summary: DocumentSummary
 
     init(_ document: Document, index: Int, context: DocumentVerificationContext) {

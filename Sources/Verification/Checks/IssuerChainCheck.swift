@@ -3,7 +3,9 @@ import MDoc
 
 /// `issuer.chain`: the document signer in issuerAuth's x5chain chains, at the
 /// verification time, to one of the tenant's trust anchors (IACA), and is not
-/// an anchor itself.
+/// an anchor itself. An IACA the tenant trusts only through VICALs is trusted
+/// while one of them is fresh (before its nextUpdate plus grace); Apple's test
+/// issuer is trusted by a test tenant only.
 enum IssuerChainCheck: DocumentCheck {
     static let name = CheckName.issuerChain
     static let reasons: [ReasonCode] = [.issuerUntrusted, .issuerCertificateInvalid]
@@ -26,9 +28,18 @@ enum IssuerChainCheck: DocumentCheck {
                 // A path of one: the anchor signed the MSO itself.
                 report.fail(name, .issuerUntrusted,
                             "\(label): the document signer is a trust anchor itself; ISO 18013-5 requires a document signer issued by the IACA (pin a signer with pinnedDocumentSigners)")
-            case .success:
-                document.signerIsTrusted = true
-                report.pass(name)
+            case .success(let path):
+                let context = document.context
+                if context.refusesTestIssuers, let test = path.lazy.compactMap(KnownTestIssuers.name(of:)).first {
+                    report.fail(name, .issuerUntrusted, "\(label): the path runs through Apple's test issuer \"\(test)\", which only a test tenant trusts")
+                } else if let anchor = path.last,
+                          case .stale(let lists) = context.anchorScopes.decision(anchor: anchor, docTypes: [], at: context.time) {
+                    report.fail(name, .issuerUntrusted, "\(label): its IACA is trusted only through \(lists.joined(separator: ", ")), past nextUpdate")
+                } else {
+                    document.signerIsTrusted = true
+                    document.path = path
+                    report.pass(name)
+                }
             case .failure(.untrusted(let detail)):
                 report.fail(name, .issuerUntrusted, "\(label): \(detail)")
             case .failure(.certificateInvalid(let detail)):

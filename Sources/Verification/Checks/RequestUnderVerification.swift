@@ -89,7 +89,8 @@ struct RequestUnderVerification {
     mutating func verifyDocuments(with checks: [any DocumentCheck.Type], into report: inout CheckReport) {
         guard let response, let tenant, let transcript else { return }
         let context = DocumentVerificationContext(
-            transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits, authenticatedReader: authenticatedReader)
+            transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits,
+            authenticatedReader: authenticatedReader, anchorScopes: tenant.anchorScopes, refusesTestIssuers: tenant.testConditions == nil)
         let shapes = testShapes(of: response, tenant: tenant)
         // Data minimisation: with a request stated, what was not asked for is
         // neither stored nor put in the outcome (it is still digest-checked).

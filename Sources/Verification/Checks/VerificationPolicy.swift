@@ -18,6 +18,7 @@ public enum VerificationPolicy {
         IssuerChainCheck.self,
         IssuerCertificateCheck.self,
         IssuerSignatureCheck.self,
+        IssuerAuthorityCheck.self,
         MSOStructureCheck.self,
         MSODocTypeCheck.self,
         MSOValidityCheck.self,
