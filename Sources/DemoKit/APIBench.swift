@@ -67,7 +67,7 @@ public struct APIBench {
             // The rate limit is not what is measured.
             "serve": ["port": 0, "loopbackOnly": true, "maxConnections": options.connections * 4,
                       "requestsPerSecondPerKey": 1_000_000, "burstPerKey": 10_000_000],
-            "observability": ["logLevel": "warning"],
+            "observability": ["port": 0, "logLevel": "warning"],
         ]
         let configFile = directory.appendingPathComponent("config.json")
         try JSONSerialization.data(withJSONObject: config).write(to: configFile)

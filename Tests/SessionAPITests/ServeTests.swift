@@ -93,6 +93,7 @@ final class ServeFixture {
             ],
             "worker": ["maxEventBytes": 1024],
             "serve": ["port": 0, "loopbackOnly": true, "requestsPerSecondPerKey": 1, "burstPerKey": burst, "readerTokenSeconds": 240],
+            "observability": ["port": 0],
         ]
         if tls {
             var serve = config["serve"] as! [String: Any]
