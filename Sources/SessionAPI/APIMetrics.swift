@@ -11,6 +11,7 @@ struct APIMetrics: Sendable {
     let readerTokens: Counter
     let sessionsCreated: Counter
     let pollsRefused: Counter
+    let pollsWaiting: Gauge
 
     init(registry: MetricsRegistry) {
         self.registry = registry
@@ -25,6 +26,8 @@ struct APIMetrics: Sendable {
         pollsRefused = registry.counter("veridoc_api_long_polls_refused_total",
                                         help: "Long polls answered 429 because their tenant, or all tenants, had as many waiting as allowed.")
         pollsRefused.initialize()
+        pollsWaiting = registry.gauge("veridoc_api_long_polls_waiting", help: "Long polls (GET /v1/sessions/{id}?wait=) waiting now, all tenants together.")
+        pollsWaiting.set(0)
     }
 
     func record(route: String, status: UInt32, seconds: Double) {

@@ -89,7 +89,11 @@ public final class SessionAPI: Sendable {
                     metrics.pollsRefused.increment()
                     throw .tooManyRequests(retryAfterSeconds: 1)
                 }
-                defer { polls.leave(caller.tenant) }
+                metrics.pollsWaiting.add(1)
+                defer {
+                    polls.leave(caller.tenant)
+                    metrics.pollsWaiting.add(-1)
+                }
                 return try SessionStatus.show(tenant: caller.tenant, id: session, wait: wait, service: sessions, clock: clock)
             }
             return try SessionStatus.show(tenant: caller.tenant, id: session, wait: wait, service: sessions, clock: clock)
