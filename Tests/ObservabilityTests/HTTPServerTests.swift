@@ -169,3 +169,24 @@ private final class Switch: @unchecked Sendable {
         #expect(try RawHTTP.request("GET", "/healthz", port: server.port).status == 200)
     }
 }
+
+/// More connections than select(2) can watch (descriptors past 1023).
+@Suite struct ManyConnectionsTests {
+    @Test func connectionsPastDescriptor1023AreServed() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        try #require(limit.rlim_cur >= 2_600, "this test needs 2,600 open files (ulimit -n)")
+        let server = try HTTPServer(port: 0, loopbackOnly: true, limits: HTTPDaemon.Limits(connectionLimit: 1_400, idleTimeoutSeconds: 600,
+                                                                                         headerTimeoutSeconds: 600, bodyTimeoutSeconds: 600),
+                                    registry: MetricsRegistry()) { .ready }
+        defer { server.stop() }
+        // Both ends of each connection are in this process: 1,100 of them take the server's descriptors past 1023.
+        let held = try (0..<1_100).map { _ in try RawSocket(port: server.port) }
+        for socket in held { socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n") }
+        #expect(eventually(20) { server.connectionCounts.open >= 1_100 }, "\(server.connectionCounts)")
+        #expect(try RawHTTP.request("GET", "/healthz", port: server.port, timeout: 10).status == 200)
+    }
+}
