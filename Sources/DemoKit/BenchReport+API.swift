@@ -60,7 +60,7 @@ extension BenchReport {
             }
             if let front {
                 lines.append("")
-                lines.append("The HTTP front held: \(front.slowClients) connections sending a header byte a second (slowloris) and \(front.longPolls) connections of one tenant keeping `GET /v1/sessions/{id}?wait=30` asked (\(front.waitingPollsPerTenant) wait, the rest are 429 and ask again after Retry-After), all on 127.0.0.1 (serve's per-address cap raised to stand for many addresses). Meanwhile another tenant's `POST /v1/sessions` and `GET /healthz`, \(front.requests) each, in turn, a fresh connection each, timed from connect to the last byte.")
+                lines.append("The HTTP front held: \(front.slowClients) connections sending a header byte a second (slowloris) and \(front.longPolls) connections of one tenant keeping `GET /v1/sessions/{id}?wait=30` asked (\(front.waitingPollsPerTenant) wait, the rest are 429 and ask again after Retry-After), all on 127.0.0.1 (serve's per-address cap raised to stand for many addresses). Meanwhile another tenant's `POST /v1/sessions` and `GET /healthz`, \(front.requests) each, in turn, a pair every 50 ms, a fresh connection each, timed from connect to the last byte.")
                 lines.append("")
                 lines.append("| request | p50 ms | p99 ms | max ms | failures |")
                 lines.append("|---|---:|---:|---:|---:|")

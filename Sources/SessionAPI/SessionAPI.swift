@@ -42,6 +42,15 @@ public final class SessionAPI: Sendable {
 
     public var registry: MetricsRegistry { metrics.registry }
 
+    /// What the metrics listener answers `/readyz` with, counted as the API
+    /// port's `/readyz` is (route `readyz`): the probes go there, and the
+    /// alert on serve's readiness reads that count.
+    public func probeReadiness() -> HTTPReadiness {
+        let state = readiness()
+        metrics.requests.increment(APIRoute.ready.label, state.ready ? "200" : "503")
+        return state
+    }
+
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ProcessInfo.processInfo.systemUptime
         let matched = APIRoute.match(request.path)

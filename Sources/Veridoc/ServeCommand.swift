@@ -45,7 +45,7 @@ enum ServeCommand {
                                  readiness: { sessions.readiness() })
             let serve = settings.serve
             let probes = try HTTPServer(port: settings.observability.port, loopbackOnly: serve.loopbackOnly,
-                                        limits: ProbeLimits.of(settings.observability), registry: api.registry) { sessions.readiness() }
+                                        limits: ProbeLimits.of(settings.observability), registry: api.registry) { api.probeReadiness() }
             log.info("observability listening", ["port": "\(probes.port)"])
             let daemon = try HTTPDaemon(port: serve.port, loopbackOnly: serve.loopbackOnly,
                                         limits: HTTPDaemon.Limits(maxBodyBytes: settings.worker.maxEventBytes,

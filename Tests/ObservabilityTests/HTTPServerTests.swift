@@ -120,11 +120,13 @@ private final class Switch: @unchecked Sendable {
             socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
             held.append(socket)
         }
+        // The flood's last connections may meet the hard limit while evicted sockets close; once they have, a probe gets in.
+        #expect(eventually(10, every: 0.05) { (try? RawHTTP.request("GET", "/healthz", port: server.port, timeout: 2))?.status == 200 })
         for _ in 0..<3 {
             let health = try RawHTTP.request("GET", "/healthz", port: server.port, timeout: 5)
             #expect(health.status == 200 && health.body == "ok\n")
         }
-        #expect(server.connectionCounts.evicted >= 24 - 16, "\(server.connectionCounts)")
+        #expect(server.connectionCounts.evicted > 0, "room was made by eviction: \(server.connectionCounts)")
         #expect(held.count == 24)
     }
 
@@ -144,6 +146,21 @@ private final class Switch: @unchecked Sendable {
         #expect(closed, "the server still reads the headers after 15 s")
         #expect(server.connectionCounts.timedOut >= 1)
         #expect(try RawHTTP.request("GET", "/healthz", port: server.port).status == 200)
+    }
+
+    /// A body dribbled a byte at a time is cut off at the body deadline, as headers are at theirs.
+    @Test func aBodyDribbledByteByByteIsCutOffAtTheBodyDeadline() throws {
+        let daemon = try HTTPDaemon(port: 0, loopbackOnly: true, limits: HTTPDaemon.Limits(maxBodyBytes: 1_000, connectionLimit: 16, idleTimeoutSeconds: 600,
+                                                                                         headerTimeoutSeconds: 600, bodyTimeoutSeconds: 1)) { _ in .text(200, "ok\n") }
+        defer { daemon.stop() }
+        let socket = try RawSocket(port: daemon.port)
+        socket.send("POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n")
+        var closed = false
+        for _ in 0..<75 where !closed {
+            closed = !socket.send("a") || socket.closedByServer(within: 0.2)
+        }
+        #expect(closed, "the server still reads the body after 15 s")
+        #expect(daemon.connectionCounts.timedOut >= 1)
     }
 
     /// One address holds at most `connectionsPerAddress` connections; more are closed at once.

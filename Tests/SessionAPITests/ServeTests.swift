@@ -168,6 +168,13 @@ final class ServeFixture {
         #expect(health.body == "ok\n")
         #expect(health.headers["cache-control"] == "no-store")
         #expect(try RawHTTP.request("GET", "/readyz", port: port).status == 200)
+        // The metrics listener answers the probes too: the orchestrator's go there.
+        #expect(try RawHTTP.request("GET", "/healthz", port: fixture.metricsPort).status == 200)
+        let probed = try RawHTTP.request("GET", "/readyz", port: fixture.metricsPort)
+        #expect(probed.status == 200 && probed.body == "ready\n")
+        let counted = try PrometheusText(RawHTTP.request("GET", "/metrics", port: fixture.metricsPort).body)
+            .values("veridoc_api_requests_total").first { $0.labels == ["route": "readyz", "status": "200"] }?.value
+        #expect((counted ?? 0) >= 2, "the metrics listener's /readyz is counted with the API port's (the readiness alert reads it)")
         let head = try RawHTTP.request("HEAD", "/healthz", port: port)
         #expect(head.status == 200 && head.body.isEmpty)
         #expect(head.headers["content-length"] == "3", "HEAD says how long the GET's body is")
