@@ -140,11 +140,17 @@ public struct APIBench {
     func heldFront(directory: URL, postgres: String, kafka: String, signingKey: String, nonceKey: String) throws -> BenchReport.HTTPFront {
         let attackerKey = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
         let otherKey = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
+        // Both ends of every held connection need a descriptor: this process's and serve's (which inherits the limit).
         let files = raiseOpenFileLimit()
-        let held = options.slowClients + options.longPolls
-        guard files >= held + 1_024 else {
-            throw Failure(description: "the open-file limit is \(files): \(held) held connections need \(held + 1_024) (ulimit -n)")
+        var slowClients = options.slowClients
+        var longPolls = options.longPolls
+        if slowClients + longPolls > files - 1_024 {
+            let room = max(0, files - 1_024)
+            slowClients = room * slowClients / max(1, slowClients + longPolls)
+            longPolls = room - slowClients
+            progress("HTTP front: the open-file limit is \(files) (ulimit -Hn): \(slowClients) slow clients and \(longPolls) long polls instead")
         }
+        let held = slowClients + longPolls
         func tenant(_ id: String, _ key: String) -> [String: Any] {
             ["id": id, "trustAnchors": ["unused.pem"], "apiKeys": [APIKeyring.setting(forKey: key)], "merchantIds": [Self.merchantID], "teamId": "BENCHTEAM1",
              "readerTokens": ["brandId": "BENCHBRAND", "keyId": "BENCHKEYID", "signingKey": signingKey]]
@@ -182,8 +188,8 @@ public struct APIBench {
         guard created.status == 201, let object = try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any],
               let id = object["id"] as? String else { throw Failure(description: "the attacker's session was not created: \(created.status)") }
 
-        progress("HTTP front: \(options.slowClients) slow clients and \(options.longPolls) long polls of one tenant held …")
-        let load = FrontLoad(port: port, slowClients: options.slowClients, longPolls: options.longPolls, sessionPath: "/v1/sessions/\(id)", apiKey: attackerKey)
+        progress("HTTP front: \(slowClients) slow clients and \(longPolls) long polls of one tenant held …")
+        let load = FrontLoad(port: port, slowClients: slowClients, longPolls: longPolls, sessionPath: "/v1/sessions/\(id)", apiKey: attackerKey)
         let thread = load.start()
         defer {
             load.stop()
@@ -195,7 +201,8 @@ public struct APIBench {
             guard let text = try? LoopbackHTTP.request("GET", "/metrics", port: metricsPort).body else { return nil }
             return text.split(separator: "\n").first { $0.hasPrefix("veridoc_api_long_polls_waiting ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
         }
-        while waiting() != Double(Self.waitingPollsPerTenant) || load.counts.lock.withLock({ load.counts.tooMany }) == 0 {
+        let settledWaiting = Double(min(longPolls, Self.waitingPollsPerTenant))
+        while waiting() != settledWaiting || (longPolls > Self.waitingPollsPerTenant && load.counts.lock.withLock({ load.counts.tooMany }) == 0) {
             guard Date() < settled, serve.isRunning else {
                 let counts = load.counts.lock.withLock { (load.counts.reconnects, load.counts.tooMany, load.counts.answered) }
                 throw Failure(description: "the long polls did not settle at the cap within 60 s: \(waiting().map { "\($0)" } ?? "no metrics") waiting; attackers: \(counts.0) reconnects, \(counts.1) answered 429, \(counts.2) otherwise; serve: \(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(600))")
@@ -230,7 +237,7 @@ public struct APIBench {
         }
         progress("  another tenant's sessions p99 \(String(format: "%.1f", percentile(sessions, 0.99))) ms, /healthz p99 \(String(format: "%.1f", percentile(health, 0.99))) ms, \(failures) failures")
         return BenchReport.HTTPFront(
-            slowClients: options.slowClients, longPolls: options.longPolls, waitingPollsPerTenant: Self.waitingPollsPerTenant, requests: options.frontRequests,
+            slowClients: slowClients, longPolls: longPolls, waitingPollsPerTenant: Self.waitingPollsPerTenant, requests: options.frontRequests,
             sessionP50Milliseconds: percentile(sessions, 0.5), sessionP99Milliseconds: percentile(sessions, 0.99), sessionMaxMilliseconds: sessions.max() ?? .nan,
             healthP50Milliseconds: percentile(health, 0.5), healthP99Milliseconds: percentile(health, 0.99), healthMaxMilliseconds: health.max() ?? .nan,
             failures: failures, attackerReconnects: after.0 - before.0, attackerRefusals: after.1 - before.1, attackerAnswers: after.2 - before.2,
