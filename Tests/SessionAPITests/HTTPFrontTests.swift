@@ -76,8 +76,18 @@ import TestSupport
     }
 
     /// Duplicate or conflicting framing, a repeated Authorization, NUL and dot segments: 400 malformed_request, before any route or key.
-    @Test func ambiguousRequestsAre400() throws {
-        let fixture = try ServeFixture(burst: 1_000)
+    /// And `serve.headerTimeoutSeconds`: headers sent a byte at a time are cut off at the deadline.
+    @Test func ambiguousRequestsAre400AndSlowHeadersAreCutOff() throws {
+        let fixture = try ServeFixture(burst: 1_000, serveSettings: ["headerTimeoutSeconds": 1])
+        let slow = try RawSocket(port: fixture.port)
+        slow.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        // A byte every 0.2 s (the wait is for serve to close, which ends the loop), for at most 15 s.
+        var closed = false
+        for _ in 0..<75 where !closed {
+            closed = !slow.send("a") || slow.closedByServer(within: 0.2)
+        }
+        #expect(closed, "serve still reads the headers after 15 s")
+
         for (name, request) in StrictHTTPCases.all(path: "/v1/sessions", authorization: "Bearer \(ServeFixture.acmeKey)") {
             let response = try RawHTTP.exchange(Array(request.utf8), port: fixture.port)
             #expect(response.status == 400, "\(name): \(response.status) \(response.body)")
