@@ -8,6 +8,14 @@ import Foundation
 /// and answers 413 for a larger one without keeping any of it (a declared
 /// Content-Length at once, a chunked body when it ends).
 ///
+/// No client may hold the daemon (`Limits`, `ConnectionGuard`): each
+/// connection has a header deadline and a body deadline however steadily its
+/// bytes come, one address holds at most `connectionsPerAddress`, and near
+/// the connection limit a new connection evicts the one reading the longest,
+/// so a request sent at once (a probe) is not shut out by slow ones. Requests are read as
+/// strict HTTP/1.1: what two readers could frame, route or authenticate
+/// differently is 400 before the handler (`framingProblem`).
+///
 /// Responses are copied into libmicrohttpd (`MHD_RESPMEM_MUST_COPY`), and
 /// each request's state is freed by the request-completed callback, so
 /// nothing Swift owns outlives a request. `stop` (or deinit) ends the
@@ -104,6 +112,8 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// The port listened on (the chosen one when started with port 0).
     public let port: Int
     private let context: Unmanaged<Context>
+    /// The context's guard, held here too so that its counts outlive `stop`.
+    private let connections: ConnectionGuard
     /// The PEM strings libmicrohttpd reads for TLS: owned here, freed after the daemon stopped.
     private let tlsStrings: (key: UnsafeMutablePointer<CChar>, certificate: UnsafeMutablePointer<CChar>)?
     private let lock = NSLock()
@@ -234,6 +244,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         }
         self.daemon = daemon
         self.context = context
+        self.connections = connections
         connections.start()
         self.tlsStrings = tlsStrings
         self.port = Int(veridoc_mhd_bound_port(daemon))
@@ -250,7 +261,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         guard let daemon else { return }
         MHD_stop_daemon(daemon)
         // No callback can run any more: the guard may stop and the context go.
-        context.takeUnretainedValue().connections.stop()
+        connections.stop()
         context.release()
         if let tlsStrings { Self.erase(tlsStrings) }
     }
@@ -274,7 +285,7 @@ public final class HTTPDaemon: @unchecked Sendable {
     }
 
     /// Connections open, and shut down so far for a deadline or to make room.
-    public var connectionCounts: (open: Int, timedOut: Int, evicted: Int) { context.takeUnretainedValue().connections.counts }
+    public var connectionCounts: (open: Int, timedOut: Int, evicted: Int) { connections.counts }
 
     private static func badRequest(_ problem: String) -> HTTPResponse {
         HTTPResponse(status: 400, headers: [("Content-Type", "application/json"), ("Connection", "close")],
