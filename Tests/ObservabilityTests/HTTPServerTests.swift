@@ -18,7 +18,10 @@ private final class Switch: @unchecked Sendable {
     private func makeServer() throws -> (HTTPServer, MetricsRegistry, Switch) {
         let registry = MetricsRegistry()
         let readiness = Switch()
-        let server = try HTTPServer(port: 0, loopbackOnly: true, registry: registry) { readiness.value }
+        // Sixteen clients on one address at once: the per-address cap (ProbeListenerHoldsTests) is set above them here.
+        var limits = HTTPServer.defaultLimits
+        limits.connectionsPerAddress = 64
+        let server = try HTTPServer(port: 0, loopbackOnly: true, limits: limits, registry: registry) { readiness.value }
         return (server, registry, readiness)
     }
 
