@@ -27,15 +27,22 @@ static inline uint16_t veridoc_mhd_bound_port(struct MHD_Daemon *daemon) {
  * address (`loopback_only` != 0: 127.0.0.1 only). Port 0 binds an ephemeral
  * port; read it back with veridoc_mhd_bound_port. `completed` is called once
  * per request when it ends, however it ends, so the per-request state the
- * handler keeps in *con_cls is freed deterministically. With `key_pem` and
- * `cert_pem` (both or neither), the daemon speaks HTTPS only (GnuTLS); the
- * two strings must stay valid while the daemon runs. NULL on failure
- * (errno tells why, e.g. EADDRINUSE).
+ * handler keeps in *con_cls is freed deterministically. `uri_log` sees the
+ * request target as sent (before libmicrohttpd splits and decodes it) and
+ * returns the request's initial *con_cls. `notify` is told when a connection
+ * starts and closes (before its socket is closed), with a per-connection
+ * pointer of its own. `per_address_limit` caps the connections of one client
+ * address (0: no cap). With `key_pem` and `cert_pem` (both or neither), the
+ * daemon speaks HTTPS only (GnuTLS); the two strings must stay valid while
+ * the daemon runs. NULL on failure (errno tells why, e.g. EADDRINUSE).
  */
 static inline struct MHD_Daemon *veridoc_mhd_start(uint16_t port, int loopback_only,
                                                    MHD_AccessHandlerCallback handler, void *cls,
                                                    MHD_RequestCompletedCallback completed,
+                                                   void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *connection),
+                                                   MHD_NotifyConnectionCallback notify,
                                                    unsigned int connection_limit,
+                                                   unsigned int per_address_limit,
                                                    unsigned int timeout_seconds,
                                                    const char *key_pem, const char *cert_pem) {
         struct sockaddr_in address;
@@ -43,23 +50,37 @@ static inline struct MHD_Daemon *veridoc_mhd_start(uint16_t port, int loopback_o
         address.sin_family = AF_INET;
         address.sin_port = htons(port);
         address.sin_addr.s_addr = htonl(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
-        unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
-        if (key_pem != NULL && cert_pem != NULL) {
-                return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handler, cls,
-                                        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-                                        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                                        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-                                        MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
-                                        MHD_OPTION_HTTPS_MEM_KEY, key_pem,
-                                        MHD_OPTION_HTTPS_MEM_CERT, cert_pem,
-                                        MHD_OPTION_END);
-        }
-        return MHD_start_daemon(flags, port, NULL, NULL, handler, cls,
-                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                                MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-                                MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
-                                MHD_OPTION_END);
+        /* poll(2), not select(2): select cannot watch a descriptor above FD_SETSIZE (1024), and a daemon holding more connections would drop the rest. */
+        unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
+        int tls = key_pem != NULL && cert_pem != NULL;
+        struct MHD_OptionItem options[] = {
+                {MHD_OPTION_SOCK_ADDR, 0, &address},
+                {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)connection_limit, NULL},
+                {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)per_address_limit, NULL},
+                {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)timeout_seconds, NULL},
+                {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, cls},
+                {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_log, cls},
+                {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, cls},
+                /* Refuses what RFC 9112 calls invalid (e.g. HTTP/1.1 without Host, blanks in the target). */
+                {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
+                {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)key_pem},
+                {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)cert_pem},
+                {MHD_OPTION_END, 0, NULL},
+        };
+        return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), port, NULL, NULL, handler, cls,
+                                MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+/* The socket of a connection (-1 if unknown): for shutdown(2) by the guard, never close(2). */
+static inline int veridoc_mhd_connection_fd(struct MHD_Connection *connection) {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        return info ? info->connect_fd : -1;
+}
+
+/* The pointer the connection-notify callback keeps for this connection (NULL if none). */
+static inline void *veridoc_mhd_socket_context(struct MHD_Connection *connection) {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        return info ? info->socket_context : NULL;
 }
 
 /* Whether this libmicrohttpd was built with TLS. */

@@ -18,8 +18,13 @@ public struct APIBench {
     public struct Options: Sendable {
         public var seconds: Int
         public var connections: Int
-        public static let quick = Options(seconds: 1, connections: 8)
-        public static let full = Options(seconds: 10, connections: 32)
+        /// The HTTP front held: slow clients, one tenant's long polls, and the other tenant's requests measured meanwhile (0 slow clients: left out).
+        public var slowClients = 1_000
+        public var longPolls = 1_000
+        public var frontRequests: Int
+        public static let quick = Options(seconds: 1, connections: 8, frontRequests: 40)
+        /// 300 pairs, one every 50 ms: 15 s, longer than serve's header deadline, so slow clients are cut off and come back meanwhile.
+        public static let full = Options(seconds: 10, connections: 32, frontRequests: 300)
     }
 
     let binary: String
@@ -67,7 +72,7 @@ public struct APIBench {
             // The rate limit is not what is measured.
             "serve": ["port": 0, "loopbackOnly": true, "maxConnections": options.connections * 4,
                       "requestsPerSecondPerKey": 1_000_000, "burstPerKey": 10_000_000],
-            "observability": ["logLevel": "warning"],
+            "observability": ["port": 0, "logLevel": "warning"],
         ]
         let configFile = directory.appendingPathComponent("config.json")
         try JSONSerialization.data(withJSONObject: config).write(to: configFile)
@@ -118,14 +123,132 @@ public struct APIBench {
             route.requestsPerCoreSecond = cpu > 0 ? Double(route.requests) / cpu : .nan
             routes.append(route)
         }
-        return BenchReport.API(seconds: options.seconds, connections: options.connections, routes: routes)
+        serve.terminate()
+        serve.waitUntilExit()
+        var front: BenchReport.HTTPFront?
+        if options.slowClients > 0 || options.longPolls > 0 {
+            front = try heldFront(directory: directory, postgres: postgres.connectionString, kafka: cluster.bootstrapServers,
+                                  signingKey: keyFile.lastPathComponent, nonceKey: nonceKey.lastPathComponent)
+        }
+        return BenchReport.API(seconds: options.seconds, connections: options.connections, routes: routes, front: front)
     }
 
-    static func listeningPort(log: URL, process: Process) throws -> Int {
+    /// serve's default for `serve.maxWaitingPollsPerTenant`, the cap the front run holds the long polls to.
+    static let waitingPollsPerTenant = 32
+
+    /// The HTTP front held (`FrontLoad`), on a serve of its own with two tenants.
+    func heldFront(directory: URL, postgres: String, kafka: String, signingKey: String, nonceKey: String) throws -> BenchReport.HTTPFront {
+        let attackerKey = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
+        let otherKey = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
+        // Both ends of every held connection need a descriptor: this process's and serve's (which inherits the limit).
+        let files = raiseOpenFileLimit()
+        var slowClients = options.slowClients
+        var longPolls = options.longPolls
+        if slowClients + longPolls > files - 1_024 {
+            let room = max(0, files - 1_024)
+            slowClients = room * slowClients / max(1, slowClients + longPolls)
+            longPolls = room - slowClients
+            progress("HTTP front: the open-file limit is \(files) (ulimit -Hn): \(slowClients) slow clients and \(longPolls) long polls instead")
+        }
+        let held = slowClients + longPolls
+        func tenant(_ id: String, _ key: String) -> [String: Any] {
+            ["id": id, "trustAnchors": ["unused.pem"], "apiKeys": [APIKeyring.setting(forKey: key)], "merchantIds": [Self.merchantID], "teamId": "BENCHTEAM1",
+             "readerTokens": ["brandId": "BENCHBRAND", "keyId": "BENCHKEYID", "signingKey": signingKey]]
+        }
+        let config: [String: Any] = [
+            "tenants": [tenant("attacker", attackerKey), tenant("other", otherKey)],
+            "postgres": ["connectionString": postgres], "kafka": ["bootstrapServers": kafka], "replay": ["nonceKeyFile": nonceKey],
+            // Room for every held connection, and one address standing for many; every other limit is serve's default.
+            "serve": ["port": 0, "loopbackOnly": true, "maxConnections": held + 600, "maxConnectionsPerAddress": held + 600,
+                      "maxWaitingPollsPerTenant": Self.waitingPollsPerTenant],
+            "observability": ["port": 0, "logLevel": "warning"],
+        ]
+        let configFile = directory.appendingPathComponent("front-config.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: binary)
+        serve.arguments = ["serve", "--config", configFile.path]
+        let log = directory.appendingPathComponent("front-serve.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        serve.standardError = try FileHandle(forWritingTo: log)
+        serve.standardOutput = FileHandle.nullDevice
+        serve.environment = ProcessInfo.processInfo.environment.merging(["VERIDOC_LOG_LEVEL": "info"]) { $1 }
+        try serve.run()
+        defer {
+            if serve.isRunning { serve.terminate() }
+            serve.waitUntilExit()
+        }
+        let port = try Self.listeningPort(log: log, process: serve)
+        let metricsPort = try Self.listeningPort(log: log, process: serve, message: "observability listening")
+        let session = #"{"flow":"apple-wallet-app","merchantId":"\#(Self.merchantID)","requestedElements":[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}}]}"#
+        func create(_ key: String) throws -> LoopbackHTTP.Answer {
+            try LoopbackHTTP.request("POST", "/v1/sessions", port: port, headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")], body: session)
+        }
+        let created = try create(attackerKey)
+        guard created.status == 201, let object = try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any],
+              let id = object["id"] as? String else { throw Failure(description: "the attacker's session was not created: \(created.status)") }
+
+        progress("HTTP front: \(slowClients) slow clients and \(longPolls) long polls of one tenant held …")
+        let load = FrontLoad(port: port, slowClients: slowClients, longPolls: longPolls, sessionPath: "/v1/sessions/\(id)", apiKey: attackerKey)
+        let thread = load.start()
+        defer {
+            load.stop()
+            while !thread.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        // Held: the tenant's polls wait up to its cap, and the slow clients have been sending for a few seconds.
+        let settled = Date().addingTimeInterval(60)
+        func waiting() -> Double? {
+            guard let text = try? LoopbackHTTP.request("GET", "/metrics", port: metricsPort).body else { return nil }
+            return text.split(separator: "\n").first { $0.hasPrefix("veridoc_api_long_polls_waiting ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let settledWaiting = Double(min(longPolls, Self.waitingPollsPerTenant))
+        while waiting() != settledWaiting || (longPolls > Self.waitingPollsPerTenant && load.counts.lock.withLock({ load.counts.tooMany }) == 0) {
+            guard Date() < settled, serve.isRunning else {
+                let counts = load.counts.lock.withLock { (load.counts.reconnects, load.counts.tooMany, load.counts.answered) }
+                throw Failure(description: "the long polls did not settle at the cap within 60 s: \(waiting().map { "\($0)" } ?? "no metrics") waiting; attackers: \(counts.0) reconnects, \(counts.1) answered 429, \(counts.2) otherwise; serve: \(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(600))")
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        Thread.sleep(forTimeInterval: 3)
+        let before = load.counts.lock.withLock { (load.counts.reconnects, load.counts.tooMany, load.counts.answered) }
+        let cpuBefore = ProcessCPU.seconds(pid: serve.processIdentifier)
+        var sessions: [Double] = []
+        var health: [Double] = []
+        var failures = 0
+        var firstFailure: String?
+        for round in 0..<options.frontRequests {
+            if round > 0 { Thread.sleep(forTimeInterval: 0.05) }
+            do {
+                let answer = try create(otherKey)
+                if answer.status == 201 { sessions.append(answer.milliseconds) } else { failures += 1; firstFailure = firstFailure ?? "POST /v1/sessions: \(answer.status)" }
+            } catch { failures += 1; firstFailure = firstFailure ?? "POST /v1/sessions: \(error)" }
+            do {
+                let answer = try LoopbackHTTP.request("GET", "/healthz", port: port)
+                if answer.status == 200 { health.append(answer.milliseconds) } else { failures += 1; firstFailure = firstFailure ?? "GET /healthz: \(answer.status)" }
+            } catch { failures += 1; firstFailure = firstFailure ?? "GET /healthz: \(error)" }
+        }
+        if let firstFailure { progress("  first failure: \(firstFailure); serve's log ends: \(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(800))") }
+        let cpu = ProcessCPU.seconds(pid: serve.processIdentifier) - cpuBefore
+        let after = load.counts.lock.withLock { (load.counts.reconnects, load.counts.tooMany, load.counts.answered) }
+        func percentile(_ values: [Double], _ p: Double) -> Double {
+            guard !values.isEmpty else { return .nan }
+            let sorted = values.sorted()
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+        }
+        progress("  another tenant's sessions p99 \(String(format: "%.1f", percentile(sessions, 0.99))) ms, /healthz p99 \(String(format: "%.1f", percentile(health, 0.99))) ms, \(failures) failures")
+        return BenchReport.HTTPFront(
+            slowClients: slowClients, longPolls: longPolls, waitingPollsPerTenant: Self.waitingPollsPerTenant, requests: options.frontRequests,
+            sessionP50Milliseconds: percentile(sessions, 0.5), sessionP99Milliseconds: percentile(sessions, 0.99), sessionMaxMilliseconds: sessions.max() ?? .nan,
+            healthP50Milliseconds: percentile(health, 0.5), healthP99Milliseconds: percentile(health, 0.99), healthMaxMilliseconds: health.max() ?? .nan,
+            failures: failures, attackerReconnects: after.0 - before.0, attackerRefusals: after.1 - before.1, attackerAnswers: after.2 - before.2,
+            serveCPUSeconds: cpu)
+    }
+
+    static func listeningPort(log: URL, process: Process, message: String = "session API listening") throws -> Int {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            for line in text.split(separator: "\n") where line.contains("session API listening") {
+            for line in text.split(separator: "\n") where line.contains(message) {
                 if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                    let port = (object["port"] as? String).flatMap(Int.init) { return port }
             }

@@ -311,7 +311,7 @@ public struct BenchReport: Codable, Sendable {
 
     public init(generatedAt: String, quick: Bool, machine: Machine, ceiling: Ceiling, verifyPool: [PoolRun], endToEnd: EndToEnd?,
                 scaling: [ScalingRow], hostile: Hostile? = nil, store: Store? = nil, api: API? = nil, notes: [String]) {
-        targets = Self.targets(ceiling: ceiling, verifyPool: verifyPool, endToEnd: endToEnd)
+        targets = Self.targets(ceiling: ceiling, verifyPool: verifyPool, endToEnd: endToEnd, api: api)
         self.generatedAt = generatedAt
         self.quick = quick
         self.machine = machine

@@ -12,8 +12,9 @@ extension BenchReport {
     }
 
     /// The targets this run's sections can speak to (none for a skipped section).
-    static func targets(ceiling: Ceiling, verifyPool: [PoolRun], endToEnd: EndToEnd?) -> [Target] {
+    static func targets(ceiling: Ceiling, verifyPool: [PoolRun], endToEnd: EndToEnd?, api: API? = nil) -> [Target] {
         var targets: [Target] = []
+        targets += api?.targets ?? []
         let single = verifyPool.filter { $0.threads == 1 && $0.issuers == 1 && $0.tenants == 1 }
         if let unique = single.first(where: { $0.repeatShare == 0 }) {
             targets.append(Target("verify pool, 1 thread, unique credentials ÷ naive ceiling", unique.ratioToCeiling, "×", atLeast: 1.0))
@@ -48,6 +49,16 @@ extension BenchReport {
         }
         if targets.isEmpty { lines.append("| (no section measured) | | | |") }
         return lines
+    }
+}
+
+extension BenchReport.API {
+    /// The HTTP front's goals: others are served while slow clients and one tenant's long polls hold connections.
+    public var targets: [BenchReport.Target] {
+        guard let front else { return [] }
+        let held = "\(front.slowClients) slowloris + \(front.longPolls) long polls held"
+        return [BenchReport.Target("another tenant's POST /v1/sessions p99, \(held)", front.sessionP99Milliseconds, "ms", atMost: 200),
+                BenchReport.Target("GET /healthz p99, \(held)", front.healthP99Milliseconds, "ms", atMost: 100)]
     }
 }
 

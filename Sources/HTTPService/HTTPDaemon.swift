@@ -8,6 +8,14 @@ import Foundation
 /// and answers 413 for a larger one without keeping any of it (a declared
 /// Content-Length at once, a chunked body when it ends).
 ///
+/// No client may hold the daemon (`Limits`, `ConnectionGuard`): each
+/// connection has a header deadline and a body deadline however steadily its
+/// bytes come, one address holds at most `connectionsPerAddress`, and near
+/// the connection limit a new connection evicts the one reading the longest,
+/// so a request sent at once (a probe) is not shut out by slow ones. Requests are read as
+/// strict HTTP/1.1: what two readers could frame, route or authenticate
+/// differently is 400 before the handler (`framingProblem`).
+///
 /// Responses are copied into libmicrohttpd (`MHD_RESPMEM_MUST_COPY`), and
 /// each request's state is freed by the request-completed callback, so
 /// nothing Swift owns outlives a request. `stop` (or deinit) ends the
@@ -22,22 +30,41 @@ public final class HTTPDaemon: @unchecked Sendable {
         public var maxBodyBytes: Int
         public var connectionLimit: UInt32
         public var idleTimeoutSeconds: UInt32
+        /// Connections one client address may hold at once (libmicrohttpd refuses more); 0: no cap.
+        public var connectionsPerAddress: UInt32
+        /// From accept, or from the end of the previous response, to the end of a request's headers.
+        public var headerTimeoutSeconds: Double
+        /// From the end of the headers to the end of the body, and again from the response queued to its last byte sent.
+        public var bodyTimeoutSeconds: Double
+        /// Connection slots kept free: above `connectionLimit` less these, a new connection evicts the oldest one still reading or sending.
+        public var reservedConnections: UInt32
 
-        public init(maxBodyBytes: Int = 64 << 10, connectionLimit: UInt32 = 64, idleTimeoutSeconds: UInt32 = 10) {
+        public init(maxBodyBytes: Int = 64 << 10, connectionLimit: UInt32 = 64, idleTimeoutSeconds: UInt32 = 10,
+                    connectionsPerAddress: UInt32 = 0, headerTimeoutSeconds: Double = 10, bodyTimeoutSeconds: Double = 30,
+                    reservedConnections: UInt32? = nil) {
             self.maxBodyBytes = maxBodyBytes
             self.connectionLimit = connectionLimit
             self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.connectionsPerAddress = connectionsPerAddress
+            self.headerTimeoutSeconds = headerTimeoutSeconds
+            self.bodyTimeoutSeconds = bodyTimeoutSeconds
+            self.reservedConnections = reservedConnections ?? Self.defaultReserve(connectionLimit)
         }
+
+        /// An eighth of the connections, at least 2: room for what arrives while evicted sockets close.
+        public static func defaultReserve(_ connectionLimit: UInt32) -> UInt32 { max(2, connectionLimit / 8) }
     }
 
     /// What the C callbacks reach through their `cls` pointer.
     private final class Context: Sendable {
         let handler: Handler
         let maxBodyBytes: Int
+        let connections: ConnectionGuard
 
-        init(handler: @escaping Handler, maxBodyBytes: Int) {
+        init(handler: @escaping Handler, maxBodyBytes: Int, connections: ConnectionGuard) {
             self.handler = handler
             self.maxBodyBytes = maxBodyBytes
+            self.connections = connections
         }
     }
 
@@ -45,6 +72,12 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// from its first callback to the completed callback. Touched only by
     /// the connection's own thread.
     private final class Exchange {
+        /// The request target as sent, before libmicrohttpd decodes it.
+        let target: String
+        /// The target's length in bytes up to its first NUL, as libmicrohttpd read it.
+        let targetLength: Int
+        /// The headers are in and were checked.
+        var started = false
         var body: [UInt8] = []
         /// A response has been queued (413 early, or the handler's).
         var answered = false
@@ -52,7 +85,14 @@ public final class HTTPDaemon: @unchecked Sendable {
         var overflowed = false
         var dropped = 0
         var headers: [String: String] = [:]
+        /// How many times each (lowercased) header name came.
+        var headerCounts: [String: Int] = [:]
         var query: [String: String] = [:]
+
+        init(target: UnsafePointer<CChar>?) {
+            self.target = target.map { String(cString: $0) } ?? ""
+            targetLength = target.map { strlen($0) } ?? 0
+        }
     }
 
     /// A certificate chain and its private key, both PEM, for HTTPS.
@@ -72,6 +112,8 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// The port listened on (the chosen one when started with port 0).
     public let port: Int
     private let context: Unmanaged<Context>
+    /// The context's guard, held here too so that its counts outlive `stop`.
+    private let connections: ConnectionGuard
     /// The PEM strings libmicrohttpd reads for TLS: owned here, freed after the daemon stopped.
     private let tlsStrings: (key: UnsafeMutablePointer<CChar>, certificate: UnsafeMutablePointer<CChar>)?
     private let lock = NSLock()
@@ -83,24 +125,52 @@ public final class HTTPDaemon: @unchecked Sendable {
         guard (0...65535).contains(port) else { throw HTTPServiceError("port \(port) is outside 0…65535") }
         if tls != nil && !Self.supportsTLS { throw HTTPServiceError("this libmicrohttpd was built without TLS") }
         let tlsStrings = tls.map { (key: strdup($0.keyPEM)!, certificate: strdup($0.certificatePEM)!) }
-        let context = Unmanaged.passRetained(Context(handler: handler, maxBodyBytes: max(0, limits.maxBodyBytes)))
+        let connections = ConnectionGuard(settings: ConnectionGuard.Settings(
+            headerTimeout: max(0.1, limits.headerTimeoutSeconds), bodyTimeout: max(0.1, limits.bodyTimeoutSeconds),
+            evictionThreshold: max(1, Int(limits.connectionLimit) - Int(limits.reservedConnections))))
+        let context = Unmanaged.passRetained(Context(handler: handler, maxBodyBytes: max(0, limits.maxBodyBytes), connections: connections))
         errno = 0
-        let daemon = veridoc_mhd_start(UInt16(port), loopbackOnly ? 1 : 0, { cls, connection, url, method, _, uploadData, uploadSize, state in
+        let daemon = veridoc_mhd_start(UInt16(port), loopbackOnly ? 1 : 0, { cls, connection, url, method, version, uploadData, uploadSize, state in
             // Captures nothing: everything comes through `cls` and `state`.
             guard let cls, let connection, let uploadSize, let state else { return MHD_Result.NO }
             let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
-            guard let pointer = state.pointee else {
+            let tracked = HTTPDaemon.tracked(connection)
+            if state.pointee == nil {
+                // Not reached while the URI callback runs first; kept so a request never goes without its state.
+                state.pointee = Unmanaged.passRetained(Exchange(target: url)).toOpaque()
+            }
+            let exchange = Unmanaged<Exchange>.fromOpaque(state.pointee!).takeUnretainedValue()
+            if !exchange.started {
                 // First call: the headers are in, the body (if any) is not.
-                let exchange = Exchange()
-                state.pointee = Unmanaged.passRetained(exchange).toOpaque()
-                let declared = HTTPDaemon.lookup(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap { Int($0) }
+                exchange.started = true
+                if let tracked { context.connections.headersReceived(tracked) }
+                let unmanaged = Unmanaged.passUnretained(exchange).toOpaque()
+                MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
+                    guard let cls, let key else { return MHD_Result.YES }
+                    let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+                    let name = String(cString: key).lowercased()
+                    exchange.headers[name] = value.map { String(cString: $0) } ?? ""
+                    exchange.headerCounts[name, default: 0] += 1
+                    return MHD_Result.YES
+                }, unmanaged)
+                // libmicrohttpd ends the target where its version begins (the
+                // space between them made a NUL): a target that ends sooner
+                // held a NUL of its own, which the C strings hide.
+                let nulInTarget = url.map { UnsafeRawPointer($0) + exchange.targetLength + 1 } != version.map { UnsafeRawPointer($0) }
+                if let problem = nulInTarget ? "a NUL in the target"
+                    : HTTPDaemon.framingProblem(target: exchange.target, headers: exchange.headers, counts: exchange.headerCounts) {
+                    exchange.answered = true
+                    if let tracked { context.connections.sending(tracked) }
+                    return HTTPDaemon.queue(HTTPDaemon.badRequest(problem), on: connection)
+                }
+                let declared = exchange.headers["content-length"].flatMap { Int($0) }
                 if let declared, declared > context.maxBodyBytes {
                     exchange.answered = true
+                    if let tracked { context.connections.sending(tracked) }
                     return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection)
                 }
                 return MHD_Result.YES
             }
-            let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
             if uploadSize.pointee > 0 {
                 let count = uploadSize.pointee
                 uploadSize.pointee = 0
@@ -122,31 +192,49 @@ public final class HTTPDaemon: @unchecked Sendable {
             }
             guard !exchange.answered else { return MHD_Result.YES }
             exchange.answered = true
-            if exchange.overflowed { return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection) }
-            let unmanaged = Unmanaged.passUnretained(exchange).toOpaque()
-            MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
-                guard let cls, let key else { return MHD_Result.YES }
-                let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
-                exchange.headers[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
-                return MHD_Result.YES
-            }, unmanaged)
+            if exchange.overflowed {
+                if let tracked { context.connections.sending(tracked) }
+                return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection)
+            }
             MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, { cls, _, key, value in
                 guard let cls, let key else { return MHD_Result.YES }
                 let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
                 exchange.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
                 return MHD_Result.YES
-            }, unmanaged)
+            }, Unmanaged.passUnretained(exchange).toOpaque())
             var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
                                       query: exchange.query, body: exchange.body)
             request.headers = exchange.headers
             exchange.body = []
-            return HTTPDaemon.queue(context.handler(request), on: connection)
-        }, context.toOpaque(), { _, _, state, _ in
+            if let tracked { context.connections.handling(tracked) }
+            let response = context.handler(request)
+            if let tracked { context.connections.sending(tracked) }
+            return HTTPDaemon.queue(response, on: connection)
+        }, context.toOpaque(), { cls, connection, state, _ in
             // However the request ended (answered, timed out, the client gone), its state goes here.
+            if let cls, let connection, let tracked = HTTPDaemon.tracked(connection) {
+                Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue().connections.requestEnded(tracked)
+            }
             guard let state, let pointer = state.pointee else { return }
             Unmanaged<Exchange>.fromOpaque(pointer).release()
             state.pointee = nil
-        }, limits.connectionLimit, limits.idleTimeoutSeconds, tlsStrings.map { UnsafePointer($0.key) }, tlsStrings.map { UnsafePointer($0.certificate) })
+        }, { _, uri, _ in
+            // The target as the client sent it: libmicrohttpd decodes the path (and so hides %00 and %2e) before the handler sees it.
+            Unmanaged.passRetained(Exchange(target: uri)).toOpaque()
+        }, { cls, connection, socketContext, code in
+            guard let cls, let connection, let socketContext else { return }
+            let connections = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue().connections
+            if code == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+                let tracked = connections.opened(descriptor: veridoc_mhd_connection_fd(connection))
+                socketContext.pointee = Unmanaged.passRetained(tracked).toOpaque()
+            } else if let pointer = socketContext.pointee {
+                let tracked = Unmanaged<ConnectionGuard.Tracked>.fromOpaque(pointer)
+                connections.closed(tracked.takeUnretainedValue())
+                tracked.release()
+                socketContext.pointee = nil
+            }
+        }, limits.connectionLimit, limits.connectionsPerAddress, limits.idleTimeoutSeconds,
+        tlsStrings.map { UnsafePointer($0.key) }, tlsStrings.map { UnsafePointer($0.certificate) })
         guard let daemon else {
             let code = errno
             context.release()
@@ -156,6 +244,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         }
         self.daemon = daemon
         self.context = context
+        self.connections = connections
+        connections.start()
         self.tlsStrings = tlsStrings
         self.port = Int(veridoc_mhd_bound_port(daemon))
     }
@@ -170,7 +260,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         lock.unlock()
         guard let daemon else { return }
         MHD_stop_daemon(daemon)
-        // No callback can run any more: the context may go.
+        // No callback can run any more: the guard may stop and the context go.
+        connections.stop()
         context.release()
         if let tlsStrings { Self.erase(tlsStrings) }
     }
@@ -188,8 +279,17 @@ public final class HTTPDaemon: @unchecked Sendable {
                      body: Array("{\"error\":\"body_too_large\",\"detail\":\"the body is larger than \(limit) bytes\"}".utf8))
     }
 
-    private static func lookup(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
-        MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+    /// The connection's entry in the guard (nil if libmicrohttpd did not report its start).
+    private static func tracked(_ connection: OpaquePointer) -> ConnectionGuard.Tracked? {
+        veridoc_mhd_socket_context(connection).map { Unmanaged<ConnectionGuard.Tracked>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Connections open, and shut down so far for a deadline or to make room.
+    public var connectionCounts: (open: Int, timedOut: Int, evicted: Int) { connections.counts }
+
+    private static func badRequest(_ problem: String) -> HTTPResponse {
+        HTTPResponse(status: 400, headers: [("Content-Type", "application/json"), ("Connection", "close")],
+                     body: Array("{\"error\":\"malformed_request\",\"detail\":\"\(problem)\"}".utf8))
     }
 
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

@@ -2,7 +2,8 @@
 /// limit), header names lowercased.
 public struct HTTPRequest: Sendable {
     public var method: String
-    /// The path without its query, as the client sent it (not percent-decoded).
+    /// The path without its query, percent-decoded by libmicrohttpd (the
+    /// daemon refuses a target whose decoding would hide a NUL or a dot segment).
     public var path: String
     /// Query arguments, decoded; a name without `=` maps to "".
     public var query: [String: String]

@@ -44,6 +44,8 @@ public struct WorkerConfiguration: Sendable {
     /// /readyz are served, on all IPv4 addresses. 0 picks a free port (logged
     /// as `observability listening`). Default 9464.
     public var httpPort: Int = 9464
+    /// The rest of `observability`: that listener's connection limits and deadlines.
+    public var observability = ObservabilitySettings()
     /// `observability.logLevel` (VERIDOC_LOG_LEVEL): debug, info, warning or error. Default info.
     public var logLevel: Logger.Level = .info
     /// The `retention` section: data keys for stored values, purge pace.
@@ -127,6 +129,7 @@ public struct WorkerConfiguration: Sendable {
         configuration.postgresPreparedStatements = settings.postgres.preparedStatements
         configuration.signatureMemoEntries = worker.signatureMemoEntries
         configuration.httpPort = settings.observability.port
+        configuration.observability = settings.observability
         let level = settings.observability.logLevel
         guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }
         configuration.logLevel = logLevel

@@ -70,7 +70,7 @@ public enum APIError: Error, Equatable, Sendable {
 
     public static let allCodes = ["unauthorized", "not_found", "method_not_allowed", "malformed_json", "unknown_field", "missing_field",
                                   "invalid_field", "not_configured", "too_many_requests", "unsupported_media_type", "session_expired",
-                                  "response_conflict", "unavailable", "internal_error", "body_too_large"]
+                                  "response_conflict", "unavailable", "internal_error", "body_too_large", "malformed_request"]
 
     var field: String? {
         switch self {

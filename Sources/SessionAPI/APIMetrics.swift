@@ -1,24 +1,33 @@
 import Observability
 
 /// What `veridoc serve` counts. Labels are closed sets (route names, status
-/// codes, tenant ids from the config file), so no client can grow the series.
+/// codes, flows), so no client can grow the series. No label names a tenant:
+/// the metrics listener answers without credentials, and tenant ids are the
+/// operator's customers (per-tenant counts are in the sessions table).
 struct APIMetrics: Sendable {
     let registry: MetricsRegistry
     let requests: Counter
     let latency: Histogram
     let readerTokens: Counter
     let sessionsCreated: Counter
+    let pollsRefused: Counter
+    let pollsWaiting: Gauge
 
-    init(registry: MetricsRegistry, tenants: [String]) {
+    init(registry: MetricsRegistry) {
         self.registry = registry
         requests = registry.counter("veridoc_api_requests_total", help: "Session API requests answered, by route and HTTP status.",
                                     labels: ["route", "status"])
         latency = registry.histogram("veridoc_api_request_seconds", help: "Time from a whole request to its response, by route.",
                                      labels: ["route"], buckets: Histogram.secondsBuckets)
-        readerTokens = registry.counter("veridoc_api_reader_tokens_total", help: "Reader tokens signed, by tenant.", labels: ["tenant"])
-        sessionsCreated = registry.counter("veridoc_api_sessions_created_total", help: "Sessions created, by tenant and flow.",
-                                           labels: ["tenant", "flow"])
-        for tenant in tenants { readerTokens.initialize(tenant) }
+        readerTokens = registry.counter("veridoc_api_reader_tokens_total", help: "Reader tokens signed.")
+        sessionsCreated = registry.counter("veridoc_api_sessions_created_total", help: "Sessions created, by flow.",
+                                           labels: ["flow"])
+        readerTokens.initialize()
+        pollsRefused = registry.counter("veridoc_api_long_polls_refused_total",
+                                        help: "Long polls answered 429 because their tenant, or all tenants, had as many waiting as allowed.")
+        pollsRefused.initialize()
+        pollsWaiting = registry.gauge("veridoc_api_long_polls_waiting", help: "Long polls (GET /v1/sessions/{id}?wait=) waiting now, all tenants together.")
+        pollsWaiting.set(0)
     }
 
     func record(route: String, status: UInt32, seconds: Double) {

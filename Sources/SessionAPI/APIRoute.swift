@@ -1,7 +1,8 @@
 /// The routes `veridoc serve` answers, matched on the path's shape alone;
 /// the method is checked after, so a known path with the wrong method is
 /// 405, not 404. `label` is the route's name in metrics: a fixed set, never
-/// a path a client made up.
+/// a path a client made up. `/metrics` is not one of them: serve's metrics
+/// are on its metrics listener (`observability.port`), not on the API port.
 enum APIRoute: CaseIterable, Sendable {
     case sessions
     case session
@@ -9,7 +10,6 @@ enum APIRoute: CaseIterable, Sendable {
     case readerTokens
     case health
     case ready
-    case metrics
     case openAPI
 
     /// The path as the contract writes it.
@@ -21,7 +21,6 @@ enum APIRoute: CaseIterable, Sendable {
         case .readerTokens: "/v1/reader-tokens"
         case .health: "/healthz"
         case .ready: "/readyz"
-        case .metrics: "/metrics"
         case .openAPI: "/openapi.json"
         }
     }
@@ -47,7 +46,7 @@ enum APIRoute: CaseIterable, Sendable {
     var methods: [String] {
         switch self {
         case .sessions, .sessionResponse, .readerTokens: ["POST"]
-        case .session, .health, .ready, .metrics, .openAPI: ["GET", "HEAD"]
+        case .session, .health, .ready, .openAPI: ["GET", "HEAD"]
         }
     }
 
@@ -59,7 +58,6 @@ enum APIRoute: CaseIterable, Sendable {
         case .readerTokens: "reader_tokens"
         case .health: "healthz"
         case .ready: "readyz"
-        case .metrics: "metrics"
         case .openAPI: "openapi"
         }
     }

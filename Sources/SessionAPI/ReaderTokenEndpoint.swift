@@ -15,7 +15,7 @@ enum ReaderTokenEndpoint {
         }
         guard let signer else { throw .notConfigured("readerTokens") }
         guard let token = try? signer.token(readerInstanceIdentifier: identifier, now: now) else { throw .internalError }
-        metrics.readerTokens.increment(tenant)
+        metrics.readerTokens.increment()
         let answer: JSONObject = ["token": .string(token.compact), "expiresAt": .string(APITime.string(token.expiresAt))]
         return HTTPResponse(status: 201, headers: [("Content-Type", "application/json")], body: JSONValue.object(answer).jsonBytes(keyOrder: .insertion))
     }

@@ -16,6 +16,7 @@ import Observability
 public final class SessionAPI: Sendable {
     let tenants: APITenants
     let limiter: RateLimiter
+    let polls: LongPollGate
     let metrics: APIMetrics
     let readiness: @Sendable () -> HTTPReadiness
     let clock: @Sendable () -> Date
@@ -24,20 +25,31 @@ public final class SessionAPI: Sendable {
     /// The largest field a submitted response may have (the daemon's body limit).
     let maxBodyBytes: Int
 
+    /// `longPolls`: how many `?wait=` polls may wait at once, per tenant and in all.
     public init(tenants: APITenants, rateLimit: (perSecond: Int, burst: Int), registry: MetricsRegistry = MetricsRegistry(),
-                sessions: SessionService? = nil, maxBodyBytes: Int = 64 << 10,
+                sessions: SessionService? = nil, maxBodyBytes: Int = 64 << 10, longPolls: (perTenant: Int, total: Int) = (32, 128),
                 clock: @escaping @Sendable () -> Date = { Date() },
                 readiness: @escaping @Sendable () -> HTTPReadiness = { .ready }) {
         self.sessions = sessions
         self.maxBodyBytes = maxBodyBytes
         self.tenants = tenants
         limiter = RateLimiter(requestsPerSecond: rateLimit.perSecond, burst: rateLimit.burst)
-        metrics = APIMetrics(registry: registry, tenants: tenants.ids)
+        polls = LongPollGate(perTenant: longPolls.perTenant, total: longPolls.total)
+        metrics = APIMetrics(registry: registry)
         self.readiness = readiness
         self.clock = clock
     }
 
     public var registry: MetricsRegistry { metrics.registry }
+
+    /// What the metrics listener answers `/readyz` with, counted as the API
+    /// port's `/readyz` is (route `readyz`): the probes go there, and the
+    /// alert on serve's readiness reads that count.
+    public func probeReadiness() -> HTTPReadiness {
+        let state = readiness()
+        metrics.requests.increment(APIRoute.ready.label, state.ready ? "200" : "503")
+        return state
+    }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ProcessInfo.processInfo.systemUptime
@@ -63,8 +75,6 @@ public final class SessionAPI: Sendable {
         case .ready:
             let state = readiness()
             return .text(state.ready ? 200 : 503, state.reason + "\n")
-        case .metrics:
-            return .text(200, metrics.registry.exposition(), contentType: MetricsRegistry.contentType)
         case .openAPI:
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: OpenAPIDocument.bytes)
         case .readerTokens:
@@ -83,6 +93,18 @@ public final class SessionAPI: Sendable {
             guard let session = id.flatMap(Self.sessionID) else { throw .notFound }
             let wait = try SessionStatus.wait(request.query)
             guard let sessions else { throw .unavailable("database") }
+            if wait > 0 {
+                guard polls.enter(caller.tenant) else {
+                    metrics.pollsRefused.increment()
+                    throw .tooManyRequests(retryAfterSeconds: 1)
+                }
+                metrics.pollsWaiting.add(1)
+                defer {
+                    polls.leave(caller.tenant)
+                    metrics.pollsWaiting.add(-1)
+                }
+                return try SessionStatus.show(tenant: caller.tenant, id: session, wait: wait, service: sessions, clock: clock)
+            }
             return try SessionStatus.show(tenant: caller.tenant, id: session, wait: wait, service: sessions, clock: clock)
         case .sessionResponse:
             let caller = try authenticate(request)

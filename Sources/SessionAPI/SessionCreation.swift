@@ -107,7 +107,7 @@ enum SessionCreation {
             requested: JSONValue.array(request.elements.map(RequestedElementJSON.value)).jsonString(keyOrder: .insertion),
             nonce: nonce.bytes, encryptionInfo: encryptionInfo, reference: request.reference, createdAt: nonce.issuedAt, expiresAt: nonce.expiresAt)
         try service.writer.insert(row)
-        metrics.sessionsCreated.increment(tenant, request.flow.rawValue)
+        metrics.sessionsCreated.increment(request.flow.rawValue)
 
         var answer: JSONObject = [
             "id": .string(id.uuidString.lowercased()), "flow": .string(request.flow.rawValue), "expiresAt": .string(APITime.string(nonce.expiresAt)),

@@ -4,6 +4,14 @@ public struct ObservabilitySettings: Sendable, Equatable {
     public var port = 9464
     /// debug, info, warning or error (`VERIDOC_LOG_LEVEL`).
     public var logLevel = "info"
+    /// Connections the listener holds at once.
+    public var maxConnections = 64
+    /// Connections one client address may hold at once: a kubelet or a Prometheus needs one or two.
+    public var maxConnectionsPerAddress = 16
+    /// From accept to the end of a request's headers: a probe sends its request at once.
+    public var headerTimeoutSeconds = 2
+    /// For a response (/metrics) to go out.
+    public var bodyTimeoutSeconds = 10
 
     public init() {}
 
@@ -14,6 +22,10 @@ public struct ObservabilitySettings: Sendable, Equatable {
         port = portFromEnvironment ?? portFromFile ?? port
         let logLevelFromFile = try section?.string("logLevel")
         logLevel = environment["VERIDOC_LOG_LEVEL"] ?? logLevelFromFile ?? logLevel
+        maxConnections = try section?.integer("maxConnections", range: 8...65_536) ?? maxConnections
+        maxConnectionsPerAddress = try section?.integer("maxConnectionsPerAddress", range: 1...65_536) ?? maxConnectionsPerAddress
+        headerTimeoutSeconds = try section?.integer("headerTimeoutSeconds", range: 1...3_600) ?? headerTimeoutSeconds
+        bodyTimeoutSeconds = try section?.integer("bodyTimeoutSeconds", range: 1...3_600) ?? bodyTimeoutSeconds
         try section?.finish()
     }
 }

@@ -8,6 +8,15 @@ public struct ServeSettings: Sendable, Equatable {
     public var maxConnections = 256
     /// A connection idle this long is closed.
     public var idleTimeoutSeconds = 10
+    /// Connections one client address may hold at once (behind a proxy every client is the proxy's address).
+    public var maxConnectionsPerAddress = 64
+    /// From accept (or the end of the previous response) to the end of a request's headers; then the connection is closed.
+    public var headerTimeoutSeconds = 10
+    /// From the end of the headers to the end of the body, and for a response to go out.
+    public var bodyTimeoutSeconds = 30
+    /// Long polls (`GET /v1/sessions/{id}?wait=`) one tenant may have waiting at once; more are 429.
+    /// Whatever this says, all tenants together wait on at most half of `maxConnections`.
+    public var maxWaitingPollsPerTenant = 32
     /// Requests each API key may make a second, and the burst above that rate.
     public var requestsPerSecondPerKey = 200
     public var burstPerKey = 400
@@ -36,6 +45,10 @@ public struct ServeSettings: Sendable, Equatable {
         loopbackOnly = try environment.bool("VERIDOC_SERVE_LOOPBACK_ONLY") ?? loopbackFromFile ?? loopbackOnly
         maxConnections = try section?.integer("maxConnections", range: 1...65_536) ?? maxConnections
         idleTimeoutSeconds = try section?.integer("idleTimeoutSeconds", range: 1...3_600) ?? idleTimeoutSeconds
+        maxConnectionsPerAddress = try section?.integer("maxConnectionsPerAddress", range: 1...65_536) ?? maxConnectionsPerAddress
+        headerTimeoutSeconds = try section?.integer("headerTimeoutSeconds", range: 1...3_600) ?? headerTimeoutSeconds
+        bodyTimeoutSeconds = try section?.integer("bodyTimeoutSeconds", range: 1...3_600) ?? bodyTimeoutSeconds
+        maxWaitingPollsPerTenant = try section?.integer("maxWaitingPollsPerTenant", range: 0...65_536) ?? maxWaitingPollsPerTenant
         requestsPerSecondPerKey = try section?.integer("requestsPerSecondPerKey", range: 1...1_000_000) ?? requestsPerSecondPerKey
         burstPerKey = try section?.integer("burstPerKey", range: 1...10_000_000) ?? burstPerKey
         readerTokenSeconds = try section?.integer("readerTokenSeconds", range: 1...Self.maxReaderTokenSeconds) ?? readerTokenSeconds

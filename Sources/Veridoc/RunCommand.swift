@@ -31,7 +31,8 @@ enum RunCommand {
             started.worker = worker
             // Up before migrating: /healthz answers at once, /readyz says why not yet.
             let health = worker.metrics.health
-            let server = try HTTPServer(port: configuration.httpPort, registry: worker.metrics.registry) { health.readiness() }
+            let server = try HTTPServer(port: configuration.httpPort, limits: ProbeLimits.of(configuration.observability),
+                                        registry: worker.metrics.registry) { health.readiness() }
             log.info("observability listening", ["port": "\(server.port)"])
             try migrate(configuration, log: log, stop: stop)
             if !stop.isSet { try worker.run() }

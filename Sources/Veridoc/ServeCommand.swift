@@ -6,9 +6,11 @@ import SessionAPI
 import Settings
 import Verification
 
-/// `veridoc serve --config FILE`: the session API on `serve.port`, until
+/// `veridoc serve --config FILE`: the session API on `serve.port`, and its
+/// metrics and probes on `observability.port` (as the worker's), until
 /// SIGTERM or SIGINT; then it stops taking connections, lets requests under
-/// way finish, and exits 0.
+/// way finish, and exits 0. `/metrics` is on the second listener only: the
+/// API port is the one exposed to clients.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
@@ -39,17 +41,25 @@ enum ServeCommand {
             if !sessions.migrate() { log.warning("PostgreSQL cannot be reached yet: not ready until it can") }
             let api = SessionAPI(tenants: tenants, rateLimit: (settings.serve.requestsPerSecondPerKey, settings.serve.burstPerKey),
                                  sessions: sessions, maxBodyBytes: settings.worker.maxEventBytes,
+                                 longPolls: (settings.serve.maxWaitingPollsPerTenant, settings.serve.maxConnections / 2),
                                  readiness: { sessions.readiness() })
             let serve = settings.serve
+            let probes = try HTTPServer(port: settings.observability.port, loopbackOnly: serve.loopbackOnly,
+                                        limits: ProbeLimits.of(settings.observability), registry: api.registry) { api.probeReadiness() }
+            log.info("observability listening", ["port": "\(probes.port)"])
             let daemon = try HTTPDaemon(port: serve.port, loopbackOnly: serve.loopbackOnly,
                                         limits: HTTPDaemon.Limits(maxBodyBytes: settings.worker.maxEventBytes,
                                                                   connectionLimit: UInt32(serve.maxConnections),
-                                                                  idleTimeoutSeconds: UInt32(serve.idleTimeoutSeconds)),
+                                                                  idleTimeoutSeconds: UInt32(serve.idleTimeoutSeconds),
+                                                                  connectionsPerAddress: UInt32(serve.maxConnectionsPerAddress),
+                                                                  headerTimeoutSeconds: Double(serve.headerTimeoutSeconds),
+                                                                  bodyTimeoutSeconds: Double(serve.bodyTimeoutSeconds)),
                                         tls: tlsFiles) { api.handle($0) }
             log.info("session API listening", ["port": "\(daemon.port)", "tenants": "\(tenants.ids.count)", "tls": serve.tls == nil ? "off" : "on"])
             while !stop.isSet { Thread.sleep(forTimeInterval: 0.1) }
             log.info("stopping the session API")
             daemon.stop()
+            probes.stop()
             withExtendedLifetime(signals) {}
         }
     }

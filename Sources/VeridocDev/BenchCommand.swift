@@ -30,7 +30,7 @@ enum BenchCommand {
         return ExitStatus.returning(usage: Usage.text, failure: "bench failed") {
             let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants",
                                                                   "--hostile-bytes", "--hostile-runs", "--hostile-timeout", "--hostile-keep"],
-                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--skip-store", "--skip-api", "--hostile-only"])
+                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--skip-store", "--skip-api", "--hostile-only", "--api-only"])
             Interruption.installHandlers()
             if let profile = parsed.options["--profile-verify"] {
                 guard let count = Int(profile), count > 0 else { throw UsageError("--profile-verify needs a number of events") }
@@ -67,6 +67,16 @@ enum BenchCommand {
                 let result = try HostileBench.run(product: try Binaries.product().path, tooling: Binaries.tooling.path, options: hostileOptions, directory: directory, progress: log)
                 log("")
                 return result
+            }
+            if parsed.flags.contains("--api-only") {
+                // Section 7 alone (wrk and the HTTP front held), printed; the report files are the whole run's.
+                let api = try APIBench(binary: try Binaries.product().path, options: quick ? .quick : .full, progress: log).run()
+                print("")
+                for line in api.table() { print(line) }
+                for target in api.targets {
+                    print("target: \(target.name): \(String(format: "%.2f", target.measured)) \(target.unit), goal \(target.goal), \(target.met ? "met" : "NOT met")")
+                }
+                return 0
             }
             if parsed.flags.contains("--hostile-only") {
                 let result = try hostile()

@@ -18,7 +18,10 @@ private final class Switch: @unchecked Sendable {
     private func makeServer() throws -> (HTTPServer, MetricsRegistry, Switch) {
         let registry = MetricsRegistry()
         let readiness = Switch()
-        let server = try HTTPServer(port: 0, loopbackOnly: true, registry: registry) { readiness.value }
+        // Sixteen clients on one address at once: the per-address cap (ProbeListenerHoldsTests) is set above them here.
+        var limits = HTTPServer.defaultLimits
+        limits.connectionsPerAddress = 64
+        let server = try HTTPServer(port: 0, loopbackOnly: true, limits: limits, registry: registry) { readiness.value }
         return (server, registry, readiness)
     }
 
@@ -96,5 +99,114 @@ private final class Switch: @unchecked Sendable {
         #expect(again.port == port)
         #expect(try RawHTTP.request("GET", "/healthz", port: port).status == 200)
         again.stop()
+    }
+}
+
+/// The probe listener against clients that hold connections without
+/// finishing a request: the orchestrator restarts a worker whose /healthz
+/// does not answer, so strangers must not be able to fill this port.
+@Suite struct ProbeListenerHoldsTests {
+    private func server(_ limits: HTTPDaemon.Limits) throws -> HTTPServer {
+        try HTTPServer(port: 0, loopbackOnly: true, limits: limits, registry: MetricsRegistry()) { .ready }
+    }
+
+    /// More slow clients than the listener has connections: each new
+    /// connection evicts the one reading the longest, so a probe that sends
+    /// its request at once still gets in and is answered.
+    @Test func healthzAnswersWhileSlowClientsHoldMoreThanEveryConnection() throws {
+        let server = try server(HTTPDaemon.Limits(connectionLimit: 16, idleTimeoutSeconds: 600, connectionsPerAddress: 0,
+                                                  headerTimeoutSeconds: 600, bodyTimeoutSeconds: 600))
+        defer { server.stop() }
+        var held: [RawSocket] = []
+        for _ in 0..<24 {
+            let socket = try RawSocket(port: server.port)
+            socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            held.append(socket)
+        }
+        // The flood's last connections may meet the hard limit while evicted sockets close; once they have, a probe gets in.
+        #expect(eventually(10, every: 0.05) { (try? RawHTTP.request("GET", "/healthz", port: server.port, timeout: 2))?.status == 200 })
+        for _ in 0..<3 {
+            let health = try RawHTTP.request("GET", "/healthz", port: server.port, timeout: 5)
+            #expect(health.status == 200 && health.body == "ok\n")
+        }
+        #expect(server.connectionCounts.evicted > 0, "room was made by eviction: \(server.connectionCounts)")
+        #expect(held.count == 24)
+    }
+
+    /// A client that sends a header byte at a time, faster than the idle
+    /// timeout, is still cut off when its headers are not in by the deadline.
+    @Test func headersDribbledByteByByteAreCutOffAtTheHeaderDeadline() throws {
+        let server = try server(HTTPDaemon.Limits(connectionLimit: 16, idleTimeoutSeconds: 600, connectionsPerAddress: 0,
+                                                  headerTimeoutSeconds: 1, bodyTimeoutSeconds: 600))
+        defer { server.stop() }
+        let socket = try RawSocket(port: server.port)
+        socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        // A byte every 0.2 s (the wait is for the server to close, which ends the loop), for at most 15 s.
+        var closed = false
+        for _ in 0..<75 where !closed {
+            closed = !socket.send("a") || socket.closedByServer(within: 0.2)
+        }
+        #expect(closed, "the server still reads the headers after 15 s")
+        #expect(server.connectionCounts.timedOut >= 1)
+        #expect(try RawHTTP.request("GET", "/healthz", port: server.port).status == 200)
+    }
+
+    /// A body dribbled a byte at a time is cut off at the body deadline, as headers are at theirs.
+    @Test func aBodyDribbledByteByByteIsCutOffAtTheBodyDeadline() throws {
+        let daemon = try HTTPDaemon(port: 0, loopbackOnly: true, limits: HTTPDaemon.Limits(maxBodyBytes: 1_000, connectionLimit: 16, idleTimeoutSeconds: 600,
+                                                                                         headerTimeoutSeconds: 600, bodyTimeoutSeconds: 1)) { _ in .text(200, "ok\n") }
+        defer { daemon.stop() }
+        let socket = try RawSocket(port: daemon.port)
+        socket.send("POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n")
+        var closed = false
+        for _ in 0..<75 where !closed {
+            closed = !socket.send("a") || socket.closedByServer(within: 0.2)
+        }
+        #expect(closed, "the server still reads the body after 15 s")
+        #expect(daemon.connectionCounts.timedOut >= 1)
+    }
+
+    /// One address holds at most `connectionsPerAddress` connections; more are closed at once.
+    @Test func oneAddressHoldsAtMostItsCap() throws {
+        let server = try server(HTTPDaemon.Limits(connectionLimit: 32, connectionsPerAddress: 3, headerTimeoutSeconds: 600, bodyTimeoutSeconds: 600))
+        defer { server.stop() }
+        var held = try (0..<3).map { _ in try RawSocket(port: server.port) }
+        for socket in held { socket.send("GET /healthz HTTP/1.1\r\n") }
+        let fourth = try RawSocket(port: server.port)
+        #expect(fourth.closedByServer(within: 10), "a fourth connection from the same address was kept")
+        held.removeFirst()
+        #expect(eventually(10) { (try? RawHTTP.request("GET", "/healthz", port: server.port, timeout: 2))?.status == 200 })
+    }
+
+    /// Requests two readers could frame or route differently are 400 before any route.
+    @Test func ambiguousRequestsAre400() throws {
+        let server = try server(HTTPServer.defaultLimits)
+        defer { server.stop() }
+        for (name, request) in StrictHTTPCases.all(path: "/healthz") {
+            let response = try RawHTTP.exchange(Array(request.utf8), port: server.port)
+            #expect(response.status == 400, "\(name): \(response.status)")
+        }
+        #expect(try RawHTTP.request("GET", "/healthz", port: server.port).status == 200)
+    }
+}
+
+/// More connections than select(2) can watch (descriptors past 1023).
+@Suite struct ManyConnectionsTests {
+    @Test func connectionsPastDescriptor1023AreServed() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        try #require(limit.rlim_cur >= 2_600, "this test needs 2,600 open files (ulimit -n)")
+        let server = try HTTPServer(port: 0, loopbackOnly: true, limits: HTTPDaemon.Limits(connectionLimit: 1_400, idleTimeoutSeconds: 600,
+                                                                                         headerTimeoutSeconds: 600, bodyTimeoutSeconds: 600),
+                                    registry: MetricsRegistry()) { .ready }
+        defer { server.stop() }
+        // Both ends of each connection are in this process: 1,100 of them take the server's descriptors past 1023.
+        let held = try (0..<1_100).map { _ in try RawSocket(port: server.port) }
+        for socket in held { socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n") }
+        #expect(eventually(20) { server.connectionCounts.open >= 1_100 }, "\(server.connectionCounts)")
+        #expect(try RawHTTP.request("GET", "/healthz", port: server.port, timeout: 10).status == 200)
     }
 }

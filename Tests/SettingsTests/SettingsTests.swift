@@ -239,4 +239,24 @@ import TestSupport
         #expect(tenant.apiKeyHashes.count == 1)
         #expect(tenant.readerTokens == TenantSettings.ReaderTokens(brandID: "b", keyID: "k", signingKey: "f.pem"))
     }
+
+    /// The HTTP front's limits, of serve's API port and of the metrics listener.
+    @Test func theHTTPFrontLimits() throws {
+        let defaults = try Self.settings("{}")
+        #expect(defaults.serve.maxConnectionsPerAddress == 64 && defaults.serve.headerTimeoutSeconds == 10
+                && defaults.serve.bodyTimeoutSeconds == 30 && defaults.serve.maxWaitingPollsPerTenant == 32)
+        #expect(defaults.observability.maxConnections == 64 && defaults.observability.maxConnectionsPerAddress == 16
+                && defaults.observability.headerTimeoutSeconds == 2 && defaults.observability.bodyTimeoutSeconds == 10)
+        let read = try Self.settings(#"{"serve": {"maxConnectionsPerAddress": 5, "headerTimeoutSeconds": 3, "bodyTimeoutSeconds": 4, "maxWaitingPollsPerTenant": 0}, "observability": {"maxConnections": 9, "maxConnectionsPerAddress": 2, "headerTimeoutSeconds": 1, "bodyTimeoutSeconds": 6}}"#)
+        #expect(read.serve.maxConnectionsPerAddress == 5 && read.serve.headerTimeoutSeconds == 3 && read.serve.bodyTimeoutSeconds == 4
+                && read.serve.maxWaitingPollsPerTenant == 0)
+        #expect(read.observability.maxConnections == 9 && read.observability.maxConnectionsPerAddress == 2
+                && read.observability.headerTimeoutSeconds == 1 && read.observability.bodyTimeoutSeconds == 6)
+        for (json, path) in [(#"{"serve": {"headerTimeoutSeconds": 0}}"#, "serve.headerTimeoutSeconds"),
+                             (#"{"serve": {"maxConnectionsPerAddress": 0}}"#, "serve.maxConnectionsPerAddress"),
+                             (#"{"observability": {"maxConnections": 4}}"#, "observability.maxConnections")] {
+            let message = Self.refusal(json)
+            #expect(message?.hasPrefix(path) == true, "\(json): \(message ?? "accepted")")
+        }
+    }
 }

@@ -12,7 +12,7 @@ ServiceMonitor) by the fields the chart relies on; the ConfigMap's
 config.json against Schemas/config.schema.json; and the chart's rules
 (grace > drain, non-root, read-only root, no capabilities, probes' paths,
 key files under mounted volumes), for the worker and, when rendered, the
-session API (veridoc serve): its port and config.serve, and that no
+session API (veridoc serve): its ports (API and metrics listener, where its probes go) and config.serve, and that no
 selector of one (Deployment, Service, PodDisruptionBudget, ServiceMonitor)
 matches the other's pods.
 
@@ -119,9 +119,9 @@ def check_crd(where, doc):
             fail(where, "apiVersion must be monitoring.coreos.com/v1")
         if not spec.get("selector", {}).get("matchLabels"):
             fail(where, "spec.selector.matchLabels missing")
-        # The worker's metrics port, or serve's API port (its /metrics is there).
-        if not any(e.get("port") in ("metrics", "http") and e.get("path") == "/metrics" for e in spec.get("endpoints", [])):
-            fail(where, "no endpoint scraping port metrics or http at /metrics")
+        # The metrics listener of the worker or of serve (serve's API port has no /metrics).
+        if not any(e.get("port") == "metrics" and e.get("path") == "/metrics" for e in spec.get("endpoints", [])):
+            fail(where, "no endpoint scraping port metrics at /metrics")
 
 
 def selects(selector, labels):
@@ -219,7 +219,10 @@ def check_serve(path, kinds, config, deployment):
         if "readerTokens" in tenant:
             files.append((f"tenants[{index}].readerTokens.signingKey", tenant["readerTokens"]["signingKey"]))
     check_mounted(where, container, config, files)
-    check_probes(where, container, "http", (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz"), ("startupProbe", "/healthz")))
+    if "metrics" not in ports:
+        fail(where, "no container port metrics: serve's /metrics and probes are on its metrics listener (observability.port)")
+    # The probes go to the metrics listener, which API clients do not reach and so cannot fill.
+    check_probes(where, container, "metrics", (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz"), ("startupProbe", "/healthz")))
     command = container.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command", [])
     pause = int(command[1]) if command[:1] == ["sleep"] and len(command) == 2 else 0
     grace = pod.get("terminationGracePeriodSeconds", 30)
