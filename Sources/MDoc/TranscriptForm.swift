@@ -69,7 +69,31 @@ public enum TranscriptForm: Sendable {
             if name.hasPrefix("AppleIdentityPresentment") { return .appleIdentityPresentment }
             if name.lowercased() == "dcapi" { return .digitalCredentialsAPI }
         }
+        guard isOpenID4VPHandover(elements) else {
+            throw .malformed("SessionTranscript without DeviceEngagement has a handover of no known OpenID4VP form")
+        }
         return .openID4VP
+    }
+
+    /// The OpenID4VP handovers in use, each naming its verifier through
+    /// hashes (SHA-256, 32 bytes) or the strings themselves; anything else,
+    /// an empty hash or name included, names nobody:
+    /// - `["OpenID4VPHandover" / "OpenID4VPDCAPIHandover", hash]` (OpenID4VP 1.0 Annex B, and over the DC API);
+    /// - `[clientIdHash, responseUriHash, nonce]` (ISO 18013-7 first edition, Annex B);
+    /// - `[mdocGeneratedNonce, clientId, responseUri, nonce]`, all text (the pre-standard shape of the auth0 vectors).
+    private static func isOpenID4VPHandover(_ elements: [CBORItem]) -> Bool {
+        func isHash(_ item: CBORItem) -> Bool { item.bytes?.count == 32 }
+        func isName(_ item: CBORItem) -> Bool { item.text.map { !$0.isEmpty } ?? false }
+        switch elements.count {
+        case 2:
+            return ["OpenID4VPHandover", "OpenID4VPDCAPIHandover"].contains { elements[0].text?.utf8.elementsEqual($0.utf8) ?? false } && isHash(elements[1])
+        case 3:
+            return isHash(elements[0]) && isHash(elements[1]) && isName(elements[2])
+        case 4:
+            return elements.allSatisfy(isName)
+        default:
+            return false
+        }
     }
 
     /// DeviceEngagementBytes = #6.24(bstr .cbor DeviceEngagement), where

@@ -52,6 +52,9 @@ public struct TenantSettings: Sendable, Equatable {
     public var readerTokens: ReaderTokens?
     /// Registered proximity readers, each id once.
     public var readers: [Reader] = []
+    /// Whether iso-device-response accepts OpenID4VP transcripts, whose
+    /// verifier Veridoc cannot check (docs/device-authentication.md §2).
+    public var acceptOpenID4VPTranscripts = true
 
     /// Apple's test conditions (README, "Testing with the Simulator and a
     /// developer profile"): the tenant accepts the mock responses of `kinds`,
@@ -178,6 +181,7 @@ public struct TenantSettings: Sendable, Equatable {
         if let index = readers.indices.first(where: { index in readers[..<index].contains { $0.id.utf8.elementsEqual(readers[index].id.utf8) } }) {
             throw ConfigError("\(object.setting("readers"))[\(index)].id: duplicate reader id")
         }
+        acceptOpenID4VPTranscripts = try object.bool("acceptOpenID4VPTranscripts") ?? true
         if var test = try object.object("testConditions") {
             testConditions = try Self.testConditions(&test, tenant: self)
         }

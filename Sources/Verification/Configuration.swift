@@ -107,7 +107,8 @@ public struct Configuration: Sendable {
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
             pinnedDocumentSigners: pinned, listedAnchors: listed, trustListDeadlines: deadlines, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
             retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
-            requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers)
+            requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers,
+            acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts)
     }
 
     /// A VICAL's IACAs, each with the docTypes its entry names, trusted until

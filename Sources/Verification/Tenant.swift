@@ -49,6 +49,8 @@ public struct Tenant: Sendable {
     /// Proximity readers whose signature lets a device MAC count
     /// (`ReaderAttestation`), by reader instance identifier, matched by bytes.
     private let readers: [Identifier: PublicKey]
+    /// Whether iso-device-response accepts OpenID4VP transcripts (their verifier is not Veridoc's to check).
+    public let acceptsOpenID4VPTranscripts: Bool
     /// The same identifiers, matched by their bytes (`Identifier`).
     private let exactMerchantIDs: Set<Identifier>
     private let exactOrigins: Set<Identifier>
@@ -57,8 +59,9 @@ public struct Tenant: Sendable {
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
         pinnedDocumentSigners: [Certificate] = [], listedAnchors: [ListedAnchor] = [], trustListDeadlines: [TrustListDeadline] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
-        requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:]
+        requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true
     ) {
+        self.acceptsOpenID4VPTranscripts = acceptsOpenID4VPTranscripts
         self.readers = Dictionary(readers.map { (Identifier($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.testConditions = testConditions
         self.id = id

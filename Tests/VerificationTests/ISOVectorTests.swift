@@ -207,6 +207,22 @@ struct AnimoVectorTests {
         #expect(result.documents.count == 1)
     }
 
+    /// An OpenID4VP transcript names its verifier only through hashes of values
+    /// Veridoc is not given: a tenant that refuses them gets the flow mismatch,
+    /// for the same response that verifies where they are accepted.
+    @Test(arguments: valid)
+    func aTenantThatRefusesOpenID4VPTranscriptsRejectsThem(_ vector: Case) throws {
+        let trust = try certificates("animo-mdoc/\(vector.folder)/trust_anchor.pem")
+        let pinned = Self.pinnedSigner.contains(vector.folder)
+        let tenant = Tenant(id: "t", trustAnchors: pinned ? [] : trust, pinnedDocumentSigners: pinned ? trust : [], acceptsOpenID4VPTranscripts: false)
+        let time = instant(vector.validAt)
+        let event = isoEvent(
+            payload: try Vectors.hex("animo-mdoc/\(vector.folder)/device_response.hex"),
+            transcript: try Vectors.hex("animo-mdoc/\(vector.folder)/session_transcript.cbor.hex"), verifiedAt: time)
+        let result = Verifier(directory: TenantDirectory([tenant])).verify(eventJSON: event, at: time)
+        #expect(result.codes == [.transcriptFlowMismatch], "\(result.summary)")
+    }
+
     /// Ubique's DS "C=CH, CN=Subject" has no extensions at all; it is
     /// pinned, so it is trusted as it is.
     @Test func ubiqueVerifiedWithItsPinnedSigner() throws {

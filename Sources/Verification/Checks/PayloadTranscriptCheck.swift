@@ -20,7 +20,11 @@ import MDoc
 ///   answer (the session API's iso-device-response flow), so its transcript
 ///   must be of the proximity form.
 ///
-/// OpenID4VP handovers (`[null, null, Handover]`) are accepted as they are.
+/// OpenID4VP handovers (`[null, null, Handover]`) of the known shapes are
+/// accepted as they are, unless the tenant refuses them
+/// (`acceptOpenID4VPTranscripts`): they name the verifier that made the
+/// request only through hashes of values Veridoc is not given, so Veridoc
+/// cannot tell whether that verifier was this tenant's.
 /// The check also fixes the transcript's canonical encoding, from which the
 /// presentation's single-use identity is computed (`PresentationIdentity`).
 enum PayloadTranscriptCheck: RequestCheck {
@@ -50,6 +54,10 @@ enum PayloadTranscriptCheck: RequestCheck {
         case .openID4VP where request.request.sessionToken != nil:
             report.fail(name, .transcriptFlowMismatch,
                         "the event answers a Veridoc session of the iso-device-response flow (a proximity reader), but its SessionTranscript is of the \(form.name) form")
+        case .openID4VP where !(request.tenant?.acceptsOpenID4VPTranscripts ?? true):
+            report.fail(name, .transcriptFlowMismatch,
+                        "the SessionTranscript is of the \(form.name) form, which names a verifier Veridoc cannot check; "
+                            + "this tenant accepts proximity transcripts only (acceptOpenID4VPTranscripts)")
         case .openID4VP:
             report.pass(name)
         case .proximity(let readerKey, _):
