@@ -74,19 +74,7 @@ public struct APIBench {
                       "requestsPerSecondPerKey": 1_000_000, "burstPerKey": 10_000_000],
             "observability": ["port": 0, "logLevel": "warning"],
         ]
-        let configFile = directory.appendingPathComponent("config.json")
-        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
-
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: binary)
-        serve.arguments = ["serve", "--config", configFile.path]
-        let log = directory.appendingPathComponent("serve.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        serve.standardError = try FileHandle(forWritingTo: log)
-        serve.standardOutput = FileHandle.nullDevice
-        // Info lines carry the port: the config's warning level is for the run, the start line is read first.
-        serve.environment = ProcessInfo.processInfo.environment.merging(["VERIDOC_LOG_LEVEL": "info"]) { $1 }
-        try serve.run()
+        let (serve, log) = try Self.startServe(binary: binary, config: config, directory: directory, prefix: "")
         defer {
             if serve.isRunning { serve.terminate() }
             serve.waitUntilExit()
@@ -163,17 +151,7 @@ public struct APIBench {
                       "maxWaitingPollsPerTenant": Self.waitingPollsPerTenant],
             "observability": ["port": 0, "logLevel": "warning"],
         ]
-        let configFile = directory.appendingPathComponent("front-config.json")
-        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: binary)
-        serve.arguments = ["serve", "--config", configFile.path]
-        let log = directory.appendingPathComponent("front-serve.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        serve.standardError = try FileHandle(forWritingTo: log)
-        serve.standardOutput = FileHandle.nullDevice
-        serve.environment = ProcessInfo.processInfo.environment.merging(["VERIDOC_LOG_LEVEL": "info"]) { $1 }
-        try serve.run()
+        let (serve, log) = try Self.startServe(binary: binary, config: config, directory: directory, prefix: "front-")
         defer {
             if serve.isRunning { serve.terminate() }
             serve.waitUntilExit()
@@ -242,6 +220,24 @@ public struct APIBench {
             healthP50Milliseconds: percentile(health, 0.5), healthP99Milliseconds: percentile(health, 0.99), healthMaxMilliseconds: health.max() ?? .nan,
             failures: failures, attackerReconnects: after.0 - before.0, attackerRefusals: after.1 - before.1, attackerAnswers: after.2 - before.2,
             serveCPUSeconds: cpu)
+    }
+
+    /// `veridoc serve` on `config` (written to `directory/<prefix>config.json`),
+    /// its standard error in `<prefix>serve.log`. Info lines carry the ports:
+    /// the config's warning level is for the run, the start lines are read first.
+    static func startServe(binary: String, config: [String: Any], directory: URL, prefix: String) throws -> (process: Process, log: URL) {
+        let configFile = directory.appendingPathComponent("\(prefix)config.json")
+        try JSONSerialization.data(withJSONObject: config).write(to: configFile)
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: binary)
+        serve.arguments = ["serve", "--config", configFile.path]
+        let log = directory.appendingPathComponent("\(prefix)serve.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        serve.standardError = try FileHandle(forWritingTo: log)
+        serve.standardOutput = FileHandle.nullDevice
+        serve.environment = ProcessInfo.processInfo.environment.merging(["VERIDOC_LOG_LEVEL": "info"]) { $1 }
+        try serve.run()
+        return (serve, log)
     }
 
     static func listeningPort(log: URL, process: Process, message: String = "session API listening") throws -> Int {
