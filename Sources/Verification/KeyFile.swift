@@ -8,7 +8,10 @@ import Foundation
 /// volumes are symlinks).
 public enum KeyFile {
     /// nil when the file may hold a secret; otherwise why not, for the operator.
-    public static func permissionProblem(_ url: URL) -> String? {
+    /// `groups`: the groups this process is in (the rule's only input that
+    /// is not the file's own), given by tests that judge a foreign group
+    /// without needing root to make one.
+    public static func permissionProblem(_ url: URL, groups: Set<gid_t>? = nil) -> String? {
         var info = stat()
         guard stat(url.path, &info) == 0 else { return nil }  // unreadable files fail later with their own message
         let mode = Int(info.st_mode) & 0o777
@@ -16,7 +19,7 @@ public enum KeyFile {
         if mode & 0o007 != 0 {
             return "\(url.path) is readable by other users (mode \(octal)); chmod 600 it"
         }
-        if mode & 0o070 != 0 && !processGroups().contains(info.st_gid) {
+        if mode & 0o070 != 0 && !(groups ?? processGroups()).contains(info.st_gid) {
             return "\(url.path) is readable by group \(info.st_gid), which this process does not belong to (mode \(octal)); chmod 600 it"
         }
         return nil

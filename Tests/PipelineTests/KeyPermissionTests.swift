@@ -47,9 +47,27 @@ import Verification
         #expect(message { _ = try Configuration.load(from: config) } == nil)
     }
 
-    @Test func groupReadableByAForeignGroupIsRefused() throws {
+    /// The group rule judged by the rule itself, for any user: a file its group
+    /// can read is refused unless the process is in that group. (Root would
+    /// read the file either way; what is tested is the rule, not the kernel.)
+    @Test func aGroupReadableFileIsRefusedUnlessTheProcessIsInItsGroup() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        guard getuid() == 0 else { return }  // changing a file's group to one we are not in needs root
+        let key = directory.appendingPathComponent("pki/merchant-current.pem")
+        try chmod("pki/merchant-current.pem", 0o640)
+        var info = stat()
+        #expect(stat(key.path, &info) == 0)
+        let refused = try #require(KeyFile.permissionProblem(key, groups: []), "a group this process is not in can read it")
+        #expect(refused.contains("readable by group \(info.st_gid)"))
+        #expect(KeyFile.permissionProblem(key, groups: [info.st_gid]) == nil, "its own group may")
+        try chmod("pki/merchant-current.pem", 0o600)
+        #expect(KeyFile.permissionProblem(key, groups: []) == nil, "owner only needs no group")
+    }
+
+    /// The same through `Configuration.load`, with a group the process is really
+    /// not in: making a file of such a group needs root, so this one runs as root only.
+    @Test(.enabled(if: getuid() == 0, "changing a file's group to one this process is not in needs root"))
+    func groupReadableByAForeignGroupIsRefused() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
         let key = directory.appendingPathComponent("pki/merchant-current.pem").path
         #expect(chown(key, 0, 65534) == 0)
         try chmod("pki/merchant-current.pem", 0o640)
