@@ -10,8 +10,12 @@ public enum CanonicalCBOR {
     /// The canonical encoding of `bytes`, which must be one well-formed item.
     /// Decodes within `limits`, which the caller shares with the event's other decodes.
     public static func encoding(of bytes: [UInt8], limits: CBORDecoder.Limits) throws(MDocError) -> [UInt8] {
-        let item = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(bytes) }
-        return try value(of: item, limits: limits).encoded(sortingMapKeys: true)
+        try encoding(of: try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(bytes) }, limits: limits)
+    }
+
+    /// The canonical encoding of an item already decoded; its embeddings are decoded within `limits`.
+    public static func encoding(of item: CBORItem, limits: CBORDecoder.Limits) throws(MDocError) -> [UInt8] {
+        try value(of: item, limits: limits).encoded(sortingMapKeys: true)
     }
 
     private static func value(of item: CBORItem, limits: CBORDecoder.Limits) throws(MDocError) -> CBOR {

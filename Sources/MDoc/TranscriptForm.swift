@@ -43,7 +43,11 @@ public enum TranscriptForm: Sendable {
     /// Reads the form of `transcript`; throws `MDocError.malformed` for a
     /// transcript of no known form or with a broken part, naming the part.
     public static func of(_ transcript: SessionTranscript, limits: CBORDecoder.Limits = .default) throws(MDocError) -> TranscriptForm {
-        let item = try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(transcript.encoded) }
+        try of(try structure { () throws(CBORError) in try CBORDecoder(limits: limits).decode(transcript.encoded) }, limits: limits)
+    }
+
+    /// The form of a transcript already decoded (`item`, its array of three).
+    public static func of(_ item: CBORItem, limits: CBORDecoder.Limits) throws(MDocError) -> TranscriptForm {
         guard let parts = item.array, parts.count == 3 else { throw .malformed("SessionTranscript is an array of 3") }
         let (engagement, readerKey, handover) = (parts[0], parts[1], parts[2])
         if engagement.isNull && readerKey.isNull {

@@ -37,8 +37,12 @@ enum PayloadTranscriptCheck: RequestCheck {
         guard case .isoDeviceResponse = request.request.input, let transcript = request.transcript else { return }
         let form: TranscriptForm
         do throws(MDocError) {
-            form = try TranscriptForm.of(transcript, limits: request.limits)
-            request.canonicalTranscript = try CanonicalCBOR.encoding(of: transcript.encoded, limits: request.limits)
+            // Decoded once for both: the form, and the canonical encoding the presentation's identity is made from.
+            let limits = request.limits
+            let item: CBORItem
+            do { item = try CBORDecoder(limits: limits).decode(transcript.encoded) } catch { throw MDocError.malformed(describe(error)) }
+            form = try TranscriptForm.of(item, limits: limits)
+            request.canonicalTranscript = try CanonicalCBOR.encoding(of: item, limits: limits)
         } catch {
             report.fail(name, .payloadMalformed, "SessionTranscript: \(error.detail)")
             return
