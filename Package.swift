@@ -64,7 +64,7 @@ let package = Package(
                 resources: [.embedInCode("reason-codes.md")]),
         .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
-        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto"]),
+        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto", "HTTPService"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
@@ -81,7 +81,7 @@ let package = Package(
 
         // What the test targets share: the built binaries, the shared vectors, hex,
         // a Prometheus text parser, a raw HTTP client, polling, a fresh test database.
-        .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "HTTPService"], path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "JSON", "TestSupport"]),

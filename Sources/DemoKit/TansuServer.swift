@@ -1,4 +1,5 @@
 import Foundation
+import HTTPService
 import Kafka
 
 /// tansu (Apache-2.0, a Kafka-protocol broker that is a server of its own) on
@@ -116,13 +117,7 @@ public final class TansuServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            let connected = connectToLoopback(fd, port: port)
             close(fd)
             if connected == 0 { return true }
             Thread.sleep(forTimeInterval: 0.05)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPService
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,13 +30,7 @@ public struct RawHTTP {
         var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = connectToLoopback(fd, port: port)
         guard connected == 0 else { throw Failure(description: "connect to \(port): errno \(errno)") }
         var sent = 0
         while sent < request.count {

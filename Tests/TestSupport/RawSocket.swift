@@ -1,4 +1,5 @@
 import Foundation
+import HTTPService
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,13 +12,7 @@ public final class RawSocket {
     public init(port: Int) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = connectToLoopback(descriptor, port: port)
         guard connected == 0 else {
             let code = errno
             Glibc.close(descriptor)
