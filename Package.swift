@@ -58,13 +58,18 @@ let package = Package(
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD"]),
         .target(name: "Observability", dependencies: ["HTTPService", "Kafka", "Postgres"]),
         // What happens to disclosed values after verification: retention policy,
-        // encrypted value storage, purge, erasure, and outcome analytics.
-        // The report explains reason codes in the words of Schemas/reason-codes.md, compiled in.
-        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"],
-                resources: [.embedInCode("reason-codes.md")]),
+        // encrypted value storage, purge, erasure, data-key rotation.
+        .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"]),
+        // What analysts read: `veridoc stats` and the HTML report over Storage's
+        // read model, small counts suppressed. The report explains reason codes
+        // in the words of Schemas/reason-codes.md, compiled in.
+        .target(name: "Analytics", dependencies: ["Storage"], resources: [.embedInCode("reason-codes.md")]),
         .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
-        // The demo and the load generator: embedded PostgreSQL, the mock broker, synthetic traffic.
-        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto", "HTTPService"]),
+        // The demo and what it stands on: embedded PostgreSQL, tansu, the load
+        // generator and outcome reader, the schema examples.
+        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Storage", "TestIssuer", "Verification", "Crypto", "HTTPService", "MDoc"]),
+        // `veridoc-dev bench`: each stage and the whole product measured as ratios in one run.
+        .target(name: "Benchmarks", dependencies: ["DemoKit", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto", "HTTPService", "MDoc"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
@@ -74,10 +79,10 @@ let package = Package(
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
+            dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
-            dependencies: ["CommandLineSupport", "DemoKit", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
+            dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
 
         // What the test targets share: the built binaries, the shared vectors, hex,
         // a Prometheus text parser, a raw HTTP client, polling, a fresh test database.
@@ -92,14 +97,15 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         // Every statement of Storage against a migrated database, and no SQL outside Storage.
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport", "Retention"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport", "Analytics"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPService", "TestSupport"]),
         .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport",
                                                              "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Storage", "Crypto", "CBOR", "MDoc"]),
-        // ReportBrowserTests renders the report in headless Chromium.
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc", "TestSupport"]),
+        // ReportBrowserTests renders the report in headless Chromium.
+        .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "Storage", "CommandLineSupport", "TestSupport"]),
         // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
         .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR", "TestIssuer"]),
         // A short chaos run (make test) against its own PostgreSQL and broker.

@@ -37,4 +37,16 @@ public struct ParsedArguments {
         guard !looksLikeOption(argument) else { throw UsageError("unknown option \(argument)") }
         return argument
     }
+
+    /// "90s", "15m", "24h", "7d" → seconds; nil for anything else.
+    public static func duration(_ text: String) -> Double? {
+        guard let unit = text.last, let number = Double(text.dropLast()), number >= 0 else { return nil }
+        switch unit {
+        case "s": return number
+        case "m": return number * 60
+        case "h": return number * 3600
+        case "d": return number * 86_400
+        default: return nil
+        }
+    }
 }

@@ -277,38 +277,3 @@ public final class Demo: @unchecked Sendable {
         print(String(repeating: "─", count: 60))
     }
 }
-
-/// Produce times per event id and the outcome delivery times matched to them.
-final class LatencyClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var producedAt: [String: Date] = [:]
-    private var measured: [Double] = []
-
-    func produced(_ id: String) {
-        lock.lock()
-        if producedAt[id] == nil { producedAt[id] = Date() }
-        lock.unlock()
-    }
-
-    func delivered(_ id: String) {
-        lock.lock()
-        if let start = producedAt.removeValue(forKey: id) { measured.append(Date().timeIntervalSince(start)) }
-        lock.unlock()
-    }
-
-    var latencies: [Double] {
-        lock.lock()
-        defer { lock.unlock() }
-        return measured
-    }
-}
-
-final class ProducedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    private var finished = false
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    func finish() { lock.lock(); finished = true; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
-    var isFinished: Bool { lock.lock(); defer { lock.unlock() }; return finished }
-}

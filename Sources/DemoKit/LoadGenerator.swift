@@ -59,6 +59,14 @@ public struct LoadGenerator: Sendable {
         public let id: String?
         public let kind: Kind
         public let flow: Flow?
+
+        package init(key: [UInt8], value: [UInt8], id: String?, kind: Kind, flow: Flow?) {
+            self.key = key
+            self.value = value
+            self.id = id
+            self.kind = kind
+            self.flow = flow
+        }
     }
 
     public var factory: TestIssuer.EventFactory

@@ -3,7 +3,7 @@ import Kafka
 
 /// Reads the outcome topic on its own thread and notes, per request, when its
 /// outcome was delivered (the end of the end-to-end latency).
-final class OutcomeReader: @unchecked Sendable, RebalanceListener {
+package final class OutcomeReader: @unchecked Sendable, RebalanceListener {
     private let clock: LatencyClock
     // Guarded by `lock`.
     private let lock = NSLock()
@@ -12,7 +12,7 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
     private var assigned = false
     private var thread: Thread?
 
-    init(bootstrap: String, clock: LatencyClock, topic: String = "veridoc.outcomes") throws {
+    package init(bootstrap: String, clock: LatencyClock, topic: String = "veridoc.outcomes") throws {
         self.clock = clock
         let consumer = try KafkaConsumer(properties: [
             "bootstrap.servers": bootstrap, "group.id": "veridoc-demo-outcomes-\(UUID().uuidString.prefix(8))",
@@ -24,7 +24,7 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
 
     private var consumerBox: KafkaConsumer?
 
-    func start() {
+    package func start() {
         let thread = Thread { [unowned self] in
             while !self.isStopped {
                 guard let message = try? self.consumerBox?.poll(timeoutMilliseconds: 100) else { continue }
@@ -45,7 +45,7 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
     /// Outcome JSON has sorted keys, so the top-level "subject" is the last one
     /// (after "data", which holds the issuer's subject); only "time" and
     /// "type", both strings, follow it.
-    static func subject(of value: [UInt8]) -> String? {
+    package static func subject(of value: [UInt8]) -> String? {
         let needle = Array("\"subject\":\"".utf8)
         guard value.count > needle.count else { return nil }
         var index = value.count - needle.count
@@ -67,13 +67,13 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
     }
 
     /// True once the reader's consumer has been assigned its partitions.
-    var isAssigned: Bool {
+    package var isAssigned: Bool {
         lock.lock()
         defer { lock.unlock() }
         return assigned
     }
 
-    var count: Int {
+    package var count: Int {
         lock.lock()
         defer { lock.unlock() }
         return subjects.count
@@ -85,7 +85,7 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
         return stopped
     }
 
-    func stop() {
+    package func stop() {
         lock.lock()
         stopped = true
         lock.unlock()
@@ -99,13 +99,13 @@ final class OutcomeReader: @unchecked Sendable, RebalanceListener {
     /// earliest). Left to librdkafka, the committed-offset lookup and the
     /// offset reset that follow an assignment would hold the first outcomes of
     /// a latency run back long enough to make the p99 of a short run.
-    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
+    package func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
         lock.lock()
         if !partitions.isEmpty { assigned = true }
         lock.unlock()
         return Dictionary(uniqueKeysWithValues: partitions.map { ($0, 0) })
     }
-    func partitionsRevoked(_ partitions: [TopicPartition]) {}
+    package func partitionsRevoked(_ partitions: [TopicPartition]) {}
 }
 
 /// Produces load at a steady rate (or as fast as possible), waiting out a full
@@ -153,9 +153,9 @@ public final class RateLimitedProducer: @unchecked Sendable {
     public var failed: Int { failures.value }
 }
 
-final class FailureCounter: @unchecked Sendable {
+package final class FailureCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    package func increment() { lock.lock(); count += 1; lock.unlock() }
+    package var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }

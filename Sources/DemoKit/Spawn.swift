@@ -5,10 +5,10 @@ import Foundation
 /// `waitUntilExit` can fail to return here (the child is left a zombie).
 /// Output goes to files, not pipes: a server that inherits a pipe would hold
 /// it open and its reader would never see end-of-file.
-enum Spawn {
+package enum Spawn {
     /// The child's pid, or nil if it could not be started. `append`: add to the
     /// files instead of truncating them.
-    static func start(_ executable: String, _ arguments: [String], stdout: String, stderr: String? = nil, append: Bool = false) -> pid_t? {
+    package static func start(_ executable: String, _ arguments: [String], stdout: String, stderr: String? = nil, append: Bool = false) -> pid_t? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -1,6 +1,6 @@
 import CommandLineSupport
 import Foundation
-import Retention
+import Analytics
 import Storage
 
 /// `veridoc report --config FILE --html OUT [--since DURATION] [--tenant T] [--assurance production|test|all]`:

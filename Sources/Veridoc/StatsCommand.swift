@@ -1,6 +1,6 @@
 import CommandLineSupport
 import Foundation
-import Retention
+import Analytics
 import Storage
 
 /// `veridoc stats --config FILE [--since DURATION] [--tenant T] [--assurance production|test|all]`: outcome
@@ -25,7 +25,7 @@ enum StatsCommand {
         } ?? .production
         let file = try RetentionCommands.configFile(parsed)
         let text = parsed.options["--since"] ?? "24h"
-        guard let duration = parseDuration(text) else { throw UsageError("--since takes a duration such as 90m, 24h or 7d") }
+        guard let duration = ParsedArguments.duration(text) else { throw UsageError("--since takes a duration such as 90m, 24h or 7d") }
         return (file, Date().addingTimeInterval(-duration), parsed.options["--tenant"], assurance)
     }
 }

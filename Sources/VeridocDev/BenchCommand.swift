@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Crypto
 import DemoKit
+import Benchmarks
 import Foundation
 import Pipeline
 import TestIssuer

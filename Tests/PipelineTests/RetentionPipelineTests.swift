@@ -5,6 +5,7 @@ import Kafka
 import Postgres
 import Storage
 import Retention
+import Analytics
 import Testing
 import TestIssuer
 import Verification

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import Retention
+import Analytics
 import Storage
 import Testing
 import TestSupport

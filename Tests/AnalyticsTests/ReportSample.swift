@@ -1,5 +1,5 @@
 import Foundation
-@testable import Retention
+@testable import Analytics
 @testable import Storage
 
 /// A report's data built by hand: six hours from `since`, results in two of

@@ -1,23 +1,11 @@
 import Foundation
 import Testing
-@testable import Retention
+@testable import Analytics
+import CommandLineSupport
 @testable import Storage
 
-struct PartitionAndDisplayTests {
+struct DisplayTests {
     let now = Date(timeIntervalSince1970: 1_750_000_000)  // 2025-06-15T15:06:40Z
-
-    @Test func dailyNearMonthlyFarClippedToNeighbours() {
-        let (lower, upper) = ValuePartitions.range(for: now.addingTimeInterval(86_400), now: now, existing: [])
-        #expect(ValuePartitions.name(lower: lower, upper: upper) == "element_values_d20250616_20250617")
-        let far = now.addingTimeInterval(400 * 86_400)  // 2026-07-20
-        let (farLower, farUpper) = ValuePartitions.range(for: far, now: now, existing: [])
-        #expect(ValuePartitions.name(lower: farLower, upper: farUpper) == "element_values_d20260701_20260801")
-        // An existing daily partition inside the month clips the monthly one.
-        let existing = ValuePartitions.parse("element_values_d20260701_20260710")!
-        let (clippedLower, clippedUpper) = ValuePartitions.range(for: far, now: now, existing: [existing])
-        #expect(ValuePartitions.name(lower: clippedLower, upper: clippedUpper) == "element_values_d20260710_20260801")
-        #expect(ValuePartitions.parse("element_values_unlimited") == nil)
-    }
 
     @Test func smallCountsAreSuppressed() {
         #expect(Suppression.display(0) == "0")
@@ -48,11 +36,11 @@ struct PartitionAndDisplayTests {
         #expect(ReportHTML.escape("<a href=\"x\">&") == "&lt;a href=&quot;x&quot;&gt;&amp;")
     }
 
-    @Test func durations() {
-        #expect(parseDuration("90s") == 90)
-        #expect(parseDuration("15m") == 900)
-        #expect(parseDuration("24h") == 86_400)
-        #expect(parseDuration("7d") == 604_800)
-        #expect(parseDuration("7x") == nil)
+    @Test func sinceWindowDurations() {
+        #expect(ParsedArguments.duration("90s") == 90)
+        #expect(ParsedArguments.duration("15m") == 900)
+        #expect(ParsedArguments.duration("24h") == 86_400)
+        #expect(ParsedArguments.duration("7d") == 604_800)
+        #expect(ParsedArguments.duration("7x") == nil)
     }
 }

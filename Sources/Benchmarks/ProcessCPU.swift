@@ -1,3 +1,4 @@
+import DemoKit
 import Foundation
 
 /// CPU time of processes on this machine, from /proc (Linux).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Retention
+@testable import Analytics
 
 /// The report in a real browser: headless Chromium (Debian's `chromium`,
 /// installed by `make setup`) loads the page with a probe added, and the test

@@ -1,3 +1,4 @@
+import DemoKit
 import Foundation
 
 /// What `make bench` writes to bench/results/latest.json and latest.md.

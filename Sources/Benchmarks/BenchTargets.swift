@@ -1,3 +1,4 @@
+import DemoKit
 extension BenchReport {
     /// A goal of the product, as a ratio or a figure from this run: the
     /// naive ceiling (one HPKE open and two ECDSA P-256 verifications with

@@ -1,4 +1,5 @@
 import Dispatch
+import DemoKit
 import Foundation
 import Kafka
 import Observability

@@ -1,5 +1,6 @@
 import Crypto
 import Dispatch
+import DemoKit
 import Foundation
 import MDoc
 import TestIssuer

@@ -1,4 +1,5 @@
 import Crypto
+import DemoKit
 import Foundation
 import KafkaMock
 import SessionAPI

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Verification
-@testable import Retention
+@testable import Analytics
 @testable import Storage
 
 /// The report page over a snapshot built by hand (ReportSample).
