@@ -318,7 +318,8 @@ package struct ResultStore {
         let completions = items.compactMap { item -> SessionsTable.Completion? in
             guard let session = item.result.sessionID, let tenant = item.result.tenant, let id = item.result.requestID,
                   let outcome = payloads[Identifier(id)] else { return nil }
-            return SessionsTable.Completion(tenant: tenant, id: session, status: item.result.verdict, outcome: outcome)
+            guard let state = SessionState(verdict: item.result.verdict) else { return nil }
+            return SessionsTable.Completion(tenant: tenant, id: session, status: state, outcome: outcome)
         }
         return completions.isEmpty ? nil : SessionsTable.complete(completions)
     }

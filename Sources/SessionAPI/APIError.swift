@@ -99,6 +99,24 @@ public enum APIError: Error, Equatable, Sendable {
         }
     }
 
+    /// A session operation's failure as the API answers it.
+    init(_ error: SessionError) {
+        switch error {
+        case .notFound: self = .notFound
+        case .expired: self = .sessionExpired
+        case .responseConflict: self = .responseConflict
+        case .eventTooLarge(let limit): self = .eventTooLarge(limit: limit)
+        case .notConfigured(let what): self = .notConfigured(what)
+        case .unavailable(let dependency): self = .unavailable(dependency.rawValue)
+        case .internalFailure: self = .internalError
+        }
+    }
+
+    /// Runs a session operation, its failure answered as the API's.
+    static func mapping<T>(_ operation: () throws(SessionError) -> T) throws(APIError) -> T {
+        do { return try operation() } catch { throw APIError(error) }
+    }
+
     var response: HTTPResponse {
         var object: JSONObject = ["error": .string(code), "detail": .string(detail)]
         if let field { object["field"] = .string(field) }

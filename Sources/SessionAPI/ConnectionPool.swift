@@ -21,8 +21,8 @@ final class ConnectionPool: Sendable {
     /// Runs `body` on a borrowed connection. Throws `.unavailable` when none
     /// came free in time or the database cannot be reached; a statement that
     /// failed drops the connection, so the next loan starts clean.
-    func with<T>(_ body: (PostgresConnection) throws -> T) throws(APIError) -> T {
-        guard available.wait(timeout: .now() + wait) == .success else { throw .unavailable("database") }
+    func with<T>(_ body: (PostgresConnection) throws -> T) throws(SessionError) -> T {
+        guard available.wait(timeout: .now() + wait) == .success else { throw .unavailable(.database) }
         let holder = idle.withLock { $0.removeLast() }
         defer {
             idle.withLock { $0.append(holder) }
@@ -30,11 +30,11 @@ final class ConnectionPool: Sendable {
         }
         do {
             return try body(try holder.get())
-        } catch let error as APIError {
+        } catch let error as SessionError {
             throw error
         } catch {
             holder.drop()
-            throw .unavailable("database")
+            throw .unavailable(.database)
         }
     }
 }

@@ -46,7 +46,7 @@ final class RequestProducer: Sendable {
     }
 
     /// Sends `value` under `key` and waits for the broker's acknowledgement.
-    func deliver(key: [UInt8], value: [UInt8]) throws(APIError) {
+    func deliver(key: [UInt8], value: [UInt8]) throws(SessionError) {
         let token = nextToken.add(1, ordering: .relaxed).newValue
         let waiter = Waiter()
         waiters.add(waiter, token)
@@ -54,14 +54,14 @@ final class RequestProducer: Sendable {
             try producer.send(topic: topic, key: key, value: value, token: token)
         } catch {
             _ = waiters.take(token)
-            throw .unavailable("broker")
+            throw .unavailable(.broker)
         }
         // The message timeout bounds the report; a little more for its arrival.
         guard waiter.done.wait(timeout: .now() + deliveryTimeout + 2) == .success else {
             _ = waiters.take(token)
-            throw .unavailable("broker")
+            throw .unavailable(.broker)
         }
-        if waiter.failed.load(ordering: .relaxed) { throw .unavailable("broker") }
+        if waiter.failed.load(ordering: .relaxed) { throw .unavailable(.broker) }
     }
 
     /// Whether the broker answers a metadata request for the topic now.

@@ -3,6 +3,7 @@ import HTTPService
 import MDoc
 import JSON
 import Observability
+import Verification
 
 /// The session API's request handling, apart from the socket: route, method,
 /// key, rate limit, media type, then the endpoint. `veridoc serve` puts it
@@ -80,39 +81,72 @@ public final class SessionAPI: Sendable {
         case .readerTokens:
             let caller = try authenticate(request)
             var body = try jsonBody(request)
-            return try ReaderTokenEndpoint.create(&body, signer: tenants.signers[caller.tenant], now: clock(), metrics: metrics, tenant: caller.tenant)
+            let identifier = try ReaderTokenEndpoint.read(&body)
+            let token = try APIError.mapping { () throws(SessionError) in
+                try ReaderTokenEndpoint.issue(identifier, signer: tenants.signers[caller.tenant], now: clock(), metrics: metrics)
+            }
+            return APIAnswers.readerToken(token)
         case .sessions:
             let caller = try authenticate(request)
             var body = try jsonBody(request)
             guard let config = tenants.sessions[caller.tenant] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
-            guard let sessions else { throw .unavailable("database") }
-            return try SessionCreation.create(read, tenant: caller.tenant, config: config, service: sessions, now: clock(), metrics: metrics)
+            let sessions = try service()
+            let created = try APIError.mapping { () throws(SessionError) in
+                try SessionCreation.create(read, tenant: caller.tenant, config: config, service: sessions, now: clock(), metrics: metrics)
+            }
+            return APIAnswers.created(created)
         case .session:
             let caller = try authenticate(request)
-            guard let session = id.flatMap(Self.sessionID) else { throw .notFound }
-            let wait = try SessionStatus.wait(request.query)
-            guard let sessions else { throw .unavailable("database") }
+            guard let id = id.flatMap(Self.sessionID) else { throw .notFound }
+            let wait = try Self.wait(request.query)
+            let sessions = try service()
             if wait > 0 {
                 guard polls.enter(caller.tenant) else {
                     metrics.pollsRefused.increment()
                     throw .tooManyRequests(retryAfterSeconds: 1)
                 }
                 metrics.pollsWaiting.add(1)
-                defer {
+            }
+            defer {
+                if wait > 0 {
                     polls.leave(caller.tenant)
                     metrics.pollsWaiting.add(-1)
                 }
-                return try SessionStatus.show(tenant: caller.tenant, id: session, wait: wait, service: sessions, clock: clock)
             }
-            return try SessionStatus.show(tenant: caller.tenant, id: session, wait: wait, service: sessions, clock: clock)
+            let session = try APIError.mapping { () throws(SessionError) in
+                try SessionLookup.watch(tenant: caller.tenant, id: id, wait: wait, service: sessions, clock: clock)
+            }
+            return APIAnswers.session(session, at: clock())
         case .sessionResponse:
             let caller = try authenticate(request)
-            guard let session = id.flatMap(Self.sessionID) else { throw .notFound }
+            guard let id = id.flatMap(Self.sessionID) else { throw .notFound }
             var body = try jsonBody(request)
-            guard let sessions else { throw .unavailable("database") }
-            return try SessionSubmission.submit(&body, tenant: caller.tenant, id: session, service: sessions, now: clock(), maxBytes: maxBodyBytes)
+            let sessions = try service()
+            guard let session = try APIError.mapping({ () throws(SessionError) in try SessionLookup.find(tenant: caller.tenant, id: id, service: sessions) })
+            else { throw .notFound }
+            guard let flow = Flow(rawValue: session.row.flow) else { throw .internalError }
+            let answer = try SessionSubmission.read(&body, flow: flow, maxBytes: maxBodyBytes)
+            try APIError.mapping { () throws(SessionError) in
+                try SessionSubmission.submit(answer, to: session, service: sessions, now: clock(), maxBytes: maxBodyBytes)
+            }
+            return APIAnswers.accepted(id)
         }
+    }
+
+    /// The sessions' database and producer, or 503 when serve runs without them.
+    private func service() throws(APIError) -> SessionService {
+        guard let sessions else { throw .unavailable(SessionError.Dependency.database.rawValue) }
+        return sessions
+    }
+
+    /// `?wait=SECONDS`: how long a session lookup may wait for a change.
+    static func wait(_ query: [String: String]) throws(APIError) -> Int {
+        guard let text = query["wait"] else { return 0 }
+        guard let seconds = Int(text), (0...SessionLookup.maxWaitSeconds).contains(seconds) else {
+            throw .invalidField("wait", expected: "a whole number of seconds from 0 to \(SessionLookup.maxWaitSeconds)")
+        }
+        return seconds
     }
 
     /// Whether a Content-Type names application/json, with or without

@@ -85,46 +85,45 @@ enum SessionCreation {
         }
     }
 
-    /// Creates the session and answers 201.
+    /// A session made: what the integrator's front end hands the wallet.
+    struct Created {
+        let id: UUID
+        let flow: Flow
+        let expiresAt: Date
+        /// The nonce the app flow passes to PassKit.
+        let nonce: [UInt8]
+        /// The merchant id (app) or origin (web) the session is bound to.
+        let audience: String
+        /// The Digital Credentials request (web flow): base64url DeviceRequest and EncryptionInfo.
+        let webRequest: (deviceRequest: String, encryptionInfo: String)?
+        let reference: String?
+    }
+
+    /// Creates the session: its nonce, its request and its row, committed.
     static func create(_ request: Request, tenant: String, config: SessionTenant, service: SessionService, now: Date,
-                       metrics: APIMetrics) throws(APIError) -> HTTPResponse {
+                       metrics: APIMetrics) throws(SessionError) -> Created {
         let id = randomSessionID()
         let lifetime = request.ttlSeconds ?? config.maxSessionSeconds
         let binding = IssuedNonce.Binding(tenant: tenant, flow: request.flow.rawValue, audience: request.audience)
         let nonce = service.nonceKey.issue(session: id, binding: binding, issuedAt: now, lifetime: UInt32(lifetime))
-        var encryptionInfo: String?
-        var deviceRequest: String?
+        var webRequest: (deviceRequest: String, encryptionInfo: String)?
         if request.flow == .appleWalletWeb, let recipient = config.recipient {
-            encryptionInfo = Base64.encodeURL(AnnexCEncryptionInfo.encode(nonce: nonce.bytes, recipient: recipient))
+            let encryptionInfo = Base64.encodeURL(AnnexCEncryptionInfo.encode(nonce: nonce.bytes, recipient: recipient))
             let items = request.elements.map { element -> DeviceRequest.Item in
                 let retain = if case .mayStore = element.retention { true } else { false }
                 return DeviceRequest.Item(namespace: element.namespace, element: element.element, intentToRetain: retain)
             }
-            deviceRequest = Base64.encodeURL(DeviceRequest.encode(docType: request.docType, items: items))
+            webRequest = (Base64.encodeURL(DeviceRequest.encode(docType: request.docType, items: items)), encryptionInfo)
         }
         let row = SessionsTable.Row(
             tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,
             requested: JSONValue.array(request.elements.map(RequestedElementJSON.value)).jsonString(keyOrder: .insertion),
-            nonce: nonce.bytes, encryptionInfo: encryptionInfo, reference: request.reference, createdAt: nonce.issuedAt, expiresAt: nonce.expiresAt)
+            nonce: nonce.bytes, encryptionInfo: webRequest?.encryptionInfo, reference: request.reference,
+            createdAt: nonce.issuedAt, expiresAt: nonce.expiresAt)
         try service.writer.insert(row)
         metrics.sessionsCreated.increment(request.flow.rawValue)
-
-        var answer: JSONObject = [
-            "id": .string(id.uuidString.lowercased()), "flow": .string(request.flow.rawValue), "expiresAt": .string(APITime.string(nonce.expiresAt)),
-        ]
-        switch request.flow {
-        case .appleWalletApp:
-            answer["nonce"] = .string(Base64.encodeStandard(nonce.bytes))
-            answer["merchantId"] = .string(request.audience)
-        case .appleWalletWeb:
-            let data: JSONObject = ["deviceRequest": .string(deviceRequest ?? ""), "encryptionInfo": .string(encryptionInfo ?? "")]
-            answer["request"] = .object(["protocol": "org-iso-mdoc", "data": .object(data)])
-        case .isoDeviceResponse:
-            break
-        }
-        if let reference = request.reference { answer["reference"] = .string(reference) }
-        return HTTPResponse(status: 201, headers: [("Content-Type", "application/json"), ("Location", "/v1/sessions/\(id.uuidString.lowercased())")],
-                            body: JSONValue.object(answer).jsonBytes(keyOrder: .insertion))
+        return Created(id: id, flow: request.flow, expiresAt: nonce.expiresAt, nonce: nonce.bytes, audience: request.audience,
+                       webRequest: webRequest, reference: request.reference)
     }
 }
 

@@ -68,11 +68,12 @@ enum SessionSubmission {
         return Answer(fields: fields)
     }
 
-    static func submit(_ body: inout RequestBody, tenant: String, id: UUID, service: SessionService, now: Date,
-                       maxBytes: Int) throws(APIError) -> HTTPResponse {
-        guard let session = try SessionStatus.find(tenant: tenant, id: id, service: service) else { throw .notFound }
-        guard let flow = Flow(rawValue: session.row.flow) else { throw .internalError }
-        let answer = try read(&body, flow: flow, maxBytes: maxBytes)
+    /// Takes `answer` as the session's response and sends its request event
+    /// to the workers. The session was found by the caller (its flow decides
+    /// how the answer is read); a repeat of the response it took is taken again.
+    static func submit(_ answer: Answer, to session: SessionsTable.Stored, service: SessionService, now: Date,
+                       maxBytes: Int) throws(SessionError) {
+        let tenant = session.row.tenant, id = session.row.id
         // Built before the session takes the answer: an event the workers
         // would refuse for its size must not use the session up.
         let request = event(for: session.row, answer: answer)
@@ -83,18 +84,14 @@ enum SessionSubmission {
         }
         if !taken {
             // Someone else's submit may have come between the find and the take: read again.
-            guard let current = try SessionStatus.find(tenant: tenant, id: id, service: service) else { throw .notFound }
-            guard let stored = current.responseDigest else { throw .sessionExpired }
+            guard let current = try SessionLookup.find(tenant: tenant, id: id, service: service) else { throw .notFound }
+            guard let stored = current.responseDigest else { throw .expired }
             guard constantTimeEqual(stored, digest) else { throw .responseConflict }
         }
         // Sent again when this is a repeat: if the first submit's delivery
         // failed after its take, this one is what gets the event out; if it
         // did not, the worker sees the same event id twice and keeps one.
         try service.producer.deliver(key: Array(id.uuidString.lowercased().utf8), value: request)
-        let location = "/v1/sessions/\(id.uuidString.lowercased())"
-        let object: JSONObject = ["id": .string(id.uuidString.lowercased()), "status": "processing"]
-        return HTTPResponse(status: 202, headers: [("Content-Type", "application/json"), ("Location", location)],
-                            body: JSONValue.object(object).jsonBytes(keyOrder: .insertion))
     }
 
     /// The request event: its `time` is when the session (and its nonce) was issued.

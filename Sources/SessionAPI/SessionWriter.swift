@@ -39,17 +39,17 @@ final class SessionWriter: Sendable {
     }
 
     /// Stores `row`; throws `.unavailable` when the database did not take it in time.
-    func insert(_ row: SessionsTable.Row) throws(APIError) {
+    func insert(_ row: SessionsTable.Row) throws(SessionError) {
         let pending = Pending(row)
         let accepted = waiting.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.rows.append(pending)
             return true
         }
-        guard accepted else { throw .unavailable("database") }
+        guard accepted else { throw .unavailable(.database) }
         wake.signal()
         guard pending.done.wait(timeout: .now() + timeout) == .success, !pending.failed.load(ordering: .relaxed) else {
-            throw .unavailable("database")
+            throw .unavailable(.database)
         }
     }
 

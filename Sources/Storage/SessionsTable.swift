@@ -58,10 +58,15 @@ public enum SessionsTable {
     /// A session as it stands: its row, and how far it got.
     public struct Stored: Sendable {
         public let row: Row
-        public let status: String
+        public let status: SessionState
         public let responseDigest: [UInt8]?
         /// The outcome event's JSON, once the worker stored the result.
         public let outcome: String?
+
+        /// The state a client sees at `now`.
+        public func state(at now: Date) -> SessionState {
+            status == .pending && row.expiresAt <= now ? .expired : status
+        }
     }
 
     /// The tenant's session `id` (no row: not the tenant's, or gone).
@@ -78,7 +83,7 @@ public enum SessionsTable {
         guard result.rowCount == 1, let tenant = result.string(0, "tenant"), let id = result.string(0, "id").flatMap(UUID.init(uuidString:)),
               let flow = result.string(0, "flow"), let audience = result.string(0, "audience"), let docType = result.string(0, "doc_type"),
               let requested = result.string(0, "requested"), let nonce = result.bytes(0, "nonce"), let created = result.date(0, "created_at"),
-              let expires = result.date(0, "expires_at"), let status = result.string(0, "status")
+              let expires = result.date(0, "expires_at"), let status = result.string(0, "status").flatMap(SessionState.init(rawValue:))
         else { return nil }
         let row = Row(tenant: tenant, id: id, flow: flow, audience: audience, docType: docType, requested: requested, nonce: nonce,
                       encryptionInfo: result.string(0, "encryption_info"), reference: result.string(0, "reference"),
@@ -102,11 +107,12 @@ public enum SessionsTable {
     public struct Completion: Sendable {
         public let tenant: String
         public let id: UUID
-        /// `verified` or `rejected`.
-        public let status: String
+        /// Settled: verified, rejected, or their test-mode forms.
+        public let status: SessionState
         public let outcome: String
 
-        public init(tenant: String, id: UUID, status: String, outcome: String) {
+        public init(tenant: String, id: UUID, status: SessionState, outcome: String) {
+            precondition(status.isSettled && status != .expired, "a completion settles a session")
             self.tenant = tenant
             self.id = id
             self.status = status
@@ -122,7 +128,7 @@ public enum SessionsTable {
             FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS c(tenant, id, status, outcome)
             WHERE s.tenant = c.tenant AND s.id = c.id AND s.completed_at IS NULL
             """, [.textArray(completions.map(\.tenant)), .textArray(completions.map { $0.id.uuidString.lowercased() }),
-                  .textArray(completions.map(\.status)), .textArray(completions.map(\.outcome))])
+                  .textArray(completions.map(\.status.rawValue)), .textArray(completions.map(\.outcome))])
     }
 
     /// Removes the sealed claims from up to `limit` session outcomes of one

@@ -1,4 +1,9 @@
+import Foundation
+import JSON
+import Storage
 import Testing
+import TestSupport
+import Verification
 @testable import SessionAPI
 
 @Suite struct APIKeyringTests {
@@ -97,5 +102,26 @@ import Testing
         #expect(Set(cases.map(\.code)).count == cases.count)
         #expect(Set(cases.map(\.code)).union(["body_too_large", "malformed_request"]) == Set(APIError.allCodes), "the two the daemon answers itself")
         for error in cases { #expect((400...599).contains(error.status)) }
+    }
+
+    /// Each session failure has its own answer, and where the session's
+    /// domain and the request's reading name the same thing they agree.
+    @Test func everySessionFailureMapsToItsOwnAnswer() {
+        let failures: [SessionError] = [.notFound, .expired, .responseConflict, .eventTooLarge(limit: 1), .notConfigured("readerTokens"),
+                                        .unavailable(.database), .unavailable(.broker), .internalFailure]
+        let answers = failures.map(APIError.init)
+        #expect(Set(answers.map { "\($0.code) \($0.detail)" }).count == failures.count)
+        #expect(answers.map(\.status) == [404, 409, 409, 413, 409, 503, 503, 500])
+    }
+}
+
+@Suite struct SessionStateTests {
+    /// The states the contract lists are the type's, and every verdict the
+    /// worker gives settles a session.
+    @Test func theContractAndTheWorkerAgreeWithTheType() throws {
+        let document = try #require(try JSONParser().parse(Array(OpenAPIDocument.bytes)))
+        let listed = document["components"]?["schemas"]?["SessionState"]?["properties"]?["status"]?["enum"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(Set(listed ?? []) == Set(SessionState.allCases.map(\.rawValue)))
+        for verdict in VerificationResult.verdicts { #expect(SessionState(verdict: verdict)?.isSettled == true, "\(verdict)") }
     }
 }

@@ -49,7 +49,7 @@ import TestSupport
         let writer = SessionWriter(timeout: 3) { try PostgresConnection(connectionString: "host=127.0.0.1 port=1 connect_timeout=1") }
         defer { writer.stop() }
         let started = Date()
-        #expect(throws: APIError.unavailable("database")) { try writer.insert(row(1)) }
+        #expect(throws: SessionError.unavailable(.database)) { try writer.insert(row(1)) }
         #expect(Date().timeIntervalSince(started) < 10)
     }
 }

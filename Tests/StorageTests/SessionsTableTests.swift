@@ -35,7 +35,7 @@ struct SessionsTableTests {
         try connection.execute(try SessionsTable.insert([session]))
         let stored = try #require(try find(session))
         #expect(stored.row == session, "every column comes back as written")
-        #expect(stored.status == "pending")
+        #expect(stored.status == .pending)
         #expect(stored.responseDigest == nil && stored.outcome == nil)
         #expect(try find(session, tenant: "t2") == nil)
     }
@@ -48,7 +48,7 @@ struct SessionsTableTests {
         #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: session.id, digest: [9], at: now)).rowCount == 0)
         #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t1", id: session.id, digest: [8], at: now)).rowCount == 0)
         let taken = try #require(try find(session))
-        #expect(taken.responseDigest == [9] && taken.status == "processing", "the first digest stays")
+        #expect(taken.responseDigest == [9] && taken.status == .processing, "the first digest stays")
         #expect(try connection.execute(SessionsTable.takeResponse(tenant: "t2", id: session.id, digest: [9], at: now)).rowCount == 0)
 
         let expired = row(expiresIn: 1)
@@ -61,9 +61,9 @@ struct SessionsTableTests {
         let (first, second, third) = (row(), row(), row(tenant: "t2"))
         for each in [first, second, third] { try connection.execute(try SessionsTable.insert([each])) }
         func outcome(_ request: String) -> String { #"{"id":"o","data":{"requestId":"\#(request)","verdict":"verified","claims":{"enc":"AA=="}}}"# }
-        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: first.id, status: "verified", outcome: outcome("r1")),
-                                                       .init(tenant: "t1", id: second.id, status: "verified", outcome: outcome("r2")),
-                                                       .init(tenant: "t2", id: third.id, status: "verified", outcome: outcome("r3"))]))
+        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: first.id, status: .verified, outcome: outcome("r1")),
+                                                       .init(tenant: "t1", id: second.id, status: .verified, outcome: outcome("r2")),
+                                                       .init(tenant: "t2", id: third.id, status: .verified, outcome: outcome("r3"))]))
         #expect(try connection.execute(SessionsTable.stripClaims(matching: .request(eventID: "r1"), limit: 10)).affectedRows == 1)
         #expect(try find(first)?.outcome?.contains("claims") == false)
         #expect(try find(first)?.outcome?.contains("verified") == true, "the rest of the outcome stays")
@@ -76,13 +76,13 @@ struct SessionsTableTests {
         let session = row()
         let other = row(tenant: "t2")
         for each in [session, other] { try connection.execute(try SessionsTable.insert([each])) }
-        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: session.id, status: "verified", outcome: #"{"data":{"verdict":"verified"}}"#),
-                                                       .init(tenant: "t1", id: other.id, status: "verified", outcome: "{}")]))
+        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: session.id, status: .verified, outcome: #"{"data":{"verdict":"verified"}}"#),
+                                                       .init(tenant: "t1", id: other.id, status: .verified, outcome: "{}")]))
         let done = try #require(try find(session))
-        #expect(done.status == "verified" && done.outcome == #"{"data":{"verdict":"verified"}}"#)
-        #expect(try find(other)?.status == "pending", "a completion names its tenant")
-        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: session.id, status: "rejected", outcome: "{}")]))
-        #expect(try find(session)?.status == "verified", "a redelivered result leaves a completed session as it is")
+        #expect(done.status == .verified && done.outcome == #"{"data":{"verdict":"verified"}}"#)
+        #expect(try find(other)?.status == .pending, "a completion names its tenant")
+        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: session.id, status: .rejected, outcome: "{}")]))
+        #expect(try find(session)?.status == .verified, "a redelivered result leaves a completed session as it is")
 
         let deleted = try connection.execute(SessionsTable.deleteExpired(before: session.expiresAt.addingTimeInterval(1), limit: 1))
         #expect(deleted.affectedRows == 1, "no more than the limit")
@@ -98,13 +98,22 @@ struct SessionsTableTests {
         let session = row(tenant: "sandbox")
         try connection.execute(try SessionsTable.insert([session]))
         let outcome = #"{"data":{"assurance":{"kind":"simulator","level":"test"},"verdict":"test_verified"}}"#
-        try connection.execute(SessionsTable.complete([.init(tenant: "sandbox", id: session.id, status: "test_verified", outcome: outcome)]))
+        try connection.execute(SessionsTable.complete([.init(tenant: "sandbox", id: session.id, status: .testVerified, outcome: outcome)]))
         let done = try #require(try find(session))
-        #expect(done.status == "test_verified" && done.outcome == outcome)
-        let other = row(tenant: "sandbox")
-        try connection.execute(try SessionsTable.insert([other]))
-        #expect(throws: PostgresError.self) {
-            try self.connection.execute(SessionsTable.complete([.init(tenant: "sandbox", id: other.id, status: "test", outcome: "{}")]))
+        #expect(done.status == .testVerified && done.outcome == outcome)
+    }
+
+    /// Every state a completion may write is one the column's CHECK takes,
+    /// and comes back as itself; `expired` is never stored.
+    @Test func everySettledStateIsStoredAsItself() throws {
+        let settled = SessionState.allCases.filter { $0.isSettled && $0 != .expired }
+        #expect(settled.count == 4)
+        for state in settled {
+            let session = row()
+            try connection.execute(try SessionsTable.insert([session]))
+            try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: session.id, status: state, outcome: "{}")]))
+            #expect(try find(session)?.status == state)
         }
+        #expect(SessionState(verdict: "expired") == nil && SessionState(verdict: "pending") == nil)
     }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPService
+import JSON
+import Storage
+import Verification
+
+/// Each operation's answer as the contract writes it (status, headers, JSON
+/// body in the documented key order): the one place where what an operation
+/// did becomes HTTP.
+enum APIAnswers {
+    /// `POST /v1/sessions`: 201 with the session's location.
+    static func created(_ session: SessionCreation.Created) -> HTTPResponse {
+        let id = session.id.uuidString.lowercased()
+        var answer: JSONObject = ["id": .string(id), "flow": .string(session.flow.rawValue), "expiresAt": .string(APITime.string(session.expiresAt))]
+        switch session.flow {
+        case .appleWalletApp:
+            answer["nonce"] = .string(Base64.encodeStandard(session.nonce))
+            answer["merchantId"] = .string(session.audience)
+        case .appleWalletWeb:
+            let data: JSONObject = ["deviceRequest": .string(session.webRequest?.deviceRequest ?? ""),
+                                    "encryptionInfo": .string(session.webRequest?.encryptionInfo ?? "")]
+            answer["request"] = .object(["protocol": "org-iso-mdoc", "data": .object(data)])
+        case .isoDeviceResponse:
+            break
+        }
+        if let reference = session.reference { answer["reference"] = .string(reference) }
+        return json(201, answer, location: "/v1/sessions/\(id)")
+    }
+
+    /// `POST /v1/sessions/{id}/response`: 202, the response is with the workers.
+    static func accepted(_ id: UUID) -> HTTPResponse {
+        let text = id.uuidString.lowercased()
+        return json(202, ["id": .string(text), "status": .string(SessionState.processing.rawValue)], location: "/v1/sessions/\(text)")
+    }
+
+    /// `GET /v1/sessions/{id}`: the session at `now`, and once the worker
+    /// stored the result, the outcome event's `data` exactly as the outcome
+    /// topic carries it.
+    static func session(_ session: SessionsTable.Stored, at now: Date) -> HTTPResponse {
+        json(200, sessionBody(session, at: now))
+    }
+
+    static func sessionBody(_ session: SessionsTable.Stored, at now: Date) -> JSONObject {
+        var object: JSONObject = [
+            "id": .string(session.row.id.uuidString.lowercased()), "flow": .string(session.row.flow),
+            "status": .string(session.state(at: now).rawValue), "createdAt": .string(APITime.string(session.row.createdAt)),
+            "expiresAt": .string(APITime.string(session.row.expiresAt)),
+        ]
+        if let reference = session.row.reference { object["reference"] = .string(reference) }
+        if let outcome = session.outcome, let event = try? JSONParser(maxDepth: 64).parse(Array(outcome.utf8)), let data = event["data"] {
+            object["outcome"] = data
+        }
+        return object
+    }
+
+    /// `POST /v1/reader-tokens`: 201 with the token.
+    static func readerToken(_ token: ReaderTokenSigner.Token) -> HTTPResponse {
+        json(201, ["token": .string(token.compact), "expiresAt": .string(APITime.string(token.expiresAt))])
+    }
+
+    private static func json(_ status: UInt32, _ object: JSONObject, location: String? = nil) -> HTTPResponse {
+        var headers = [("Content-Type", "application/json")]
+        if let location { headers.append(("Location", location)) }
+        return HTTPResponse(status: status, headers: headers, body: JSONValue.object(object).jsonBytes(keyOrder: .insertion))
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Storage
+
+/// `GET /v1/sessions/{id}`: where the session stands, and once the worker
+/// stored the result, its outcome. `?wait=SECONDS` (at most 30) holds the
+/// answer until the state changes or the time is up.
+enum SessionLookup {
+    static let maxWaitSeconds = 30
+
+    static func find(tenant: String, id: UUID, service: SessionService) throws(SessionError) -> SessionsTable.Stored? {
+        try service.pool.with { connection in SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id))) }
+    }
+
+    /// The session as it stands, after waiting up to `wait` seconds for its
+    /// state to change from what it was on arrival while it is unsettled.
+    static func watch(tenant: String, id: UUID, wait: Int, service: SessionService,
+                      clock: @Sendable () -> Date) throws(SessionError) -> SessionsTable.Stored {
+        guard var session = try find(tenant: tenant, id: id, service: service) else { throw .notFound }
+        let first = session.state(at: clock())
+        let deadline = ProcessInfo.processInfo.systemUptime + TimeInterval(wait)
+        while wait > 0, !session.state(at: clock()).isSettled, ProcessInfo.processInfo.systemUptime < deadline {
+            Thread.sleep(forTimeInterval: service.pollInterval)
+            guard let again = try find(tenant: tenant, id: id, service: service) else { throw .notFound }
+            session = again
+            if session.state(at: clock()) != first { break }
+        }
+        return session
+    }
+}
