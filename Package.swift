@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         // Every statement of Storage against a migrated database, and no SQL outside Storage.
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport", "Analytics"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPService", "TestSupport"]),

@@ -153,11 +153,7 @@ struct PreparedStatementTests {
 
             let admin = try TestServer.connect()
             defer { admin.close() }
-            #expect(try admin.execute("SELECT pg_terminate_backend($1::int) AS ok", [.int(pid)]).bool(0, "ok") == true)
-            for _ in 0..<100 {
-                if try admin.execute("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int", [.int(pid)]).int(0, "n") == 0 { break }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
+            try TestServer.terminate(pid, from: admin)
             let lost = #expect(throws: PostgresError.self) { try connection.pipeline([PostgresStatement(insert, [.int(3)])]) }
             #expect(lost?.isTransient == true)
 

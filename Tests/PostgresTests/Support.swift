@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 /// The server the integration tests use: `VERIDOC_TEST_POSTGRES`, as printed by
 /// `scripts/test-postgres start DIR`. Unset → those suites are skipped, so a
@@ -28,6 +29,25 @@ enum TestServer {
             try? connection.executeScript("DROP SCHEMA \(schema) CASCADE")
         }
         return try body(connection, schema)
+    }
+
+    /// Terminates backend `pid` and returns once the server no longer lists
+    /// it, so the victim's next statement cannot race the signal.
+    static func terminate(_ pid: Int64, from admin: PostgresConnection) throws {
+        #expect(try admin.execute("SELECT pg_terminate_backend($1::int) AS ok", [.int(pid)]).bool(0, "ok") == true)
+        let gone = try eventually(60, every: 0.05) {
+            try admin.execute("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int", [.int(pid)]).int(0, "n") == 0
+        }
+        guard gone else { throw TestFailure("backend \(pid) still listed a minute after pg_terminate_backend") }
+    }
+
+    /// Returns once backend `pid` is running a statement (not idle), so a
+    /// cancel sent now reaches that statement rather than nothing.
+    static func waitUntilActive(_ pid: Int64, from admin: PostgresConnection) throws {
+        let active = try eventually(60, every: 0.02) {
+            try admin.execute("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int AND state = 'active'", [.int(pid)]).int(0, "n") == 1
+        }
+        guard active else { throw TestFailure("backend \(pid) never started its statement") }
     }
 
     static func randomName(_ prefix: String) -> String {
