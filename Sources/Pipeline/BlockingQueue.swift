@@ -39,6 +39,14 @@ final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         return wakeups
     }
 
+    /// How many takers and putters wait now (for tests: what a thread that
+    /// must block has done is observed, not guessed from a pause).
+    var waiting: (takers: Int, putters: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (takerWants.count, waitingPutters)
+    }
+
     /// False when the queue was closed before the element could be added.
     @discardableResult
     func put(_ element: Element) -> Bool {

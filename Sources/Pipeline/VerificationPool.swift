@@ -78,6 +78,14 @@ package final class VerificationPool: @unchecked Sendable {
         return admitted < capacity
     }
 
+    /// Submitters blocked for room now (for tests: that a submit waits is
+    /// observed, not guessed from a pause).
+    var blockedSubmitters: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return waitingSubmitters
+    }
+
     /// Jobs admitted and not yet finished.
     var inFlight: Int {
         condition.lock()

@@ -124,7 +124,7 @@ private final class Switch: @unchecked Sendable {
             held.append(socket)
         }
         // The flood's last connections may meet the hard limit while evicted sockets close; once they have, a probe gets in.
-        #expect(eventually(10, every: 0.05) { (try? RawHTTP.request("GET", "/healthz", port: server.port, timeout: 2))?.status == 200 })
+        #expect(eventually(30, every: 0.05) { (try? RawHTTP.request("GET", "/healthz", port: server.port, timeout: 2))?.status == 200 })
         for _ in 0..<3 {
             let health = try RawHTTP.request("GET", "/healthz", port: server.port, timeout: 5)
             #expect(health.status == 200 && health.body == "ok\n")
@@ -175,7 +175,7 @@ private final class Switch: @unchecked Sendable {
         let fourth = try RawSocket(port: server.port)
         #expect(fourth.closedByServer(within: 10), "a fourth connection from the same address was kept")
         held.removeFirst()
-        #expect(eventually(10) { (try? RawHTTP.request("GET", "/healthz", port: server.port, timeout: 2))?.status == 200 })
+        #expect(eventually(30) { (try? RawHTTP.request("GET", "/healthz", port: server.port, timeout: 2))?.status == 200 })
     }
 
     /// Requests two readers could frame or route differently are 400 before any route.
@@ -206,7 +206,7 @@ private final class Switch: @unchecked Sendable {
         // Both ends of each connection are in this process: 1,100 of them take the server's descriptors past 1023.
         let held = try (0..<1_100).map { _ in try RawSocket(port: server.port) }
         for socket in held { socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n") }
-        #expect(eventually(20) { server.connectionCounts.open >= 1_100 }, "\(server.connectionCounts)")
+        #expect(eventually(60) { server.connectionCounts.open >= 1_100 }, "\(server.connectionCounts)")
         #expect(try RawHTTP.request("GET", "/healthz", port: server.port, timeout: 10).status == 200)
     }
 }

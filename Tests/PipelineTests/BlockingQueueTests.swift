@@ -3,6 +3,7 @@ import Foundation
 @testable import Pipeline
 import Synchronization
 import Testing
+import TestSupport
 
 /// The queue between the verification pool and the persister: order, bounds,
 /// and that an element it has handed out is no longer held by it.
@@ -76,11 +77,11 @@ import Testing
             thirdIn.store(true, ordering: .sequentiallyConsistent)
             done.signal()
         }
-        Thread.sleep(forTimeInterval: 0.2)
-        let inEarly = thirdIn.load(ordering: .sequentiallyConsistent)
-        #expect(!inEarly, "a full queue makes the producer wait")
+        #expect(eventually(30, every: 0.005) { queue.waiting.putters == 1 }, "a full queue makes the producer wait")
+        let returned = thirdIn.load(ordering: .sequentiallyConsistent)
+        #expect(!returned)
         #expect(queue.take(timeout: 1) == 1)
-        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(queue.take(upTo: .max, before: .distantPast) == [2, 3])
 
         let waiting = DispatchSemaphore(value: 0)
@@ -88,9 +89,9 @@ import Testing
             #expect(queue.take(timeout: 30) == nil)
             waiting.signal()
         }
-        Thread.sleep(forTimeInterval: 0.1)
+        #expect(eventually(30, every: 0.005) { queue.waiting.takers == 1 })
         queue.close()
-        #expect(waiting.wait(timeout: .now() + 5) == .success, "close wakes a taker")
+        #expect(waiting.wait(timeout: .now() + 30) == .success, "close wakes a taker")
         #expect(!queue.put(4), "a closed queue refuses")
     }
 
@@ -116,14 +117,11 @@ import Testing
     @Test func aTakerWaitingForABatchIsWokenOnceItIsQueued() {
         let queue = BlockingQueue<Int>(capacity: 50)
         let take = BackgroundTake(queue, upTo: 5)
-        Thread.sleep(forTimeInterval: 0.1)
-        for value in 1...4 {
-            queue.put(value)
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        #expect(take.batch(within: 0.2) == nil, "four of five do not end the wait")
+        #expect(eventually(30, every: 0.005) { queue.waiting.takers == 1 })
+        for value in 1...4 { queue.put(value) }
+        #expect(take.batch(within: 0) == nil && queue.waiting.takers == 1, "four of five do not end the wait")
         queue.put(5)
-        #expect(take.batch(within: 5) == [1, 2, 3, 4, 5], "the fifth does")
+        #expect(take.batch(within: 30) == [1, 2, 3, 4, 5], "the fifth does")
         // One wake-up for the batch (two, should the system wake it spuriously);
         // waking for every element would make five.
         #expect(queue.takerWakeups <= 2)
@@ -139,13 +137,13 @@ import Testing
 
         // Wanting more than the capacity: a full queue ends the wait, since no more can come.
         for value in 3...5 { queue.put(value) }
-        #expect(BackgroundTake(queue, upTo: 10).batch(within: 5) == [3, 4, 5])
+        #expect(BackgroundTake(queue, upTo: 10).batch(within: 30) == [3, 4, 5])
 
         let take = BackgroundTake(queue, upTo: 3)
-        Thread.sleep(forTimeInterval: 0.1)
+        #expect(eventually(30, every: 0.005) { queue.waiting.takers == 1 })
         queue.put(6)
         queue.close()
-        #expect(take.batch(within: 5) == [6], "close ends the wait")
+        #expect(take.batch(within: 30) == [6], "close ends the wait")
     }
 }
 

@@ -18,8 +18,10 @@ struct GoneServicesTests {
         try fixture.produce(records(events))
         #expect(try eventually(90) { try fixture.database.count("SELECT count(*) AS count FROM results") >= 100 })
 
+        let errorsBefore = worker.log.components(separatedBy: "kafka client error").count
         fixture.broker.killNow()
-        Thread.sleep(forTimeInterval: 2)
+        // SIGTERM once the worker has felt its broker gone.
+        #expect(eventually(60) { worker.log.components(separatedBy: "kafka client error").count > errorsBefore }, "\(worker.log.suffix(1500))")
         let started = Date()
         // drainTimeoutSeconds is 15 (PipelineFixture); each stop step waits at least a second or two past it.
         let status = worker.terminate(timeout: 45)

@@ -83,9 +83,12 @@ struct OffsetGapTests {
         // A later owner starts past the gap: no second row, nothing read twice.
         let next = try fixture.startWorker("worker-2")
         #expect(try eventually(30) { next.log.contains("partitions assigned") })
-        Thread.sleep(forTimeInterval: 2)
+        // A record behind the gap's partition: once it is stored, the new
+        // owner has read that partition from where the first one left it.
+        let sentinel = try fixture.factory.event(.isoDeviceResponse)
+        try fixture.produce([("one-partition", sentinel.json())])
+        #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM results") == kept + 1 }, "\(next.log.suffix(1500))")
         #expect(try gaps(fixture).count == 1)
-        #expect(try fixture.database.count("SELECT count(*) AS count FROM results") == kept)
         #expect(next.terminate() == 0)
     }
 
@@ -97,10 +100,17 @@ struct OffsetGapTests {
         let gap = try #require(try gaps(fixture).first)
         #expect(gap.kind == "deleted" && gap.policy == "stop")
         let port = try #require(worker.httpPort())
-        #expect(try eventually(10) { try RawHTTP.request("GET", "/readyz", port: port).status == 503 })
+        #expect(try eventually(60) { try RawHTTP.request("GET", "/readyz", port: port).status == 503 })
         #expect(try RawHTTP.request("GET", "/readyz", port: port).body.contains("offset gap"))
-        Thread.sleep(forTimeInterval: 2)
-        #expect(try fixture.database.count("SELECT count(*) AS count FROM results") == 0, "nothing past the gap is read")
+        // Records on other partitions are read and stored meanwhile: once one
+        // is, the worker has been fetching, and still nothing of the stopped
+        // partition may be stored.
+        let others = try (0..<16).map { index in ("other-\(index)", try fixture.factory.event(.isoDeviceResponse).json()) }
+        try fixture.produce(others)
+        let elsewhere = "SELECT count(*) AS count FROM results WHERE source_partition <> \(gap.partition)"
+        #expect(try eventually(60) { try fixture.database.count(elsewhere) > 0 }, "\(worker.log.suffix(1500))")
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM results WHERE source_partition = \(gap.partition)") == 0,
+                "nothing past the gap is read")
         let metrics = try PrometheusText(RawHTTP.request("GET", "/metrics", port: port).body)
         #expect(metrics.values("veridoc_partitions_stopped").first?.value == 1)
         #expect(worker.terminate() == 0)
@@ -126,7 +136,7 @@ struct OffsetGapTests {
         #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM results") == 15 }, "\(second.log.suffix(1500))")
         let gap = try #require(try gaps(fixture).first)
         #expect(gap.kind == "truncated" && gap.from == 1000 && gap.to == 0 && gap.skipped == nil && gap.partition == partition)
-        #expect(try eventually(20) {
+        #expect(try eventually(60) {
             try fixture.database.connect().execute("SELECT next_offset FROM consumer_positions WHERE partition = $1", [.int(partition)]).int(0, "next_offset") == 15
         }, "the position moved back to the new log and on to its end")
         #expect(second.log.contains("the topic was recreated or truncated"))

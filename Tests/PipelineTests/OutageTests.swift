@@ -3,7 +3,7 @@ import Testing
 import TestIssuer
 import TestSupport
 
-/// Transient outages: PostgreSQL stopped for 10 s, and a broker taken down.
+/// Transient outages: PostgreSQL paused across several of the worker's retries, and a broker taken down.
 /// The worker waits, recovers and loses nothing. This test pauses a
 /// PostgreSQL cluster of its own, so other suites are not disturbed.
 @Suite(.serialized, .enabled(if: Services.available, Services.skipMessage))
@@ -20,9 +20,11 @@ struct OutageTests {
 
         try cluster.pause()
         try fixture.produce(records(Array(events.dropFirst(300).prefix(300))))
-        Thread.sleep(forTimeInterval: 10)
+        // The outage lasts until the worker has felt it and retried more than
+        // once: counted in its own retries, however slowly a busy machine runs it.
+        func retries() -> Int { worker.log.components(separatedBy: "failed; retrying").count - 1 }
+        #expect(try eventually(120) { retries() >= 3 }, "the outage was felt and retried: \(worker.log.suffix(800))")
         #expect(worker.process.isRunning, "the worker waits for PostgreSQL instead of dying")
-        #expect(worker.log.contains("failed; retrying"), "the outage was felt and retried: \(worker.log.suffix(800))")
         try cluster.resume()
         let firstTwoThirds = attributable(events.prefix(600))
         #expect(try eventually(120) { try fixture.database.count("SELECT count(*) AS count FROM results") >= firstTwoThirds }, "\(worker.log.suffix(1500))")
@@ -31,8 +33,15 @@ struct OutageTests {
         // records for them wait in the producer until the broker is back.
         #expect(try fixture.broker.command("down 1") == "OK")
         let broker = fixture.broker
+        // Back up once the worker has felt the broker gone (a client error),
+        // or at the latest after a minute: nothing below depends on how long
+        // the broker was down, only that it came back.
+        let errorsBefore = worker.log.components(separatedBy: "kafka client error").count
+        let workerLog = worker.logFile
         let revive = Thread {
-            Thread.sleep(forTimeInterval: 5)
+            _ = eventually(60) {
+                ((try? String(contentsOf: workerLog, encoding: .utf8)) ?? "").components(separatedBy: "kafka client error").count > errorsBefore
+            }
             _ = try? broker.command("up 1")
         }
         revive.start()

@@ -224,11 +224,11 @@ extension PipelineTests {
                 INSERT INTO element_values SELECT event_id, tenant, namespace, element, key_id, nonce, ciphertext, '2000-01-01 12:00+00', stored_at
                   FROM element_values WHERE event_id IN (SELECT event_id FROM element_values ORDER BY event_id LIMIT 3);
                 """)
-            #expect(try eventually(15) { try fixture.database.count("SELECT count(*) AS count FROM element_values WHERE retain_until < now()") == 0 },
+            #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM element_values WHERE retain_until < now()") == 0 },
                     "the purge loop removed the overdue rows: \(worker.log.suffix(1500))")
             #expect(try fixture.database.count("SELECT count(*) AS count FROM element_values") == events.count)
             // The pass's log line can reach the log's reader after its DELETE reached the database.
-            #expect(try eventually(5) { worker.log.contains("purge pass") })
+            #expect(try eventually(60) { worker.log.contains("purge pass") })
             #expect(worker.terminate() == 0)
 
             // Rotation: add k2 as active; every row moves to k2 and still opens.

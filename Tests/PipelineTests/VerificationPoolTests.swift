@@ -4,6 +4,7 @@ import Kafka
 @testable import Pipeline
 import Synchronization
 import Testing
+import TestSupport
 
 /// The pool's scheduling, with a stand-in for verification (pure logic): one
 /// key at a time in arrival order, different keys side by side, backpressure
@@ -83,7 +84,7 @@ import Testing
         let heldUntilSecond = Atomic<Bool>(false)
         let pool = VerificationPool(threads: 2, capacity: 8, verify: { job in
             if job.ticket.offset == 0 {
-                heldUntilSecond.store(secondStarted.wait(timeout: .now() + 10) == .success, ordering: .sequentiallyConsistent)
+                heldUntilSecond.store(secondStarted.wait(timeout: .now() + 30) == .success, ordering: .sequentiallyConsistent)
             } else {
                 secondStarted.signal()
             }
@@ -116,33 +117,37 @@ import Testing
             fifthIn.store(true, ordering: .sequentiallyConsistent)
             done.signal()
         }
-        Thread.sleep(forTimeInterval: 0.2)
-        let inEarly = fifthIn.load(ordering: .sequentiallyConsistent)
-        #expect(!inEarly, "submit returned past capacity")
+        #expect(eventually(30, every: 0.005) { pool.blockedSubmitters == 1 }, "submit waits at capacity")
+        let returned = fifthIn.load(ordering: .sequentiallyConsistent)
+        #expect(!returned, "submit returned past capacity")
         for _ in 0..<5 { release.signal() }
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(pool.waitUntilIdle(timeout: 10))
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(pool.waitUntilIdle(timeout: 30))
         #expect(pool.inFlight == 0)
         #expect(pool.hasCapacity)
     }
 
     @Test func abandonDropsQueuedJobsAndKeepsTheOrderOfTheRest() {
         let release = DispatchSemaphore(value: 0)
+        let running = DispatchSemaphore(value: 0)
         let record = Record()
         let pool = VerificationPool(threads: 1, capacity: 64, verify: { job in
-            if job.ticket.offset == 0 { release.wait() }
+            if job.ticket.offset == 0 {
+                running.signal()
+                release.wait()
+            }
             return Self.finished(job)
         }, deliver: { record.finished(Self.offset($0)) })
         defer { pool.stop() }
         // Offset 0 runs (and holds the only thread); 1…12 queue, key "k" behind it.
         pool.submit(Self.job(0, key: "k"))
         for offset in 1...12 { pool.submit(Self.job(Int64(offset), key: offset % 3 == 0 ? "other" : "k")) }
-        Thread.sleep(forTimeInterval: 0.1)
+        #expect(running.wait(timeout: .now() + 30) == .success)
         let dropped = pool.abandon { $0.ticket.offset % 2 == 0 }
         #expect(dropped == 6)  // 2, 4, …, 12: the running job 0 is not abandoned
         #expect(pool.inFlight == 7)
         release.signal()
-        #expect(pool.waitUntilIdle(timeout: 10))
+        #expect(pool.waitUntilIdle(timeout: 30))
 
         let order = record.order
         #expect(order.first == 0)
