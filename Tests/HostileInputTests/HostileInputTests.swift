@@ -7,12 +7,13 @@ import TestIssuer
 import Verification
 
 /// Hostile events through the real `Verifier`: each case must yield exactly the
-/// documented reason codes (Schemas/reason-codes.md) within a bounded time —
-/// a denial-of-service check, not a benchmark. The worker-level cases (replayed
-/// nonces across events, oversized records) are in PipelineTests and the chaos run.
+/// documented reason codes (Schemas/reason-codes.md) with bounded memory. What
+/// each costs in CPU against a valid event of its size is `make bench`'s hostile
+/// row (HostileBench), as a ratio in one run: a stopwatch here would fail on a
+/// busy machine, not on a slow parser; a case that never ends meets the time
+/// limit. The worker-level cases (replayed nonces across events, oversized
+/// records) are in PipelineTests and the chaos run.
 @Suite struct HostileInputTests {
-    /// Generous on purpose (debug builds, busy CI machines).
-    static let timeBound: TimeInterval = 2
     /// Peak resident growth allowed per case (the largest event is 5 MiB of JSON).
     static let memoryBound = 256 << 20
 
@@ -31,7 +32,7 @@ import Verification
         var detail: String? = nil
     }
 
-    @Test("hostile inputs yield their documented reason codes within the time bound")
+    @Test("hostile inputs yield their documented reason codes", .timeLimit(.minutes(10)))
     func table() throws {
         var lab = try Lab()
         let verifier = lab.verifier
@@ -48,7 +49,6 @@ import Verification
             if let detail = item.detail {
                 #expect(result.report.reasons.contains { $0.detail.contains(detail) }, "\(item.name): \(result.report.reasons.map(\.detail))")
             }
-            #expect(elapsed < Self.timeBound, "\(item.name) took \(elapsed) s")
             // The peak resident size may not grow by more than a bounded amount for one event.
             let grown = Self.maxResidentBytes() - memoryBefore
             #expect(grown < Self.memoryBound, "\(item.name) raised the peak resident size by \(grown >> 20) MiB")

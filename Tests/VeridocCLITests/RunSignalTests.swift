@@ -29,9 +29,17 @@ import TestSupport
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // Past the runtime's start-up, inside the config load.
-        Thread.sleep(forTimeInterval: 0.4)
-        kill(process.processIdentifier, SIGTERM)
+        // SIGTERM comes inherited as ignored: one sent before the process set
+        // its trap is lost. So it is sent again until the process ends: the
+        // first it traps lands while the ten thousand anchors load (its first
+        // step), however long a busy machine takes to get it there.
+        let pid = process.processIdentifier
+        let ended = eventually(120, every: 0.1) {
+            kill(pid, SIGTERM)
+            return !process.isRunning
+        }
+        #expect(ended, "the process did not end on SIGTERM")
+        if !ended { process.interrupt(); kill(pid, SIGKILL) }
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit, "ended by a signal: \(stderr.suffix(500))")
