@@ -37,6 +37,10 @@ enum Usage {
 extension Usage {
     typealias Option = CommandDetails.Option
     static let config = Option("--config FILE", "The config file (JSON; paths in it are relative to its folder; VERIDOC_* variables override it).")
+    /// What stats and report share.
+    static let analytics = [Option("--since DURATION", "How far back: 90m, 24h, 7d (default 24h)."),
+                            Option("--tenant T", "One tenant only (default: all)."),
+                            Option("--assurance SCOPE", "production (default), test or all: which outcomes count.")]
 
     /// Each command's options, one line each, exit statuses and an example:
     /// what `<command> --help` adds to its lines above.
@@ -78,16 +82,11 @@ extension Usage {
             exitStatuses: [(0, "done"), (1, "failed (PostgreSQL)"), (2, "usage or configuration error")],
             examples: ["veridoc forget --config config.json --request 3f2c9a4e-5b1d-4c8e-9a7f-2d6e1b0c4a93"]),
         "stats": CommandDetails(
-            options: [config, Option("--since DURATION", "How far back: 90m, 24h, 7d (default 24h)."),
-                      Option("--tenant T", "One tenant only (default: all)."),
-                      Option("--assurance SCOPE", "production (default), test or all: which outcomes count.")],
+            options: [config] + analytics,
             exitStatuses: [(0, "done"), (1, "failed (PostgreSQL)"), (2, "usage or configuration error")],
             examples: ["veridoc stats --config config.json --since 7d --tenant acme"]),
         "report": CommandDetails(
-            options: [config, Option("--html OUT", "Where to write the page."),
-                      Option("--since DURATION", "How far back: 90m, 24h, 7d (default 24h)."),
-                      Option("--tenant T", "One tenant only (default: all)."),
-                      Option("--assurance SCOPE", "production (default), test or all: which outcomes count.")],
+            options: [config, Option("--html OUT", "Where to write the page.")] + analytics,
             exitStatuses: [(0, "written"), (1, "failed (PostgreSQL, or the file could not be written)"), (2, "usage or configuration error")],
             examples: ["veridoc report --config config.json --since 7d --html report.html"]),
     ]
