@@ -409,6 +409,44 @@ enum DocsCheck {
         return problems
     }
 
+    /// The `VERIDOC_…` variables the code reads: string literals in Sources/
+    /// (a literal ending in `_`, as `VERIDOC_KAFKA_PROPERTY_`, is a prefix),
+    /// and those the tests, scripts/fuzz and the fuzz targets read.
+    static func knownEnvironment(repository: URL) throws -> Set<String> {
+        var names: Set<String> = []
+        for folder in ["Sources", "Tests", "Fuzz"] {
+            let files = FileManager.default.enumerator(at: repository.appendingPathComponent(folder), includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+            for file in files where file.pathExtension == "swift" {
+                names.formUnion(matches(#""(VERIDOC_[A-Z0-9_]*)"#, in: try String(contentsOf: file, encoding: .utf8)).map { $0[1] })
+            }
+        }
+        for script in ["scripts/fuzz", "scripts/run-tests", "scripts/with-test-services", "Makefile"] {
+            let text = (try? String(contentsOf: repository.appendingPathComponent(script), encoding: .utf8)) ?? ""
+            names.formUnion(matches(#"\b(VERIDOC_[A-Z0-9_]*[A-Z0-9])\b"#, in: text).map { $0[1] })
+        }
+        return names
+    }
+
+    /// Each `VERIDOC_NAME` in a code span (`$VERIDOC_API_KEY`, a shell
+    /// variable of the reader's, and patterns such as `VERIDOC_KAFKA_*_TOPIC`
+    /// aside) is one the code reads.
+    static func environmentProblems(in documents: [Markdown], known: Set<String>) -> Findings {
+        var problems = Findings()
+        for document in documents {
+            for block in document.blocks where !block.fenced {
+                for span in Markdown.codeSpans(block.text) {
+                    for match in matches(#"(?<![$A-Za-z0-9_])(VERIDOC_[A-Z0-9_]*[A-Z0-9])(?![A-Za-z0-9_*<])"#, in: span) {
+                        let name = match[1]
+                        problems.checked.append(name)
+                        if known.contains(name) || known.contains(where: { $0.hasSuffix("_") && name.hasPrefix($0) }) { continue }
+                        problems.fail("\(document.path):\(block.line): \(name) is not read by the code")
+                    }
+                }
+            }
+        }
+        return problems
+    }
+
     // MARK: links and repository paths
 
     /// The folders and files of the checkout a code span may name.

@@ -7,7 +7,8 @@ import TestSupport
 /// `--help` lists them, every exit status as that help declares it, every
 /// `veridoc_…` metric as Sources/ registers it, every setting path as
 /// Schemas/config.schema.json (held to the parser by SettingsTests) or the
-/// Helm chart's values.yaml has it, and every relative link and repository
+/// Helm chart's values.yaml has it, every `VERIDOC_…` variable as the code
+/// reads it, and every relative link and repository
 /// path as the checkout holds it. Documents drifted from the code before
 /// (a wrong exit status, a wrong build folder, files that were never there);
 /// a rename now fails here instead of misleading a newcomer.
@@ -70,6 +71,9 @@ import TestSupport
         let problems = DocsCheck.settingProblems(in: Self.documents, known: known)
         Self.expect(problems, read: ["replay.nonceKeyFile", "kafka.offsetGapPolicy", "vicals[].graceSeconds", "serve.replicaCount"])
         #expect(problems.problems.isEmpty, "\n\(problems.problems.joined(separator: "\n"))")
+        let environment = DocsCheck.environmentProblems(in: Self.documents, known: try DocsCheck.knownEnvironment(repository: Binaries.repository))
+        Self.expect(environment, read: ["VERIDOC_NONCE_KEY_FILE", "VERIDOC_KAFKA_PROPERTY_SASL_PASSWORD", "VERIDOC_HTTP_PORT"])
+        #expect(environment.problems.isEmpty, "\n\(environment.problems.joined(separator: "\n"))")
     }
 
     // MARK: (f) links and repository paths
@@ -118,6 +122,9 @@ import TestSupport
         #expect(DocsCheck.settingProblems(in: document("`replay.nonceKeyFile`, `tenants[].readers`, `vicals[].graceSeconds`\n"), known: known).isEmpty)
         #expect(DocsCheck.settingProblems(in: document("`replay.nonceKeyPath`\n"), known: known).count == 1)
         #expect(DocsCheck.settingProblems(in: document("`tenants[].readerz`\n"), known: known).count == 1)
+        let environment = try DocsCheck.knownEnvironment(repository: Binaries.repository)
+        #expect(DocsCheck.environmentProblems(in: document("`VERIDOC_WORKERS`, `VERIDOC_KAFKA_PROPERTY_SASL_USERNAME`, `$VERIDOC_API_KEY`\n"), known: environment).isEmpty)
+        #expect(DocsCheck.environmentProblems(in: document("`VERIDOC_WORKER_THREADS`\n"), known: environment).count == 1)
 
         let repository = Binaries.repository
         #expect(DocsCheck.pathProblems(in: document("[ops](operations.md#operating-notes), `Sources/Storage/Migrations.swift`\n"), repository: repository).isEmpty)
