@@ -195,13 +195,15 @@ enum DocsCheck {
 
     // MARK: exit statuses
 
-    /// The statuses a command's help declares (its "Exit status:" lines).
-    static func exitStatuses(help: String) -> Set<Int> {
-        guard let section = help.components(separatedBy: "\nExit status:\n").dropFirst().first else { return [] }
-        var statuses: Set<Int> = []
+    /// The statuses a command's help declares (its "Exit status:" lines),
+    /// each with the first word of its meaning (`verified`, `usage`).
+    static func exitStatuses(help: String) -> [Int: String] {
+        guard let section = help.components(separatedBy: "\nExit status:\n").dropFirst().first else { return [:] }
+        var statuses: [Int: String] = [:]
         for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
-            guard line.hasPrefix("  "), let status = Int(line.dropFirst(2).split(separator: " ").first ?? "") else { break }
-            statuses.insert(status)
+            let words = line.dropFirst(2).split(separator: " ")
+            guard line.hasPrefix("  "), let status = Int(words.first ?? "") else { break }
+            statuses[status] = words.dropFirst().first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ":,")) } ?? ""
         }
         return statuses
     }
@@ -210,12 +212,13 @@ enum DocsCheck {
     /// 1 …`) is held to the command it is about: the one the sentence names,
     /// else its section's heading names, else the last one named before it in
     /// its paragraph or the one before. A sentence listing three or more
-    /// gives the whole list and must name them all; one naming no command is
-    /// held to the statuses any command has.
+    /// gives the whole list and must name them all; a status given the word
+    /// the help gives another (`1 verified`) is wrong; one naming no command
+    /// is held to the statuses any command has.
     static func exitStatusProblems(in documents: [Markdown], help: CommandHelpCache) throws -> Findings {
         var all: Set<Int> = []
         for (binary, commands) in [("veridoc", CommandHelpTests.product), ("veridoc-dev", CommandHelpTests.developer)] {
-            for command in commands { all.formUnion(exitStatuses(help: try help.help(binary, command) ?? "")) }
+            for command in commands { all.formUnion(exitStatuses(help: try help.help(binary, command) ?? "").keys) }
         }
         var problems = Findings()
         for document in documents {
@@ -230,10 +233,11 @@ enum DocsCheck {
                 for sentence in plain.components(separatedBy: ". ") {
                     let named = Markdown.codeSpans(sentence).flatMap(invocations(in:))
                     defer { if let last = named.last { lastInBlock = last } }
-                    let statuses = claimedExitStatuses(sentence)
-                    guard !statuses.isEmpty else { continue }
+                    let claims = claimedExitStatuses(sentence)
+                    guard !claims.isEmpty else { continue }
+                    let statuses = claims.map(\.status)
                     let subject = named.first ?? heading ?? lastInBlock
-                    var declared = all
+                    var declared = Dictionary(uniqueKeysWithValues: all.map { ($0, "") })
                     var whose = "any command"
                     if let subject, let text = try help.help(subject.binary, subject.command) {
                         declared = exitStatuses(help: text)
@@ -241,11 +245,16 @@ enum DocsCheck {
                     }
                     let at = "\(document.path):\(block.line)"
                     problems.checked.append("\(whose): \(statuses)")
-                    for status in statuses.sorted() where !declared.contains(status) {
-                        problems.fail("\(at): exit status \(status) is not one of \(whose)'s (\(declared.sorted()))")
+                    for status in statuses.sorted() where declared[status] == nil {
+                        problems.fail("\(at): exit status \(status) is not one of \(whose)'s (\(declared.keys.sorted()))")
                     }
-                    if statuses.count >= 3, whose != "any command", Set(statuses) != declared {
-                        problems.fail("\(at): \(whose)'s exit statuses are \(declared.sorted()), the text lists \(statuses.sorted())")
+                    if statuses.count >= 3, whose != "any command", Set(statuses) != Set(declared.keys) {
+                        problems.fail("\(at): \(whose)'s exit statuses are \(declared.keys.sorted()), the text lists \(statuses.sorted())")
+                    }
+                    for claim in claims where !claim.word.isEmpty {
+                        if let other = declared.first(where: { $0.value == claim.word && $0.key != claim.status }) {
+                            problems.fail("\(at): \(whose) exits \(other.key) for \(claim.word), the text says \(claim.status)")
+                        }
                     }
                 }
             }
@@ -253,20 +262,22 @@ enum DocsCheck {
         return problems
     }
 
-    /// The numbers a sentence gives as exit statuses: the one after `exit`,
-    /// `exits`, `exit status` or `exit code`, and those listed after it
-    /// (`, 1 …`, `; 2 …`, `(1 for …`, `and 3 …`).
-    static func claimedExitStatuses(_ sentence: String) -> [Int] {
+    /// The numbers a sentence gives as exit statuses, each with the word that
+    /// says what it means (`0 verified`, `2 for a usage …`: `usage`): the one
+    /// after `exit`, `exits`, `exit status` or `exit code`, and those listed
+    /// after it (`, 1 …`, `; 2 …`, `(1 for …`, `and 3 …`).
+    static func claimedExitStatuses(_ sentence: String) -> [(status: Int, word: String)] {
         let text = sentence.replacingOccurrences(of: "`", with: "")
-        guard let first = matches(#"(?i)\bexit(?:s|ed)?(?: status(?:es)?| code)?:?\s+(\d+)(?![\d.,])"#, in: text).first,
+        let meaning = #"(?::?\s+(?:for\s+|on\s+|when\s+)?(?:an?\s+|the\s+)?([a-z_]+))?"#
+        guard let first = matches(#"(?i)\bexit(?:s|ed)?(?: status(?:es)?| code)?:?\s+(\d+)(?!\d|[.,]\d)"# + meaning, in: text).first,
               let start = text.range(of: first[0]) else { return [] }
-        var statuses = [Int(first[1]) ?? -1]
+        var claims = [(Int(first[1]) ?? -1, first[2])]
         let rest = String(text[start.upperBound...])
         // One digit after a separator, then its meaning: "60 s" or "for 5 min" are not statuses.
-        for match in matches(#"(?:[,;(]\s*|\band\s+|\bor\s+)(\d)(?![\d.,%])(?=:|\s+[a-z_])"#, in: rest) {
-            statuses.append(Int(match[1]) ?? -1)
+        for match in matches(#"(?:[,;(]\s*|\band\s+|\bor\s+)(\d)(?!\d|[.,]\d|%)(?=:|\s+[a-z_])"# + meaning, in: rest) {
+            claims.append((Int(match[1]) ?? -1, match[2]))
         }
-        return statuses
+        return claims
     }
 
     // MARK: metrics

@@ -112,6 +112,7 @@ import TestSupport
         #expect(try DocsCheck.exitStatusProblems(in: document("## `veridoc verify`\n\nExit status: 0 verified, 1 rejected, 2 usage or configuration error.\n"), help: help).count == 1)
         #expect(try DocsCheck.exitStatusProblems(in: document("`veridoc run` exits 4 when it drained.\n"), help: help).count == 1)
         #expect(try DocsCheck.exitStatusProblems(in: document("A failure makes it exit 7.\n"), help: help).count == 1)
+        #expect(try DocsCheck.exitStatusProblems(in: document("`veridoc verify` exits 1 for verified.\n"), help: help).count == 1)
 
         let registered = try DocsCheck.registeredMetrics(in: Binaries.repository.appendingPathComponent("Sources"))
         #expect(DocsCheck.metricProblems(in: document("`veridoc_events_total{verdict,reason}`\n"), registered: registered).isEmpty)
