@@ -47,47 +47,47 @@ extension Usage {
     static let details: [String: CommandDetails] = [
         "run": CommandDetails(
             options: [config],
-            exitStatuses: [(0, "stopped by SIGTERM or SIGINT after draining"), (1, "failed (PostgreSQL unreachable at start-up, a fatal Kafka error)"),
-                           (2, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "stopped by SIGTERM or SIGINT after draining"), (ExitStatus.failure, "failed (PostgreSQL unreachable at start-up, a fatal Kafka error)"),
+                           (ExitStatus.usageOrConfiguration, "usage or configuration error")],
             examples: ["veridoc run --config /etc/veridoc/config.json"]),
         "migrate": CommandDetails(
             options: [config],
-            exitStatuses: [(0, "the schema is current"), (1, "PostgreSQL unreachable for 60 s, or a migration failed"), (2, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "the schema is current"), (ExitStatus.failure, "PostgreSQL unreachable for 60 s, or a migration failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
             examples: ["veridoc migrate --config config.json"]),
         "serve": CommandDetails(
             options: [config],
-            exitStatuses: [(0, "stopped by SIGTERM or SIGINT"), (1, "failed"), (2, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "stopped by SIGTERM or SIGINT"), (ExitStatus.failure, "failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
             examples: ["veridoc serve --config config.json"]),
         "verify": CommandDetails(
             options: [config,
                       Option("--at RFC3339", "Verify as at this time (default: now), e.g. 2026-12-01T12:00:00Z."),
                       Option("--json", "Print the outcome CloudEvent on one line instead of the per-check report."),
                       Option("EVENT.json", "The request event to verify; - reads it from standard input.")],
-            exitStatuses: [(0, "verified"), (1, "rejected or test_rejected"), (2, "usage, configuration or unreadable input"),
-                           (3, "test_verified: a test tenant's mock response, never production assurance")],
+            exitStatuses: [(ExitStatus.success, "verified"), (ExitStatus.failure, "rejected or test_rejected"), (ExitStatus.usageOrConfiguration, "usage, configuration or unreadable input"),
+                           (VerifyCommand.testVerified, "test_verified: a test tenant's mock response, never production assurance")],
             examples: ["veridoc verify --config config.json --at 2026-12-01T12:00:00Z event.json"]),
         "keys": CommandDetails(
             options: [Option("DIR", "keys generate: the folder for merchant-key.pem (0600) and merchant-cert.pem; existing files are not overwritten."),
                       Option("FILE", "keys hash: a PEM key or certificate; keys generate-data-key: the new key file (0600)."),
                       config],
-            exitStatuses: [(0, "done"), (1, "keys generate-data-key or rotate-data-key failed"), (2, "usage or configuration error, or a key could not be made or read")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "keys generate-data-key or rotate-data-key failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error, or a key could not be made or read")],
             examples: ["veridoc keys generate pki/", "veridoc keys hash pki/merchant-key.pem", "veridoc keys api-key"]),
         "purge": CommandDetails(
             options: [config, Option("--now RFC3339", "Purge as if it were this time (default: now).")],
-            exitStatuses: [(0, "done"), (1, "failed (PostgreSQL)"), (2, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
             examples: ["veridoc purge --config config.json"]),
         "forget": CommandDetails(
             options: [config, Option("--request ID", "Erase the values retained for this request (event) id."),
                       Option("--tenant T", "Erase every value retained for this tenant.")],
-            exitStatuses: [(0, "done"), (1, "failed (PostgreSQL)"), (2, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
             examples: ["veridoc forget --config config.json --request 3f2c9a4e-5b1d-4c8e-9a7f-2d6e1b0c4a93"]),
         "stats": CommandDetails(
             options: [config] + analytics,
-            exitStatuses: [(0, "done"), (1, "failed (PostgreSQL)"), (2, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
             examples: ["veridoc stats --config config.json --since 7d --tenant acme"]),
         "report": CommandDetails(
             options: [config, Option("--html OUT", "Where to write the page.")] + analytics,
-            exitStatuses: [(0, "written"), (1, "failed (PostgreSQL, or the file could not be written)"), (2, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "written"), (ExitStatus.failure, "failed (PostgreSQL, or the file could not be written)"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
             examples: ["veridoc report --config config.json --since 7d --html report.html"]),
     ]
 }

@@ -52,7 +52,7 @@ extension Usage {
                       Option("--seed S", "Seed of the test issuer and the stream (default 2026): the same seed, the same events."),
                       Option("--mix M", "realistic (default), valid, or kind=weight,… of the load generator's kinds."),
                       Option("--family-name NAME", "The synthetic holder's family name (tests plant a value and look for it in logs).")],
-            exitStatuses: [(0, "the summary agrees with the database"), (1, "it does not, or \(failed)"), (2, "usage error")],
+            exitStatuses: [(ExitStatus.success, "the summary agrees with the database"), (ExitStatus.failure, "it does not, or \(failed)"), (ExitStatus.usageOrConfiguration, "usage error")],
             examples: ["veridoc-dev demo --events 2000 --rate 500"]),
         "bench": CommandDetails(
             options: [Option("--quick", "A short run (fewer events, shorter stages) to see that everything works."),
@@ -77,7 +77,7 @@ extension Usage {
                       Option("--issuers I", "With --profile-verify: issuers the events come from (default 1)."),
                       Option("--tenants T", "With --profile-verify: tenants they are for (default 1)."),
                       Option("--measure-child RESULT TIMEOUT COMMAND…", "Internal: how bench runs one measured child process (first argument only).")],
-            exitStatuses: [(0, "measured"), (1, failed), (2, "usage error, or veridoc not found beside veridoc-dev")],
+            exitStatuses: [(ExitStatus.success, "measured"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error, or veridoc not found beside veridoc-dev")],
             examples: ["veridoc-dev bench --quick --output /tmp/bench"]),
         "loadgen": CommandDetails(
             options: [Option("--bootstrap SERVERS", "The Kafka bootstrap servers (required unless --fixture-only)."),
@@ -89,7 +89,7 @@ extension Usage {
                       Option("--fixture-only", "Only make the tenant in DIR; no broker needed."),
                       Option("--seed S", "Seed of the stream and of a new tenant (default: random)."),
                       Option("--property NAME=VALUE", "Accepted and not used yet: the producer takes librdkafka's defaults.")],
-            exitStatuses: [(0, "produced"), (1, failed), (2, "usage error")],
+            exitStatuses: [(ExitStatus.success, "produced"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error")],
             examples: ["veridoc-dev loadgen --bootstrap 127.0.0.1:9092 --rate 200 --count 10000 --fixture ./tenant"]),
         "chaos": CommandDetails(
             options: [Option("--duration S", "Seconds of faults, at least 5 (default 120)."),
@@ -101,20 +101,20 @@ extension Usage {
                       Option("--output FILE", "Write the summary to FILE."),
                       Option("--keep", "Keep the work folder (it is kept anyway when an invariant broke)."),
                       Option("--repository DIR", "The checkout holding scripts/test-postgres (default: found from the binary).")],
-            exitStatuses: [(0, "every invariant held"), (1, "an invariant broke, or \(failed)"), (2, "usage error")],
+            exitStatuses: [(ExitStatus.success, "every invariant held"), (ExitStatus.failure, "an invariant broke, or \(failed)"), (ExitStatus.usageOrConfiguration, "usage error")],
             examples: ["veridoc-dev chaos --duration 60 --seed 7"]),
         "examples": CommandDetails(
             options: [Option("DIR", "The folder to write (one DIR, required)."),
                       Option("--at RFC3339", "The time the events are made for (default: now)."),
                       Option("--schema-examples", "Make Schemas/examples again instead: the tenant in DIR/tenant, requests and outcomes.")],
-            exitStatuses: [(0, "written"), (1, failed), (2, "usage error")],
+            exitStatuses: [(ExitStatus.success, "written"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error")],
             examples: ["veridoc-dev examples /tmp/veridoc-examples --at 2026-12-01T12:00:00Z"]),
         "dev-broker": CommandDetails(
             options: [Option("--brokers N", "Brokers in the mock cluster (default 3)."),
                       Option("--topic NAME:PARTITIONS", "Create a topic (repeatable)."),
                       Option("--parent-pid PID", "Stop when this process is gone, so a crashed harness leaves no broker behind."),
                       Option("--rebalance-delay-ms MS", "The group coordinator's rebalance delay (default 250).")],
-            exitStatuses: [(0, "stopped by SIGTERM or SIGINT, or its parent is gone"), (1, "the cluster could not start"), (2, "usage error")],
+            exitStatuses: [(ExitStatus.success, "stopped by SIGTERM or SIGINT, or its parent is gone"), (ExitStatus.failure, "the cluster could not start"), (ExitStatus.usageOrConfiguration, "usage error")],
             examples: ["veridoc-dev dev-broker --brokers 3 --topic veridoc.requests:6"]),
     ]
 }
