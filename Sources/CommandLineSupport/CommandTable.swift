@@ -11,11 +11,14 @@ public struct CommandTable {
 
     let usage: String
     let commands: [String: Command]
+    let details: [String: CommandDetails]
     let version: () -> String
 
-    public init(usage: String, commands: [String: Command], version: @escaping () -> String = { "" }) {
+    /// `details`: each command's options and example, added to its `--help`.
+    public init(usage: String, commands: [String: Command], details: [String: CommandDetails] = [:], version: @escaping () -> String = { "" }) {
         self.usage = usage
         self.commands = commands
+        self.details = details
         self.version = version
     }
 
@@ -30,7 +33,7 @@ public struct CommandTable {
             status = 0
         case let name?:
             if let command = commands[name] {
-                let usage = CommandUsage(name, in: self.usage)
+                let usage = CommandUsage(name, in: self.usage, details: details[name])
                 CurrentCommand.usage = usage
                 if arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
                     print(usage.help)

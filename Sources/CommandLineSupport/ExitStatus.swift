@@ -6,10 +6,16 @@ import Verification
 /// success, 2 for usage and configuration errors (message on stderr), 1
 /// otherwise.
 public enum ExitStatus {
+    /// What the statuses mean; each command's `--help` lists its own with
+    /// these (and DocsMatchCodeTests holds the documents to that help).
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usageOrConfiguration: Int32 = 2
+
     public static func of(usage: String, _ body: () throws -> Void) -> Int32 {
         returning(usage: usage) {
             try body()
-            return 0
+            return success
         }
     }
 
@@ -26,11 +32,11 @@ public enum ExitStatus {
             Console.error("config: kafka.properties: \(error.configurationProblem ?? "")")
         } catch let error as PostgresError {
             Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
-            return 1
+            return Self.failure
         } catch {
             Console.error(failure.map { "\($0): \(error)" } ?? "\(error)")
-            return 1
+            return Self.failure
         }
-        return 2
+        return usageOrConfiguration
     }
 }

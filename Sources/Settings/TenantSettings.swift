@@ -4,8 +4,7 @@ public struct TenantSettings: Sendable, Equatable {
     public struct VICAL: Sendable, Equatable {
         public var file: String
         public var anchors: [String]
-        /// How long past its nextUpdate the list is still used (docs/operations.md,
-        /// "Trust anchors"): 0 by default, at most `maxGraceSeconds`.
+        /// How long past its nextUpdate the list is still used (docs/trust-anchors.md): 0 by default, at most `maxGraceSeconds`.
         public var graceSeconds: Int
 
         public init(file: String, anchors: [String], graceSeconds: Int = 0) {
@@ -56,8 +55,7 @@ public struct TenantSettings: Sendable, Equatable {
     /// verifier Veridoc cannot check (docs/device-authentication.md §2).
     public var acceptOpenID4VPTranscripts = true
 
-    /// Apple's test conditions (README, "Testing with the Simulator and a
-    /// developer profile"): the tenant accepts the mock responses of `kinds`,
+    /// Apple's test conditions (docs/test-mode.md): the tenant accepts the mock responses of `kinds`,
     /// checks issuers only against `trustAnchors` (test roots such as
     /// Apple's), and marks every outcome as a test.
     public var testConditions: TestConditions?

@@ -6,6 +6,9 @@ import Verification
 
 /// `veridoc verify`: the worker's verification path without the database.
 enum VerifyCommand {
+    /// A test tenant's mock response verified (`test_verified`): never 0.
+    static let testVerified: Int32 = 3
+
     static func run(_ arguments: [String]) -> Int32 {
         do {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--at"], flags: ["--json"])
@@ -24,7 +27,7 @@ enum VerifyCommand {
                 print(HumanReport.render(result), terminator: "")
             }
             // A test verdict is never 0: a script testing the status alone takes it for no pass.
-            return result.isVerified ? 0 : result.isAccepted ? 3 : 1
+            return result.isVerified ? ExitStatus.success : result.isAccepted ? testVerified : ExitStatus.failure
         } catch let error as UsageError {
             Console.error(error.report(otherwise: Usage.text))
         } catch let error as ConfigError {

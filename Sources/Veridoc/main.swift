@@ -12,4 +12,4 @@ CommandTable(usage: Usage.text, commands: [
     "forget": RetentionCommands.forget,
     "stats": StatsCommand.run,
     "report": ReportCommand.run,
-], version: { Version.text }).main()
+], details: Usage.details, version: { Version.text(of: "veridoc") }).main()

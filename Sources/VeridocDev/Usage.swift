@@ -36,3 +36,85 @@ enum Usage {
                  stdin commands (answer OK / ERR <reason>): down ID | up ID | errors APIKEY CODE[,CODE…] | topic NAME PARTITIONS
         """
 }
+
+extension Usage {
+    typealias Option = CommandDetails.Option
+    static let failed = "failed (a step or the tooling it started failed; the message says which)"
+
+    /// Each command's options, one line each, exit statuses and an example:
+    /// what `<command> --help` adds to its lines above.
+    static let details: [String: CommandDetails] = [
+        "demo": CommandDetails(
+            options: [Option("--events N", "How many events to produce (default 5000)."),
+                      Option("--rate R", "Events per second (default: as fast as the worker keeps up)."),
+                      Option("--workers W", "The worker's pool threads, 1…256 (default: the core count)."),
+                      Option("--keep", "Keep the demo's PostgreSQL folder afterwards, to look at the tables."),
+                      Option("--seed S", "Seed of the test issuer and the stream (default 2026): the same seed, the same events."),
+                      Option("--mix M", "realistic (default), valid, or kind=weight,… of the load generator's kinds."),
+                      Option("--family-name NAME", "The synthetic holder's family name (tests plant a value and look for it in logs).")],
+            exitStatuses: [(ExitStatus.success, "the summary agrees with the database"), (ExitStatus.failure, "it does not, or \(failed)"), (ExitStatus.usageOrConfiguration, "usage error")],
+            examples: ["veridoc-dev demo --events 2000 --rate 500"]),
+        "bench": CommandDetails(
+            options: [Option("--quick", "A short run (fewer events, shorter stages) to see that everything works."),
+                      Option("--events N", "Events for the ceiling and pool stages (default 3000; quick 200)."),
+                      Option("--seconds S", "Seconds each ceiling measurement runs (default 1; quick 0.2)."),
+                      Option("--duration D", "Seconds of each end-to-end load step (default 30; quick 2)."),
+                      Option("--threads T", "Pool threads (default: the core count)."),
+                      Option("--backlog N", "Events staged before a worker starts (default 100000; quick 1000; 0 skips)."),
+                      Option("--output DIR", "Where latest.json and latest.md (or hostile.*) go (default bench/results)."),
+                      Option("--skip-e2e", "Leave out the end-to-end stage (and the scaling and backlog runs with it)."),
+                      Option("--skip-scaling", "Leave out the scaling runs."),
+                      Option("--skip-store", "Leave out what the persister's statements cost PostgreSQL."),
+                      Option("--skip-api", "Leave out the session API stage."),
+                      Option("--skip-hostile", "Leave out the hostile-input row."),
+                      Option("--api-only", "Only the session API stage, printed (no report files)."),
+                      Option("--hostile-only", "Only the hostile-input row, into DIR/hostile.json and DIR/hostile.md."),
+                      Option("--hostile-bytes B", "Size of each hostile event (default 4 MiB)."),
+                      Option("--hostile-runs R", "Runs per hostile dimension (default 5; quick 1)."),
+                      Option("--hostile-timeout S", "Seconds one hostile run may take (default 60; quick 30)."),
+                      Option("--hostile-keep DIR", "Keep the hostile events in DIR."),
+                      Option("--profile-verify N", "Make N events, then only verify them on one thread (for perf or valgrind)."),
+                      Option("--issuers I", "With --profile-verify: issuers the events come from (default 1)."),
+                      Option("--tenants T", "With --profile-verify: tenants they are for (default 1)."),
+                      Option("--measure-child RESULT TIMEOUT COMMAND…", "Internal: how bench runs one measured child process (first argument only).")],
+            exitStatuses: [(ExitStatus.success, "measured"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error, or veridoc not found beside veridoc-dev")],
+            examples: ["veridoc-dev bench --quick --output /tmp/bench"]),
+        "loadgen": CommandDetails(
+            options: [Option("--bootstrap SERVERS", "The Kafka bootstrap servers (required unless --fixture-only)."),
+                      Option("--topic T", "The request topic (default veridoc.requests)."),
+                      Option("--rate R", "Events per second (default: as fast as the broker takes them)."),
+                      Option("--count N", "How many events (default 1000)."),
+                      Option("--mix M", "realistic (default), valid, or kind=weight,…."),
+                      Option("--fixture DIR", "The tenant's folder, made if missing (default loadgen-fixture)."),
+                      Option("--fixture-only", "Only make the tenant in DIR; no broker needed."),
+                      Option("--seed S", "Seed of the stream and of a new tenant (default: random)."),
+                      Option("--property NAME=VALUE", "Accepted and not used yet: the producer takes librdkafka's defaults.")],
+            exitStatuses: [(ExitStatus.success, "produced"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error")],
+            examples: ["veridoc-dev loadgen --bootstrap 127.0.0.1:9092 --rate 200 --count 10000 --fixture ./tenant"]),
+        "chaos": CommandDetails(
+            options: [Option("--duration S", "Seconds of faults, at least 5 (default 120)."),
+                      Option("--events N", "How many events to send (default: scaled to the duration)."),
+                      Option("--faults N", "How many faults to inject (0: none; default: scaled to the duration)."),
+                      Option("--seed S", "Seed of the fault schedule (default 1): the same seed, the same faults."),
+                      Option("--workers W", "Worker processes at the start, 1…16 (default 3)."),
+                      Option("--broker KIND", "mock (librdkafka's mock cluster, default) or tansu."),
+                      Option("--output FILE", "Write the summary to FILE."),
+                      Option("--keep", "Keep the work folder (it is kept anyway when an invariant broke)."),
+                      Option("--repository DIR", "The checkout holding scripts/test-postgres (default: found from the binary).")],
+            exitStatuses: [(ExitStatus.success, "every invariant held"), (ExitStatus.failure, "an invariant broke, or \(failed)"), (ExitStatus.usageOrConfiguration, "usage error")],
+            examples: ["veridoc-dev chaos --duration 60 --seed 7"]),
+        "examples": CommandDetails(
+            options: [Option("DIR", "The folder to write (one DIR, required)."),
+                      Option("--at RFC3339", "The time the events are made for (default: now)."),
+                      Option("--schema-examples", "Make Schemas/examples again instead: the tenant in DIR/tenant, requests and outcomes.")],
+            exitStatuses: [(ExitStatus.success, "written"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error")],
+            examples: ["veridoc-dev examples /tmp/veridoc-examples --at 2026-12-01T12:00:00Z"]),
+        "dev-broker": CommandDetails(
+            options: [Option("--brokers N", "Brokers in the mock cluster (default 3)."),
+                      Option("--topic NAME:PARTITIONS", "Create a topic (repeatable)."),
+                      Option("--parent-pid PID", "Stop when this process is gone, so a crashed harness leaves no broker behind."),
+                      Option("--rebalance-delay-ms MS", "The group coordinator's rebalance delay (default 250).")],
+            exitStatuses: [(ExitStatus.success, "stopped by SIGTERM or SIGINT, or its parent is gone"), (ExitStatus.failure, "the cluster could not start"), (ExitStatus.usageOrConfiguration, "usage error")],
+            examples: ["veridoc-dev dev-broker --brokers 3 --topic veridoc.requests:6"]),
+    ]
+}

@@ -10,4 +10,4 @@ CommandTable(usage: Usage.text, commands: [
     "chaos": ChaosCommand.run,
     "dev-broker": DevBrokerCommand.run,
     "examples": ExamplesCommand.run,
-]).main()
+], details: Usage.details, version: { Version.text(of: "veridoc-dev") }).main()

@@ -42,8 +42,7 @@ public struct Tenant: Sendable {
     /// The integration's P-256 key: when set, outcomes carry the requested
     /// element values sealed to it (`data.claims`).
     public let outcomeRecipientKey: PublicKey?
-    /// Set for a test tenant (README, "Testing with the Simulator and a
-    /// developer profile"): its trust store holds test anchors only, and
+    /// Set for a test tenant (docs/test-mode.md): its trust store holds test anchors only, and
     /// every outcome it gives is marked as a test.
     public let testConditions: TestConditions?
     /// Proximity readers whose signature lets a device MAC count

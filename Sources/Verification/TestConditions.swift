@@ -1,7 +1,6 @@
 import MDoc
 
-/// Apple's test conditions (README "Testing with the Simulator and a
-/// developer profile"): the mock responses the Simulator and Apple's
+/// Apple's test conditions (docs/test-mode.md): the mock responses the Simulator and Apple's
 /// developer profiles return. Only a tenant configured with `testConditions`
 /// classifies responses by these shapes; every outcome of such a tenant is
 /// marked as a test (`Assurance.test`) and never reads as production.

@@ -30,6 +30,71 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no --help wrote anything")
     }
 
+    /// Each command's help says what it does (its lines of the usage list),
+    /// every option on a line of its own with what it means, every exit
+    /// status, and an example that runs that command.
+    @Test func everyCommandsHelpHasItsOptionsExitStatusesAndAnExample() throws {
+        for (binary, names, prefix) in [(Binaries.veridoc, Self.product, "veridoc"), (Binaries.veridocDev, Self.developer, "veridoc-dev")] {
+            for name in names {
+                let run = try CLI.run([name, "--help"], binary: binary)
+                #expect(run.status == 0)
+                let help = run.stdout
+                let sections = help.components(separatedBy: "\n\n")
+                func section(_ title: String) -> [String] {
+                    sections.first { $0.hasPrefix(title + "\n") }.map { $0.split(separator: "\n").dropFirst().map(String.init) } ?? []
+                }
+                let description = sections.dropFirst().first?.split(separator: "\n").map(String.init) ?? []
+                #expect(description.first?.hasPrefix("  \(name)") == true && description.joined().count > 40, "\(prefix) \(name) says what it does: \(help)")
+                let options = section("Options:")
+                #expect(!options.isEmpty, "\(prefix) \(name) lists its options: \(help)")
+                for line in options {
+                    let parts = line.dropFirst(2).components(separatedBy: "   ").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                    #expect(line.hasPrefix("  ") && parts.count >= 2 && parts.last!.count > 10, "\(prefix) \(name): one option, one line saying what it does: \(line)")
+                }
+                // Every option the synopsis shows is explained.
+                let synopsis = help.split(separator: "\n").filter { $0.hasPrefix("usage: ") }.joined(separator: " ")
+                for flag in Set(DocsCheck.matches(#"(--[a-z][a-z0-9-]*)"#, in: synopsis).map { $0[1] }) {
+                    #expect(options.contains { $0.hasPrefix("  \(flag)") }, "\(prefix) \(name): \(flag) is in the synopsis but not under Options")
+                }
+                let statuses = section("Exit status:")
+                #expect(statuses.contains { $0.hasPrefix("  0 ") } && statuses.contains { $0.hasPrefix("  2 ") }, "\(prefix) \(name): exit statuses: \(help)")
+                let examples = section("Example:") + section("Examples:")
+                #expect(!examples.isEmpty && examples.allSatisfy { $0.hasPrefix("  \(prefix) \(name)") }, "\(prefix) \(name): an example that runs it: \(help)")
+            }
+        }
+    }
+
+    /// Every option a command's source accepts (a `"--name"` literal in
+    /// Sources/Veridoc or Sources/VeridocDev) is in some command's help of
+    /// that binary: an option added to a parser without a line in the help fails here.
+    @Test func everyOptionTheCodeAcceptsIsInAHelp() throws {
+        for (binary, names, prefix, folder) in [(Binaries.veridoc, Self.product, "veridoc", "Sources/Veridoc"),
+                                                (Binaries.veridocDev, Self.developer, "veridoc-dev", "Sources/VeridocDev")] {
+            let helps = try names.map { try CLI.run([$0, "--help"], binary: binary).stdout }.joined(separator: "\n")
+            let directory = Binaries.repository.appendingPathComponent(folder)
+            var literals: Set<String> = []
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                literals.formUnion(DocsCheck.matches(#""(--[a-z][a-z0-9-]*)""#, in: text).map { $0[1] })
+            }
+            #expect(literals.count > 5, "\(folder): the options were found")
+            for flag in literals.sorted() where flag != "--help" && flag != "--version" {
+                #expect(DocsCheck.mentions(helps, flag), "\(prefix): \(flag) is accepted but no command's --help explains it")
+            }
+        }
+    }
+
+    /// The tooling claims the product's version, never one of its own.
+    @Test func theToolingPrintsTheProductsVersion() throws {
+        let product = try CLI.run(["--version"])
+        let tooling = try CLI.dev(["--version"])
+        #expect(tooling.status == 0)
+        let version = product.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init)
+        #expect(version != nil && version != "")
+        #expect(tooling.stdout.split(separator: "\n").first.map(String.init) == "veridoc-dev \(version ?? "?")", "\(tooling.stdout)")
+        #expect(tooling.stdout.contains("  librdkafka 2."), "\(tooling.stdout)")
+    }
+
     @Test func nothingSpeltLikeAnOptionIsAPath() throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
