@@ -12,7 +12,7 @@ enum LoadgenCommand {
     static func run(_ arguments: [String]) -> Int32 {
         return ExitStatus.returning(usage: Usage.text, failure: "loadgen failed") {
             let parsed = try ParsedArguments(
-                arguments, options: ["--bootstrap", "--topic", "--rate", "--count", "--mix", "--fixture", "--seed", "--property"], flags: ["--fixture-only"])
+                arguments, options: ["--bootstrap", "--topic", "--rate", "--count", "--mix", "--fixture", "--seed"], flags: ["--fixture-only"])
             let seed = UInt64(parsed.options["--seed"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
             let fixtureDirectory = URL(fileURLWithPath: parsed.options["--fixture"] ?? "loadgen-fixture")
             if parsed.flags.contains("--fixture-only") {

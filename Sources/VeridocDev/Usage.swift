@@ -87,8 +87,7 @@ extension Usage {
                       Option("--mix M", "realistic (default), valid, or kind=weight,…."),
                       Option("--fixture DIR", "The tenant's folder, made if missing (default loadgen-fixture)."),
                       Option("--fixture-only", "Only make the tenant in DIR; no broker needed."),
-                      Option("--seed S", "Seed of the stream and of a new tenant (default: random)."),
-                      Option("--property NAME=VALUE", "Accepted and not used yet: the producer takes librdkafka's defaults.")],
+                      Option("--seed S", "Seed of the stream and of a new tenant (default: random).")],
             exitStatuses: [(ExitStatus.success, "produced"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error")],
             examples: ["veridoc-dev loadgen --bootstrap 127.0.0.1:9092 --rate 200 --count 10000 --fixture ./tenant"]),
         "chaos": CommandDetails(
