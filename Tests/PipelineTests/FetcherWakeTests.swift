@@ -94,7 +94,7 @@ struct FetcherWakerTests {
         var all: [TopicPartition] { lock.withLock { partitions } }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func wakesRunOneAtATimeOffTheCallersThread() {
         let calls = Calls()
         let caller = pthread_self()

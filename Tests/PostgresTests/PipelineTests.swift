@@ -79,7 +79,7 @@ struct PostgresPipelineTests {
     /// The server writes a large result while the client is still sending a
     /// large statement: both socket buffers fill, and only a client that reads
     /// while it waits to write gets through.
-    @Test(.timeLimit(.minutes(1))) func largeResultsAndLargeParametersDoNotDeadlock() throws {
+    @Test(.timeLimit(.minutes(10))) func largeResultsAndLargeParametersDoNotDeadlock() throws {
         try TestServer.withScratchSchema { connection, schema in
             try connection.executeScript("CREATE TABLE \(schema).t (body text)")
             let body = String(repeating: "x", count: 8 << 20)

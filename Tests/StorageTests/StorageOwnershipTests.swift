@@ -8,7 +8,7 @@ import TestSupport
 /// (demo, benchmarks, chaos) may read the tables: it checks the product from
 /// outside, and must not do so through the product's own queries.
 struct StorageOwnershipTests {
-    static let tooling: Set<String> = ["Storage", "DemoKit", "Chaos", "VeridocDev", "TestIssuer"]
+    static let tooling: Set<String> = ["Storage", "DemoKit", "Benchmarks", "Chaos", "VeridocDev", "TestIssuer"]
 
     /// Every table and view the migrations create.
     static let relations: [String] = {
