@@ -26,26 +26,20 @@ import JSON
 import MDoc
 import Verification
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
-    HeapBudget.install()
-    return 0
-}
+enum Target: FuzzTarget {
+    static let name: StaticString = "parsers"
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard count > 0, let start else { return 0 }
-    let heap = HeapBudget.start()
-    defer { HeapBudget.check(since: heap, "parsers") }
-    let rest = Array(UnsafeBufferPointer(start: start + 1, count: count - 1))
-    switch start[0] % 5 {
-    case 0: Differential.deviceResponse(rest)
-    case 1: Differential.mso(rest[...], rest)
-    case 2: Differential.issuerSignedItem(content: rest[...], rest)
-    case 3: Differential.event(rest)
-    default: Differential.applePlaintext(rest)
+    static func run(_ input: [UInt8]) {
+        guard let mode = input.first else { return }
+        let rest = Array(input.dropFirst())
+        switch mode % 5 {
+        case 0: Differential.deviceResponse(rest)
+        case 1: Differential.mso(rest[...], rest)
+        case 2: Differential.issuerSignedItem(content: rest[...], rest)
+        case 3: Differential.event(rest)
+        default: Differential.applePlaintext(rest)
+        }
     }
-    return 0
 }
 
 @_cdecl("LLVMFuzzerCustomMutator")
