@@ -11,14 +11,6 @@ public struct BenchReport: Codable, Sendable {
         public var openSSL: String
         public var kernel: String
         public var memoryMegabytes: Int
-
-        public init(cores: Int, cpuModel: String, openSSL: String, kernel: String, memoryMegabytes: Int) {
-            self.cores = cores
-            self.cpuModel = cpuModel
-            self.openSSL = openSSL
-            self.kernel = kernel
-            self.memoryMegabytes = memoryMegabytes
-        }
     }
 
     public struct Ceiling: Codable, Sendable {
@@ -109,14 +101,6 @@ public struct BenchReport: Codable, Sendable {
         public var cpuMilliseconds: Double
         public var peakRSSMegabytes: Double
         public var verdict: String
-
-        public init(flow: String, bytes: Int, cpuMilliseconds: Double, peakRSSMegabytes: Double, verdict: String) {
-            self.flow = flow
-            self.bytes = bytes
-            self.cpuMilliseconds = cpuMilliseconds
-            self.peakRSSMegabytes = peakRSSMegabytes
-            self.verdict = verdict
-        }
     }
 
     /// One hostile event, verified in a child process, against the valid event of its flow and size.
@@ -158,13 +142,6 @@ public struct BenchReport: Codable, Sendable {
         public var flow: String
         public var atLimit: HostileMeasure
         public var largestRead: HostileMeasure?
-
-        public init(dimension: String, flow: String, atLimit: HostileMeasure, largestRead: HostileMeasure?) {
-            self.dimension = dimension
-            self.flow = flow
-            self.atLimit = atLimit
-            self.largestRead = largestRead
-        }
 
         var measures: [HostileMeasure] { [atLimit] + (largestRead.map { [$0] } ?? []) }
     }
