@@ -76,9 +76,7 @@ import Verification
     @Test("rejected outcomes: nulls where Foundation had NSNull", arguments: TestIssuer.Fault.allCases)
     func rejected(_ fault: TestIssuer.Fault) throws {
         var factory = try Fixtures.factory(seed: 311)
-        let verifier = try factory.verifier()
-        for flow in fault.flows {
-            let result = Fixtures.verify(try factory.event(flow, fault: fault), with: verifier)
+        for (flow, result) in try Fixtures.verifyEach(fault, from: &factory) {
             try Self.assertFoundationWouldWriteTheSame(OutcomeEvent(result), "\(fault) \(flow.rawValue)")
         }
     }
