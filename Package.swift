@@ -85,15 +85,16 @@ let package = Package(
             dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
 
         // What the test targets share: the built binaries, the shared vectors, hex,
-        // a Prometheus text parser, a raw HTTP client, polling, a fresh test database.
-        .target(name: "TestSupport", dependencies: ["Postgres", "HTTPService"], path: "Tests/TestSupport"),
-        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
-        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        // a Prometheus text parser, a raw HTTP client, polling, a fresh test database,
+        // JSON values as Foundation holds them.
+        .target(name: "TestSupport", dependencies: ["Postgres", "HTTPService", "JSON"], path: "Tests/TestSupport"),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "JSON", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer"]),
-        .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto"]),
+        .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         // Every statement of Storage against a migrated database, and no SQL outside Storage.

@@ -18,6 +18,7 @@
 import CBOR
 import Foundation
 import JSON
+import TestIssuer
 
 @_silgen_name("LLVMFuzzerMutate")
 func LLVMFuzzerMutate(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int) -> Int
@@ -42,7 +43,7 @@ enum StructureMutator {
         _ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int, _ seed: UInt32, modeByte: Bool,
         kind: (UInt8) -> FuzzInputKind
     ) -> Int {
-        var random = SplitMix(seed: UInt64(seed))
+        var random = FuzzRandom(seed: UInt64(seed))
         let offset = modeByte ? 1 : 0
         guard size > offset, maxSize > offset, random.below(structuralOdds) == 0 else {
             return LLVMFuzzerMutate(data, size, maxSize)
@@ -61,19 +62,14 @@ enum StructureMutator {
     }
 }
 
-/// SplitMix64: small, and the same sequence for the same seed everywhere.
-struct SplitMix {
-    private var state: UInt64
+/// The mutations' draws, from the test issuer's seeded generator: the same
+/// sequence for the same seed everywhere.
+struct FuzzRandom {
+    private var generator: TestIssuer.SeededRandom
 
-    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 ^ 0xD1B5_4A32_D192_ED03 }
+    init(seed: UInt64) { generator = TestIssuer.SeededRandom(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// Uniform in 0..<bound (bound > 0).
     mutating func below(_ bound: UInt64) -> UInt64 { next() % bound }
@@ -105,7 +101,7 @@ enum CBORMutation {
     /// Copies per mutation at most; beyond the decoder's item limit already.
     private static let maxCopies = 250_000
 
-    static func apply(_ bytes: [UInt8], budget: Int, _ random: inout SplitMix) -> [UInt8]? {
+    static func apply(_ bytes: [UInt8], budget: Int, _ random: inout FuzzRandom) -> [UInt8]? {
         guard let item = try? decoder.decode(bytes) else { return nil }
         var value = item.value
         var size = bytes.count
@@ -127,7 +123,7 @@ enum CBORMutation {
         case repeatElement, addKeys, repeatEntry, growString
     }
 
-    private static func mutateOnce(_ value: CBOR, room: Int, _ random: inout SplitMix) -> CBOR? {
+    private static func mutateOnce(_ value: CBOR, room: Int, _ random: inout FuzzRandom) -> CBOR? {
         guard room > 0 else { return nil }
         let operation = Operation.allCases[random.below(Operation.allCases.count)]
         let candidates = count(value, operation)
@@ -206,7 +202,7 @@ enum CBORMutation {
         }
     }
 
-    private static func apply(_ operation: Operation, to node: CBOR, room: Int, _ random: inout SplitMix) -> CBOR? {
+    private static func apply(_ operation: Operation, to node: CBOR, room: Int, _ random: inout FuzzRandom) -> CBOR? {
         switch (operation, node) {
         case (.repeatElement, .array(var items)):
             let index = random.below(items.count)
@@ -258,7 +254,7 @@ enum JSONMutation {
     private static let slack = 64
     private static let maxCopies = 250_000
 
-    static func apply(_ bytes: [UInt8], budget: Int, _ random: inout SplitMix) -> [UInt8]? {
+    static func apply(_ bytes: [UInt8], budget: Int, _ random: inout FuzzRandom) -> [UInt8]? {
         guard case .object(var event)? = try? JSONParser().parse(bytes) else { return nil }
         let room = budget - bytes.count - slack
         guard room > 0 else { return nil }

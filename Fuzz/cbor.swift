@@ -6,30 +6,23 @@ import CBOR
 
 private let relaxed = CBORDecoder(limits: .init(maxDepth: 64, maxItems: 1 << 20, maxInputSize: 64 << 20))
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
-    HeapBudget.install()
-    return 0
-}
+enum Target: FuzzTarget {
+    static let name: StaticString = "cbor"
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let heap = HeapBudget.start()
-    defer { HeapBudget.check(since: heap, "cbor") }
-    let bytes = count == 0 ? [] : Array(UnsafeBufferPointer(start: start, count: count))
-    guard let item = try? CBORDecoder().decode(bytes) else { return 0 }
-    precondition(item.encoded.count == bytes.count, "a top-level item spans its whole input")
-    let value = item.value
-    let encoded = value.encoded()
-    _ = value.encoded(sortingMapKeys: true)
-    let again: CBORItem
-    do {
-        again = try relaxed.decode(encoded)
-    } catch {
-        preconditionFailure("the re-encoding of a decoded item does not decode: \(error)")
+    static func run(_ bytes: [UInt8]) {
+        guard let item = try? CBORDecoder().decode(bytes) else { return }
+        precondition(item.encoded.count == bytes.count, "a top-level item spans its whole input")
+        let value = item.value
+        let encoded = value.encoded()
+        _ = value.encoded(sortingMapKeys: true)
+        let again: CBORItem
+        do {
+            again = try relaxed.decode(encoded)
+        } catch {
+            preconditionFailure("the re-encoding of a decoded item does not decode: \(error)")
+        }
+        precondition(hasNaN(value) || again.value == value, "re-encoding changed the value")
     }
-    precondition(hasNaN(value) || again.value == value, "re-encoding changed the value")
-    return 0
 }
 
 private func hasNaN(_ value: CBOR) -> Bool {

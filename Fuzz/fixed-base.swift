@@ -27,36 +27,30 @@ private let fixtures: [(cases: ECDSAEdgeCases, table: PrecomputedVerificationKey
     }
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
-    _ = fixtures.count
-    HeapBudget.install()
-    return 0
-}
+enum Target: FuzzTarget {
+    static let name: StaticString = "fixed-base"
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard count >= 3, let start else { return 0 }
-    let heap = HeapBudget.start()
-    defer { HeapBudget.check(since: heap, "fixed-base") }
-    let input = Array(UnsafeBufferPointer(start: start, count: count))
-    let keyIndex = Int(input[0]) % keyCount
-    let mode = input[1]
-    let digestLength = Int(input[2]) % 65
-    var rest = Array(input[3...])
-    if rest.count < digestLength + 64 { rest += [UInt8](repeating: 0, count: digestLength + 64 - rest.count) }
-    let digest = Array(rest[..<digestLength])
-    let signature = Array(rest[digestLength..<(digestLength + 64)])
+    static func prepare() { _ = fixtures.count }
 
-    if mode % 2 == 0 {
-        check(keyIndex, "input r ‖ s", signature, digest, expected: nil)
-        check((keyIndex + 1) % keyCount, "input r ‖ s, next key", signature, digest, expected: nil)
-    } else {
-        for edge in fixtures[keyIndex].cases.cases(digest: digest, nonce: signature) {
-            check(keyIndex, edge.name, edge.signature, edge.digest, expected: edge.isValid)
+    static func run(_ input: [UInt8]) {
+        guard input.count >= 3 else { return }
+        let keyIndex = Int(input[0]) % keyCount
+        let mode = input[1]
+        let digestLength = Int(input[2]) % 65
+        var rest = Array(input[3...])
+        if rest.count < digestLength + 64 { rest += [UInt8](repeating: 0, count: digestLength + 64 - rest.count) }
+        let digest = Array(rest[..<digestLength])
+        let signature = Array(rest[digestLength..<(digestLength + 64)])
+
+        if mode % 2 == 0 {
+            check(keyIndex, "input r ‖ s", signature, digest, expected: nil)
+            check((keyIndex + 1) % keyCount, "input r ‖ s, next key", signature, digest, expected: nil)
+        } else {
+            for edge in fixtures[keyIndex].cases.cases(digest: digest, nonce: signature) {
+                check(keyIndex, edge.name, edge.signature, edge.digest, expected: edge.isValid)
+            }
         }
     }
-    return 0
 }
 
 private func check(_ keyIndex: Int, _ name: String, _ signature: [UInt8], _ digest: [UInt8], expected: Bool?) {

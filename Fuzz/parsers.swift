@@ -26,26 +26,20 @@ import JSON
 import MDoc
 import Verification
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
-    HeapBudget.install()
-    return 0
-}
+enum Target: FuzzTarget {
+    static let name: StaticString = "parsers"
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard count > 0, let start else { return 0 }
-    let heap = HeapBudget.start()
-    defer { HeapBudget.check(since: heap, "parsers") }
-    let rest = Array(UnsafeBufferPointer(start: start + 1, count: count - 1))
-    switch start[0] % 5 {
-    case 0: Differential.deviceResponse(rest)
-    case 1: Differential.mso(rest[...], rest)
-    case 2: Differential.issuerSignedItem(content: rest[...], rest)
-    case 3: Differential.event(rest)
-    default: Differential.applePlaintext(rest)
+    static func run(_ input: [UInt8]) {
+        guard let mode = input.first else { return }
+        let rest = Array(input.dropFirst())
+        switch mode % 5 {
+        case 0: Differential.deviceResponse(rest)
+        case 1: Differential.mso(rest[...], rest)
+        case 2: Differential.issuerSignedItem(content: rest[...], rest)
+        case 3: Differential.event(rest)
+        default: Differential.applePlaintext(rest)
+        }
     }
-    return 0
 }
 
 @_cdecl("LLVMFuzzerCustomMutator")
@@ -132,14 +126,9 @@ enum Differential {
             combined = nil
         }
         let general = try? IssuerSignedItem(generalTaggedBytes: tagged, content: inner)
-        switch (combined, general) {
-        case (nil, nil): return
-        case (nil, _?): disagree("IssuerSignedItem", "accept/reject (the common form path refuses what the general accepts)", input)
-        case (_?, nil): disagree("IssuerSignedItem", "accept/reject (the common form accepts what the general refuses)", input)
-        case (let combined?, let general?):
-            let check = Check(structure: "IssuerSignedItem", input: input)
-            check.item(combined, general)
-        }
+        guard let readings = both("IssuerSignedItem", "the common form path", combined, general, input) else { return }
+        let check = Check(structure: "IssuerSignedItem", input: input)
+        check.item(readings.0, readings.1)
     }
 
     static func event(_ bytes: [UInt8]) {
@@ -192,13 +181,21 @@ enum Differential {
         } catch {
             general = nil
         }
-        switch (either, general) {
-        case (nil, nil): return
-        case (nil, _?): disagree("Apple plaintext", "accept/reject (the reader refuses what the general accepts)", bytes)
-        case (_?, nil): disagree("Apple plaintext", "accept/reject (the in-place reader accepts what the general refuses)", bytes)
-        case (let either?, let general?):
-            var check = Check(structure: "Apple plaintext", input: bytes)
-            check.compare(either, general)
+        guard let readings = both("Apple plaintext", "the in-place reader", either, general, bytes) else { return }
+        var check = Check(structure: "Apple plaintext", input: bytes)
+        check.compare(readings.0, readings.1)
+    }
+
+    /// Both readings, or nil when both readers refuse; `reader` accepting
+    /// what the general reader refuses, or the other way round, traps.
+    static func both<Reading, General>(
+        _ structure: String, _ reader: String, _ reading: Reading?, _ general: General?, _ input: [UInt8]
+    ) -> (Reading, General)? {
+        switch (reading, general) {
+        case (nil, nil): return nil
+        case (nil, _?): disagree(structure, "accept/reject (\(reader) refuses what the general accepts)", input)
+        case (_?, nil): disagree(structure, "accept/reject (\(reader) accepts what the general refuses)", input)
+        case (let reading?, let general?): return (reading, general)
         }
     }
 }

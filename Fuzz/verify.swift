@@ -11,40 +11,37 @@
 import Foundation
 import Verification
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
-    let environment = ProcessInfo.processInfo.environment
-    if let directory = environment["VERIDOC_FUZZ_SEEDS"] {
-        do {
-            try SeedWriter.write(to: directory, vectors: environment["VERIDOC_FUZZ_VECTORS"])
-        } catch {
-            FileHandle.standardError.write(Data("seed writer: \(error)\n".utf8))
-            exit(1)
-        }
-        exit(0)
-    }
-    _ = Fixture.shared
-    HeapBudget.install()
-    return 0
-}
+enum Target: FuzzTarget {
+    static let name: StaticString = "verify"
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard count > 0, let start else { return 0 }
-    let heap = HeapBudget.start()
-    defer { HeapBudget.check(since: heap, "verify") }
-    let fixture = Fixture.shared
-    let rest = Array(UnsafeBufferPointer(start: start + 1, count: count - 1))
-    let result: VerificationResult
-    switch start[0] % 4 {
-    case 0: result = fixture.verifier.verify(eventJSON: rest, at: fixture.now)
-    case 1: result = fixture.verifier.verify(fixture.request(.isoDeviceResponse, deviceResponse: rest), at: fixture.now)
-    case 2: result = fixture.verifier.verify(fixture.request(.appleWalletWeb, deviceResponse: rest), at: fixture.now)
-    default: result = fixture.verifier.verify(fixture.request(.appleWalletApp, deviceResponse: rest), at: fixture.now)
+    static func prepare() {
+        let environment = ProcessInfo.processInfo.environment
+        if let directory = environment["VERIDOC_FUZZ_SEEDS"] {
+            do {
+                try SeedWriter.write(to: directory, vectors: environment["VERIDOC_FUZZ_VECTORS"])
+            } catch {
+                FileHandle.standardError.write(Data("seed writer: \(error)\n".utf8))
+                exit(1)
+            }
+            exit(0)
+        }
+        _ = Fixture.shared
     }
-    // Building the outcome is part of what the worker does with every result.
-    _ = OutcomeEvent(result).json()
-    return 0
+
+    static func run(_ input: [UInt8]) {
+        guard let mode = input.first else { return }
+        let fixture = Fixture.shared
+        let rest = Array(input.dropFirst())
+        let result: VerificationResult
+        switch mode % 4 {
+        case 0: result = fixture.verifier.verify(eventJSON: rest, at: fixture.now)
+        case 1: result = fixture.verifier.verify(fixture.request(.isoDeviceResponse, deviceResponse: rest), at: fixture.now)
+        case 2: result = fixture.verifier.verify(fixture.request(.appleWalletWeb, deviceResponse: rest), at: fixture.now)
+        default: result = fixture.verifier.verify(fixture.request(.appleWalletApp, deviceResponse: rest), at: fixture.now)
+        }
+        // Building the outcome is part of what the worker does with every result.
+        _ = OutcomeEvent(result).json()
+    }
 }
 
 @_cdecl("LLVMFuzzerCustomMutator")

@@ -73,14 +73,9 @@ public struct APIBench {
             // The rate limit is not what is measured.
             "serve": ["port": 0, "loopbackOnly": true, "maxConnections": options.connections * 4,
                       "requestsPerSecondPerKey": 1_000_000, "burstPerKey": 10_000_000],
-            "observability": ["port": 0, "logLevel": "warning"],
         ]
-        let (serve, log) = try Self.startServe(binary: binary, config: config, directory: directory, prefix: "")
-        defer {
-            if serve.isRunning { serve.terminate() }
-            serve.waitUntilExit()
-        }
-        let port = try Self.listeningPort(log: log, process: serve)
+        let (serve, _, port) = try Self.startServe(binary: binary, config: config, directory: directory, prefix: "")
+        defer { Self.stop(serve) }
 
         // A wrk script that POSTs `body` as JSON with the bench's key.
         func post(_ name: String, body: String) throws -> URL {
@@ -112,8 +107,7 @@ public struct APIBench {
             route.requestsPerCoreSecond = cpu > 0 ? Double(route.requests) / cpu : .nan
             routes.append(route)
         }
-        serve.terminate()
-        serve.waitUntilExit()
+        Self.stop(serve)
         var front: BenchReport.HTTPFront?
         if options.slowClients > 0 || options.longPolls > 0 {
             front = try heldFront(directory: directory, postgres: postgres.connectionString, kafka: cluster.bootstrapServers,
@@ -150,14 +144,9 @@ public struct APIBench {
             // Room for every held connection, and one address standing for many; every other limit is serve's default.
             "serve": ["port": 0, "loopbackOnly": true, "maxConnections": held + 600, "maxConnectionsPerAddress": held + 600,
                       "maxWaitingPollsPerTenant": Self.waitingPollsPerTenant],
-            "observability": ["port": 0, "logLevel": "warning"],
         ]
-        let (serve, log) = try Self.startServe(binary: binary, config: config, directory: directory, prefix: "front-")
-        defer {
-            if serve.isRunning { serve.terminate() }
-            serve.waitUntilExit()
-        }
-        let port = try Self.listeningPort(log: log, process: serve)
+        let (serve, log, port) = try Self.startServe(binary: binary, config: config, directory: directory, prefix: "front-")
+        defer { Self.stop(serve) }
         let metricsPort = try Self.listeningPort(log: log, process: serve, message: "observability listening")
         let session = #"{"flow":"apple-wallet-app","merchantId":"\#(Self.merchantID)","requestedElements":[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}}]}"#
         func create(_ key: String) throws -> LoopbackHTTP.Answer {
@@ -223,10 +212,14 @@ public struct APIBench {
             serveCPUSeconds: cpu)
     }
 
-    /// `veridoc serve` on `config` (written to `directory/<prefix>config.json`),
-    /// its standard error in `<prefix>serve.log`. Info lines carry the ports:
-    /// the config's warning level is for the run, the start lines are read first.
-    static func startServe(binary: String, config: [String: Any], directory: URL, prefix: String) throws -> (process: Process, log: URL) {
+    /// `veridoc serve` on `config` (written to `directory/<prefix>config.json`)
+    /// with its metrics on a free port, its standard error in `<prefix>serve.log`,
+    /// once it listens: the session API's port. Info lines carry the ports: the
+    /// config's warning level is for the run, the start lines are read first.
+    /// A serve that does not come up is stopped before the error is thrown.
+    static func startServe(binary: String, config: [String: Any], directory: URL, prefix: String) throws -> (process: Process, log: URL, port: Int) {
+        var config = config
+        config["observability"] = ["port": 0, "logLevel": "warning"]
         let configFile = directory.appendingPathComponent("\(prefix)config.json")
         try JSONSerialization.data(withJSONObject: config).write(to: configFile)
         let serve = Process()
@@ -238,7 +231,17 @@ public struct APIBench {
         serve.standardOutput = FileHandle.nullDevice
         serve.environment = ProcessInfo.processInfo.environment.merging(["VERIDOC_LOG_LEVEL": "info"]) { $1 }
         try serve.run()
-        return (serve, log)
+        do {
+            return (serve, log, try listeningPort(log: log, process: serve))
+        } catch {
+            stop(serve)
+            throw error
+        }
+    }
+
+    static func stop(_ serve: Process) {
+        if serve.isRunning { serve.terminate() }
+        serve.waitUntilExit()
     }
 
     static func listeningPort(log: URL, process: Process, message: String = "session API listening") throws -> Int {

@@ -51,11 +51,9 @@ extension BenchReport {
 
         public func table() -> [String] {
             func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
-            var lines = ["## 7. Session API (`veridoc serve` under wrk)", ""]
-            lines.append("`wrk -t1 -c\(connections) -d\(seconds)s --latency` on loopback, one route after the other; per core = requests ÷ the serve process's CPU seconds.")
-            lines.append("")
-            lines.append("| route | requests/s | per core | p50 ms | p99 ms | failures |")
-            lines.append("|---|---:|---:|---:|---:|---:|")
+            var lines = BenchReport.section("## 7. Session API (`veridoc serve` under wrk)",
+                                            about: "`wrk -t1 -c\(connections) -d\(seconds)s --latency` on loopback, one route after the other; per core = requests ÷ the serve process's CPU seconds.",
+                                            table: "| route | requests/s | per core | p50 ms | p99 ms | failures |", "|---|---:|---:|---:|---:|---:|")
             for route in routes {
                 lines.append("| \(route.name) | \(f(route.requestsPerSecond, 0)) | \(f(route.requestsPerCoreSecond, 0)) | \(f(route.latencyP50Milliseconds, 2)) | \(f(route.latencyP99Milliseconds, 2)) | \(route.failures) |")
             }

@@ -65,13 +65,9 @@ extension BenchReport {
 
         public func table() -> [String] {
             func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
-            var lines: [String] = []
-            lines.append("## 6. Storage: what the persister's statements cost PostgreSQL")
-            lines.append("")
-            lines.append("`ResultStore.write`, \(batches) batches of \(eventsPerBatch) valid events (each keeping one element's value), into tables that already hold \(fillerResults) results; the backend's scheduler time, median of \(rounds) round\(rounds == 1 ? "" : "s") after a warm-up, cases in rotating order.")
-            lines.append("")
-            lines.append("| batches | server CPU ms/batch | wall ms/batch |")
-            lines.append("|---|---:|---:|")
+            var lines = BenchReport.section("## 6. Storage: what the persister's statements cost PostgreSQL",
+                                            about: "`ResultStore.write`, \(batches) batches of \(eventsPerBatch) valid events (each keeping one element's value), into tables that already hold \(fillerResults) results; the backend's scheduler time, median of \(rounds) round\(rounds == 1 ? "" : "s") after a warm-up, cases in rotating order.",
+                                            table: "| batches | server CPU ms/batch | wall ms/batch |", "|---|---:|---:|")
             for run in cases { lines.append("| \(run.name) | \(f(run.serverMillisecondsPerBatch, 3)) | \(f(run.wallMillisecondsPerBatch, 3)) |") }
             lines.append("| **prepared ÷ unnamed** (server CPU) | **\(f(preparedOverUnnamed, 3))** | |")
             lines.append("| **one replay ÷ all new** (server CPU) | **\(f(replayOverAllNew, 3))** | |")

@@ -11,14 +11,6 @@ public struct BenchReport: Codable, Sendable {
         public var openSSL: String
         public var kernel: String
         public var memoryMegabytes: Int
-
-        public init(cores: Int, cpuModel: String, openSSL: String, kernel: String, memoryMegabytes: Int) {
-            self.cores = cores
-            self.cpuModel = cpuModel
-            self.openSSL = openSSL
-            self.kernel = kernel
-            self.memoryMegabytes = memoryMegabytes
-        }
     }
 
     public struct Ceiling: Codable, Sendable {
@@ -109,14 +101,6 @@ public struct BenchReport: Codable, Sendable {
         public var cpuMilliseconds: Double
         public var peakRSSMegabytes: Double
         public var verdict: String
-
-        public init(flow: String, bytes: Int, cpuMilliseconds: Double, peakRSSMegabytes: Double, verdict: String) {
-            self.flow = flow
-            self.bytes = bytes
-            self.cpuMilliseconds = cpuMilliseconds
-            self.peakRSSMegabytes = peakRSSMegabytes
-            self.verdict = verdict
-        }
     }
 
     /// One hostile event, verified in a child process, against the valid event of its flow and size.
@@ -158,13 +142,6 @@ public struct BenchReport: Codable, Sendable {
         public var flow: String
         public var atLimit: HostileMeasure
         public var largestRead: HostileMeasure?
-
-        public init(dimension: String, flow: String, atLimit: HostileMeasure, largestRead: HostileMeasure?) {
-            self.dimension = dimension
-            self.flow = flow
-            self.atLimit = atLimit
-            self.largestRead = largestRead
-        }
 
         var measures: [HostileMeasure] { [atLimit] + (largestRead.map { [$0] } ?? []) }
     }
@@ -260,13 +237,9 @@ public struct BenchReport: Codable, Sendable {
             func baseline(_ name: String, _ normal: HostileNormal) -> String {
                 "| \(name) | \(normal.flow) | \(normal.bytes) | | \(f(normal.cpuMilliseconds, 1)) | \(f(normal.peakRSSMegabytes, 1)) | | | | | \(normal.verdict) |"
             }
-            var lines: [String] = []
-            lines.append("## 5. Hostile input: the largest event of each dimension within \(maxEventBytes) bytes")
-            lines.append("")
-            lines.append("Each event verified by `veridoc verify --json` in a child process of its own (CPU and peak RSS from `wait4`, the least of \(runsPerEvent) run\(runsPerEvent == 1 ? "" : "s"), killed after \(f(timeoutSeconds)) s), divided by a valid event's of the same flow and size. \"Net\" divides what the event costs beyond a process's start-up by what a valid event of its size costs beyond it, both from a line fitted through every valid event measured (start-up \(f(validLine.startupCPUMilliseconds, 1)) ms and \(f(validLine.startupRSSMegabytes, 1)) MB, then \(f(validLine.cpuMillisecondsPerMiB, 2)) ms and \(f(validLine.rssMegabytesPerMiB, 2)) MB per MiB), with floors of \(f(Self.cpuFloor)) ms and \(f(Self.rssFloor)) MB on the latter: what verifying costs in a worker, which starts once. Where the verifier refuses the largest event for a budget, \"largest read\" is the largest one it still reads through (the reasons of a small one). Goal: every ratio ≤ \(f(goalRatio))×.")
-            lines.append("")
-            lines.append("| dimension | flow | bytes | count | CPU ms | peak RSS MB | CPU ÷ normal | RSS ÷ normal | net CPU ÷ | net RSS ÷ | outcome |")
-            lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+            var lines = BenchReport.section("## 5. Hostile input: the largest event of each dimension within \(maxEventBytes) bytes",
+                                            about: "Each event verified by `veridoc verify --json` in a child process of its own (CPU and peak RSS from `wait4`, the least of \(runsPerEvent) run\(runsPerEvent == 1 ? "" : "s"), killed after \(f(timeoutSeconds)) s), divided by a valid event's of the same flow and size. \"Net\" divides what the event costs beyond a process's start-up by what a valid event of its size costs beyond it, both from a line fitted through every valid event measured (start-up \(f(validLine.startupCPUMilliseconds, 1)) ms and \(f(validLine.startupRSSMegabytes, 1)) MB, then \(f(validLine.cpuMillisecondsPerMiB, 2)) ms and \(f(validLine.rssMegabytesPerMiB, 2)) MB per MiB), with floors of \(f(Self.cpuFloor)) ms and \(f(Self.rssFloor)) MB on the latter: what verifying costs in a worker, which starts once. Where the verifier refuses the largest event for a budget, \"largest read\" is the largest one it still reads through (the reasons of a small one). Goal: every ratio ≤ \(f(goalRatio))×.",
+                                            table: "| dimension | flow | bytes | count | CPU ms | peak RSS MB | CPU ÷ normal | RSS ÷ normal | net CPU ÷ | net RSS ÷ | outcome |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
             lines.append(baseline("start-up (smallest valid event)", startup))
             for normal in normal { lines.append(baseline("normal (valid, large portrait)", normal)) }
             for row in rows {
@@ -361,6 +334,12 @@ public struct BenchReport: Codable, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// A section's start: its heading, what it measured (when the table
+    /// needs saying), and its table's header and alignment rows.
+    static func section(_ heading: String, about text: String? = nil, table header: String, _ alignment: String) -> [String] {
+        [heading, ""] + (text.map { [$0, ""] } ?? []) + [header, alignment]
+    }
+
     public func table() -> [String] {
         var lines = targetsTable() + [""]
         func f(_ value: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", value) }
@@ -374,19 +353,13 @@ public struct BenchReport: Codable, Sendable {
                 + "\(f(total * run.eventsPerSecond / 1000, 2)) of \(machine.cores) cores busy"
         }
 
-        lines.append("## 1. Crypto ceiling (in-process primitives)")
-        lines.append("")
-        lines.append("| primitive | ops/s per core |")
-        lines.append("|---|---:|")
+        lines += Self.section("## 1. Crypto ceiling (in-process primitives)", table: "| primitive | ops/s per core |", "|---|---:|")
         for primitive in ceiling.primitives { lines.append("| \(primitive.name) | \(f(primitive.operationsPerSecond)) |") }
         lines.append("| **ceiling: \(ceiling.perEvent)** | **\(f(ceiling.eventsPerSecondPerCore)) events/s** (\(f(ceiling.cryptoMicrosecondsPerEvent)) µs/event) |")
         lines.append("")
-        lines.append("## 2. Verify pool, no I/O")
-        lines.append("")
-        lines.append("The worker's `VerificationPool` and per-record work (read the CloudEvent, verify, encode the outcome), fed from one thread.")
-        lines.append("")
-        lines.append("| threads | issuers × tenants | credentials presented again | events | verified | events/s | of ceiling × threads (≤ cores) |")
-        lines.append("|---:|---:|---:|---:|---:|---:|---:|")
+        lines += Self.section("## 2. Verify pool, no I/O",
+                              about: "The worker's `VerificationPool` and per-record work (read the CloudEvent, verify, encode the outcome), fed from one thread.",
+                              table: "| threads | issuers × tenants | credentials presented again | events | verified | events/s | of ceiling × threads (≤ cores) |", "|---:|---:|---:|---:|---:|---:|---:|")
         for run in verifyPool {
             lines.append("| \(run.threads) | \(run.issuers) × \(run.tenants) | \(percent(run.repeatShare)) | \(run.events) | \(run.verified) | \(f(run.eventsPerSecond)) | \(percent(run.ratioToCeiling)) |")
         }
@@ -416,10 +389,7 @@ public struct BenchReport: Codable, Sendable {
             lines.append("(skipped)")
         }
         lines.append("")
-        lines.append("## 4. Scaling: worker processes in one consumer group (\(machine.cores) cores)")
-        lines.append("")
-        lines.append("| workers × threads | events | events/s | ÷ (ceiling × cores) | CPU ms/event | max RSS MB |")
-        lines.append("|---|---:|---:|---:|---:|---:|")
+        lines += Self.section("## 4. Scaling: worker processes in one consumer group (\(machine.cores) cores)", table: "| workers × threads | events | events/s | ÷ (ceiling × cores) | CPU ms/event | max RSS MB |", "|---|---:|---:|---:|---:|---:|")
         for row in scaling {
             lines.append("| \(row.run.workers) × \(row.run.threadsPerWorker) | \(row.run.events) | \(f(row.run.eventsPerSecond)) | \(percent(row.ratioToCeilingTimesCores)) | \(f(row.run.cpuMillisecondsPerEvent, 3)) | \(f(row.run.peakRSSMegabytes)) |")
         }

@@ -35,11 +35,25 @@ final class CurveParameters: @unchecked Sendable {
         pointer = pkey
     }
 
-    private static let p256 = CurveParameters(curve: .p256)
-    private static let p384 = CurveParameters(curve: .p384)
-    private static let p521 = CurveParameters(curve: .p521)
+    private static let all = PerCurve { CurveParameters(curve: $0) }
 
-    static func shared(_ curve: Curve) -> CurveParameters? {
+    static func shared(_ curve: Curve) -> CurveParameters? { all[curve] }
+}
+
+/// A value for each curve, made once for all of them: the process-wide
+/// OpenSSL objects (`CurveParameters`, `ECGroup`) looked up per key.
+struct PerCurve<Value: Sendable>: Sendable {
+    private let p256: Value
+    private let p384: Value
+    private let p521: Value
+
+    init(_ make: (Curve) -> Value) {
+        p256 = make(.p256)
+        p384 = make(.p384)
+        p521 = make(.p521)
+    }
+
+    subscript(curve: Curve) -> Value {
         switch curve {
         case .p256: p256
         case .p384: p384

@@ -68,15 +68,7 @@ final class ECGroup: @unchecked Sendable {
         pointer = group
     }
 
-    private static let p256 = ECGroup(curve: .p256)
-    private static let p384 = ECGroup(curve: .p384)
-    private static let p521 = ECGroup(curve: .p521)
+    private static let all = PerCurve { ECGroup(curve: $0) }
 
-    static func shared(_ curve: Curve) -> ECGroup? {
-        switch curve {
-        case .p256: p256
-        case .p384: p384
-        case .p521: p521
-        }
-    }
+    static func shared(_ curve: Curve) -> ECGroup? { all[curve] }
 }

@@ -9,11 +9,6 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         public let key: String
         public var value: JSONValue
 
-        public init(key: String, value: JSONValue) {
-            self.key = key
-            self.value = value
-        }
-
         public static func == (lhs: Member, rhs: Member) -> Bool {
             JSONKey(lhs.key) == JSONKey(rhs.key) && lhs.value == rhs.value
         }

@@ -125,36 +125,20 @@ struct JSONReader {
         guard depth <= maxDepth else { throw fail(.tooDeep) }
         position += 1  // [
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == Byte.closeBracket {
-            position += 1
-            return elements
-        }
-        while true {
+        if closesAtOnce(Byte.closeBracket) { return elements }
+        repeat {
             skipWhitespace()
             elements.append(try value(depth: depth))
-            skipWhitespace()
-            guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }
-            switch bytes[position] {
-            case Byte.comma: position += 1
-            case Byte.closeBracket:
-                position += 1
-                return elements
-            default: throw fail(.unexpectedByte)
-            }
-        }
+        } while try continues(before: Byte.closeBracket)
+        return elements
     }
 
     mutating func object(depth: Int) throws(JSONParseError) -> JSONObject {
         guard depth <= maxDepth else { throw fail(.tooDeep) }
         position += 1  // {
         var object = JSONObject()
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == Byte.closeBrace {
-            position += 1
-            return object
-        }
-        while true {
+        if closesAtOnce(Byte.closeBrace) { return object }
+        repeat {
             skipWhitespace()
             guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }
             guard bytes[position] == Byte.quote else { throw fail(.unexpectedByte) }
@@ -168,15 +152,31 @@ struct JSONReader {
             skipWhitespace()
             let value = try value(depth: depth)
             guard object.append(key, value) else { throw JSONParseError(.duplicateKey, at: keyOffset) }
-            skipWhitespace()
-            guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }
-            switch bytes[position] {
-            case Byte.comma: position += 1
-            case Byte.closeBrace:
-                position += 1
-                return object
-            default: throw fail(.unexpectedByte)
-            }
+        } while try continues(before: Byte.closeBrace)
+        return object
+    }
+
+    /// Just inside a `[` or `{`: whether the container is empty (its `closer`, consumed).
+    mutating func closesAtOnce(_ closer: UInt8) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == closer else { return false }
+        position += 1
+        return true
+    }
+
+    /// After an element or member: whether another follows (a comma, consumed)
+    /// or the container ends (its `closer`, consumed); anything else is an error.
+    mutating func continues(before closer: UInt8) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw JSONParseError(.unexpectedEnd, at: position) }
+        switch bytes[position] {
+        case Byte.comma:
+            position += 1
+            return true
+        case closer:
+            position += 1
+            return false
+        default: throw fail(.unexpectedByte)
         }
     }
 

@@ -70,8 +70,7 @@ public struct DeviceResponse: Sendable {
         for _ in 0..<count {
             guard let key = cursor.textBytes() else { return nil }
             if key.isUTF8("version") {
-                guard version == nil, let text = cursor.text() else { return nil }
-                version = text
+                guard cursor.readText(once: &version) else { return nil }
             } else if key.isUTF8("status") {
                 guard status == nil, let value = cursor.unsigned(), value <= UInt64(Int64.max) else { return nil }
                 status = Int64(value)
@@ -126,8 +125,7 @@ extension Document {
         for _ in 0..<count {
             guard let key = cursor.textBytes() else { return nil }
             if key.isUTF8("docType") {
-                guard docType == nil, let text = cursor.text() else { return nil }
-                docType = text
+                guard cursor.readText(once: &docType) else { return nil }
             } else if key.isUTF8("issuerSigned") {
                 guard issuerSigned == nil, let read = IssuerSigned.read(&cursor, depth: depth + 1) else { return nil }
                 issuerSigned = read
@@ -348,8 +346,7 @@ public struct IssuerSignedItem: Sendable {
                 guard random == nil, let bytes = cursor.bytes() else { return nil }
                 random = bytes
             } else if key.isUTF8("elementIdentifier") {
-                guard identifier == nil, let text = cursor.text() else { return nil }
-                identifier = text
+                guard cursor.readText(once: &identifier) else { return nil }
             } else if key.isUTF8("elementValue") {
                 guard value == nil, let item = cursor.item(depth: 1) else { return nil }
                 value = item
@@ -404,5 +401,15 @@ public struct DeviceSigned: Sendable {
         } else {
             throw .malformed("\(context).deviceAuth has neither deviceSignature nor deviceMac")
         }
+    }
+}
+
+extension CBORCursor {
+    /// A field of the common form that is text and stands once in its map:
+    /// false when `field` was already read or the value is not text.
+    mutating func readText(once field: inout String?) -> Bool {
+        guard field == nil, let text = text() else { return false }
+        field = text
+        return true
     }
 }

@@ -115,14 +115,12 @@ public struct MobileSecurityObject: Sendable {
         for _ in 0..<count {
             guard let key = cursor.textBytes() else { return nil }
             if key.isUTF8("version") {
-                guard version == nil, let text = cursor.text() else { return nil }
-                version = text
+                guard cursor.readText(once: &version) else { return nil }
             } else if key.isUTF8("digestAlgorithm") {
                 guard algorithm == nil, let text = cursor.text(), let known = HashAlgorithm(rawValue: text) else { return nil }
                 algorithm = known
             } else if key.isUTF8("docType") {
-                guard docType == nil, let text = cursor.text() else { return nil }
-                docType = text
+                guard cursor.readText(once: &docType) else { return nil }
             } else if key.isUTF8("valueDigests") {
                 guard digests == nil, let read = valueDigests(&cursor) else { return nil }
                 digests = read

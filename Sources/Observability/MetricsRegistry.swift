@@ -124,9 +124,7 @@ public final class Counter: Metric, @unchecked Sendable {
         lock.lock()
         let snapshot = values
         lock.unlock()
-        for (labels, value) in snapshot.sorted(by: { Exposition.less($0.key, $1.key) }) {
-            out += name + Exposition.labels(labelNames, labels) + " " + Exposition.format(value) + "\n"
-        }
+        Exposition.render(name, labelNames, snapshot, into: &out)
     }
 }
 
@@ -206,9 +204,7 @@ public final class Gauge: Metric, @unchecked Sendable {
         lock.unlock()
         // Sampled outside the lock: the closure may take other locks.
         if let sampler { snapshot = [[]: sampler()] }
-        for (labels, value) in snapshot.sorted(by: { Exposition.less($0.key, $1.key) }) {
-            out += name + Exposition.labels(labelNames, labels) + " " + Exposition.format(value) + "\n"
-        }
+        Exposition.render(name, labelNames, snapshot, into: &out)
     }
 }
 
@@ -288,6 +284,13 @@ public final class Histogram: Metric, @unchecked Sendable {
 
 /// Formatting rules of the text format.
 enum Exposition {
+    /// A line per series of a counter or gauge, in label order.
+    static func render(_ name: String, _ labelNames: [String], _ series: [[String]: Double], into out: inout String) {
+        for (values, value) in series.sorted(by: { less($0.key, $1.key) }) {
+            out += name + labels(labelNames, values) + " " + format(value) + "\n"
+        }
+    }
+
     static func isValidMetricName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.isASCIILetter || first == "_" || first == ":" else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" || $0 == ":" }

@@ -30,13 +30,6 @@ public struct RetentionDecision: Sendable, Hashable {
     public let capped: Bool
     /// nil: the value is never stored (willNotStore).
     public let expiry: Expiry?
-
-    public init(retention: Retention, source: RetentionSource, capped: Bool, expiry: Expiry?) {
-        self.retention = retention
-        self.source = source
-        self.capped = capped
-        self.expiry = expiry
-    }
 }
 
 /// The precedence rules of docs/retention.md, as one pure function so they

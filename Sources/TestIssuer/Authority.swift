@@ -60,14 +60,7 @@ extension TestIssuer {
 
         private init(curve: Curve, name: String, state: String, iacaKey: PrivateKey, iaca: Certificate, signer: SignerProfile,
                      signerName: [(String, String)], now: Date) throws {
-            self.curve = curve
-            self.name = name
-            self.state = state
-            self.iacaKey = iacaKey
-            self.iaca = iaca
-            signatureAlgorithm = curve == .p384 ? .es384 : .es256
-            digestAlgorithm = curve == .p384 ? .sha384 : .sha256
-            documentSignerKey = try PrivateKey.generate(curve: curve)
+            let documentSignerKey = try PrivateKey.generate(curve: curve)
             let validity: (Date, Date) = signer == .expired
                 ? (now - 400 * 86_400, now - 30 * 86_400)
                 : (now - 90 * 86_400, now + 365 * 86_400)
@@ -77,7 +70,8 @@ extension TestIssuer {
             builder.isCA = false
             builder.keyUsage = .digitalSignature
             builder.extendedKeyUsage = signer == .withoutExtendedKeyUsage ? nil : [DocumentSignerProfile.extendedKeyUsage]
-            documentSigner = try builder.signed(by: iaca, issuerKey: iacaKey)
+            self.init(curve: curve, name: name, state: state, iacaKey: iacaKey, iaca: iaca, documentSignerKey: documentSignerKey,
+                      documentSigner: try builder.signed(by: iaca, issuerKey: iacaKey))
         }
 
         /// The same IACA with a new document signer of `profile`, as when an

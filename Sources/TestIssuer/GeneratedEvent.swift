@@ -33,12 +33,6 @@ extension TestIssuer {
             public let id: String
             public let key: PrivateKey
             public let tenant: String
-
-            public init(id: String, key: PrivateKey, tenant: String) {
-                self.id = id
-                self.key = key
-                self.tenant = tenant
-            }
         }
 
         public var id: String? { attributes["id"] }

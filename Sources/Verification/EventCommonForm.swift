@@ -20,57 +20,17 @@ import MDoc
 /// way, which alone decides on the rejection and its detail.
 struct EventCommonForm {
     /// Top-level members the reader knows; each may appear once.
-    private enum Attribute: Int, CaseIterable {
+    private enum Attribute: Int, CaseIterable, KnownKey {
         case id, specversion, type, source, time, datacontenttype, data
 
-        // `allCases` is built anew on every use; the keys are looked up for every member.
-        private static let table = allCases.map { ($0.name, $0) }
-
-        init?(_ key: UnsafeBufferPointer<UInt8>) {
-            guard let found = entry(named: key, in: Self.table) else { return nil }
-            self = found
-        }
-
-        var name: StaticString {
-            switch self {
-            case .id: "id"
-            case .specversion: "specversion"
-            case .type: "type"
-            case .source: "source"
-            case .time: "time"
-            case .datacontenttype: "datacontenttype"
-            case .data: "data"
-            }
-        }
+        static let table = names()
     }
 
     /// `data` fields of the three flows; any other field sends the event to the general reader.
-    private enum Field: Int, CaseIterable {
+    private enum Field: Int, CaseIterable, KnownKey {
         case tenant, flow, payload, nonce, merchantId, response, encryptionInfo, origin, sessionTranscript, ephemeralReaderKey, requestedElements
 
-        // `allCases` is built anew on every use; the keys are looked up for every member.
-        private static let table = allCases.map { ($0.name, $0) }
-
-        init?(_ key: UnsafeBufferPointer<UInt8>) {
-            guard let found = entry(named: key, in: Self.table) else { return nil }
-            self = found
-        }
-
-        var name: StaticString {
-            switch self {
-            case .tenant: "tenant"
-            case .flow: "flow"
-            case .payload: "payload"
-            case .nonce: "nonce"
-            case .merchantId: "merchantId"
-            case .response: "response"
-            case .encryptionInfo: "encryptionInfo"
-            case .origin: "origin"
-            case .sessionTranscript: "sessionTranscript"
-            case .ephemeralReaderKey: "ephemeralReaderKey"
-            case .requestedElements: "requestedElements"
-            }
-        }
+        static let table = names()
 
         var bit: Int { 1 << rawValue }
     }
@@ -295,13 +255,29 @@ struct EventCommonForm {
     }
 }
 
-/// Whether `bytes` are exactly the literal's bytes.
-/// The entry of `table` whose name is `key`'s bytes.
-private func entry<Entry>(named key: UnsafeBufferPointer<UInt8>, in table: [(StaticString, Entry)]) -> Entry? {
-    for (name, entry) in table where same(key, name) { return entry }
-    return nil
+/// Keys the reader knows; each case is named as its key is.
+private protocol KnownKey: CaseIterable {
+    /// Every key and its name's bytes (`names()`), stored: `allCases` is
+    /// built anew on every use, and the keys are looked up for every member.
+    static var table: [([UInt8], Self)] { get }
 }
 
+extension KnownKey {
+    static func names() -> [([UInt8], Self)] {
+        allCases.map { (Array(String(describing: $0).utf8), $0) }
+    }
+
+    /// The key whose name is `bytes`.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for (name, key) in Self.table where bytes.elementsEqual(name) {
+            self = key
+            return
+        }
+        return nil
+    }
+}
+
+/// Whether `bytes` are exactly the literal's bytes.
 private func same(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
     bytes.count == literal.utf8CodeUnitCount && bytes.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
 }

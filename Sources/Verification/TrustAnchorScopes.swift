@@ -28,12 +28,6 @@ public struct TrustListDeadline: Sendable, Equatable {
     public let list: String
     public let nextUpdate: Date
     public let staleAfter: Date
-
-    public init(list: String, nextUpdate: Date, staleAfter: Date) {
-        self.list = list
-        self.nextUpdate = nextUpdate
-        self.staleAfter = staleAfter
-    }
 }
 
 /// What each of a tenant's trust anchors may vouch for. An anchor listed in

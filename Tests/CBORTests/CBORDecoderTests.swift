@@ -1,21 +1,6 @@
 import Testing
+import TestSupport
 @testable import CBOR
-
-private func hex(_ spaced: String) -> [UInt8] {
-    let string = spaced.filter { !$0.isWhitespace }
-    var bytes: [UInt8] = []
-    var index = string.startIndex
-    while index < string.endIndex {
-        let next = string.index(index, offsetBy: 2)
-        bytes.append(UInt8(string[index..<next], radix: 16)!)
-        index = next
-    }
-    return bytes
-}
-
-private func hexString(_ bytes: [UInt8]) -> String {
-    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-}
 
 private func decode(_ hexString: String, limits: CBORDecoder.Limits = .default) throws(CBORError) -> CBORItem {
     try CBORDecoder(limits: limits).decode(hex(hexString))

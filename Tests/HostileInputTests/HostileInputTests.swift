@@ -112,6 +112,15 @@ struct Lab {
         return with(parts, document: parts.document.replacing("deviceSigned", with: deviceSigned.replacing("deviceAuth", with: deviceAuth.replacing("deviceSignature", with: signature))))
     }
 
+    /// An edit of a COSE structure's parts that replaces part `index` with `value`.
+    static func setting(_ index: Int, to value: CBOR) -> ([CBOR]) -> [CBOR] {
+        { parts in
+            var parts = parts
+            parts[index] = value
+            return parts
+        }
+    }
+
     /// The protected header {1: alg} as its exact bytes.
     static func protected(_ header: [UInt8]) -> CBOR { .bytes(header) }
 
@@ -230,68 +239,37 @@ struct Lab {
             cases.append(Case(name: "IssuerSignedItem map as indefinite length (same values)", expected: [.msoDigestMismatch],
                               event: replacingFirstItem(p, content: [0xbf] + content.dropFirst() + [0xff])))
         }
+        // {1: -7} with -7 as 0x38 0x06.
         cases.append(Case(name: "issuerAuth protected header alg as a non-minimal integer", expected: [.issuerSignatureInvalid],
-                          event: editingIssuerAuth(p) { parts in
-                              var parts = parts
-                              parts[0] = .bytes([0xa1, 0x01, 0x38, 0x06])  // {1: -7} with -7 as 0x38 0x06
-                              return parts
-                          }))
+                          event: editingIssuerAuth(p, Self.setting(0, to: .bytes([0xa1, 0x01, 0x38, 0x06])))))
 
         // COSE algorithms.
         func alg(_ value: Int64, _ name: String, _ expected: [ReasonCode]) {
-            cases.append(Case(name: "issuerAuth alg \(name)", expected: expected, event: editingIssuerAuth(p) { parts in
-                var parts = parts
-                parts[0] = .bytes(CBOR.map([CBOR.MapEntry(.unsigned(1), .int(value))]).encoded())
-                return parts
-            }))
+            cases.append(Case(name: "issuerAuth alg \(name)", expected: expected, event: editingIssuerAuth(p, Self.setting(0, to: .bytes(CBOR.map([CBOR.MapEntry(.unsigned(1), .int(value))]).encoded())))))
         }
         alg(-35, "ES384 with a P-256 key", [.issuerSignatureInvalid])
         alg(-8, "EdDSA with an EC key", [.issuerSignatureInvalid])
         alg(-37, "PS256 (unsupported)", [.payloadUnsupported])  // reason-codes.md: unsupported COSE algorithm
         alg(-65_535, "-65535 (unknown)", [.payloadUnsupported])
-        cases.append(Case(name: "issuerAuth protected header empty (no alg)", expected: [.issuerSignatureInvalid], event: editingIssuerAuth(p) { parts in
-            var parts = parts
-            parts[0] = .bytes([])
-            return parts
-        }))
+        cases.append(Case(name: "issuerAuth protected header empty (no alg)", expected: [.issuerSignatureInvalid], event: editingIssuerAuth(p, Self.setting(0, to: .bytes([])))))
 
         // Signatures.
-        cases.append(Case(name: "zero-length issuer signature", expected: [.issuerSignatureInvalid], event: editingIssuerAuth(p) { parts in
-            var parts = parts
-            parts[3] = .bytes([])
-            return parts
-        }))
-        cases.append(Case(name: "zero-length device signature", expected: [.deviceSignatureInvalid], event: editingDeviceSignature(p) { parts in
-            var parts = parts
-            parts[3] = .bytes([])
-            return parts
-        }))
-        cases.append(Case(name: "issuer signature of 64 zero bytes (r = s = 0)", expected: [.issuerSignatureInvalid], event: editingIssuerAuth(p) { parts in
-            var parts = parts
-            parts[3] = .bytes([UInt8](repeating: 0, count: 64))
-            return parts
-        }))
+        cases.append(Case(name: "zero-length issuer signature", expected: [.issuerSignatureInvalid], event: editingIssuerAuth(p, Self.setting(3, to: .bytes([])))))
+        cases.append(Case(name: "zero-length device signature", expected: [.deviceSignatureInvalid], event: editingDeviceSignature(p, Self.setting(3, to: .bytes([])))))
+        cases.append(Case(name: "issuer signature of 64 zero bytes (r = s = 0)", expected: [.issuerSignatureInvalid], event: editingIssuerAuth(p, Self.setting(3, to: .bytes([UInt8](repeating: 0, count: 64))))))
 
         // Certificates.
         let ds = factory.authority.documentSigner
         // Extra certificates are only offered as intermediates; the signer still chains, up to the cap.
         let longest = COSESign1.maxChainCertificates
-        cases.append(Case(name: "x5chain with \(longest) certificates (signer + copies)", expected: [], event: editingIssuerAuth(p) { parts in
-            var parts = parts
-            parts[1] = .map([CBOR.MapEntry(.unsigned(33), .array([CBOR](repeating: .bytes(ds.der), count: longest)))])
-            return parts
-        }))
+        cases.append(Case(name: "x5chain with \(longest) certificates (signer + copies)", expected: [], event: editingIssuerAuth(p, Self.setting(1, to: .map([CBOR.MapEntry(.unsigned(33), .array([CBOR](repeating: .bytes(ds.der), count: longest)))])))))
         // Past the cap the header is refused before any certificate is read: here none is one.
         cases.append(Case(name: "x5chain with 1,000 entries", expected: [.issuerCertificateInvalid], event: editingIssuerAuth(p) { parts in
             var parts = parts
             parts[1] = .map([CBOR.MapEntry(.unsigned(33), .array([.bytes(ds.der)] + [CBOR](repeating: .bytes([0x30, 0x00]), count: 999)))])
             return parts
         }, detail: "more than the \(longest) accepted"))
-        cases.append(Case(name: "x5chain holding a non-certificate", expected: [.issuerCertificateInvalid], event: editingIssuerAuth(p) { parts in
-            var parts = parts
-            parts[1] = .map([CBOR.MapEntry(.unsigned(33), .bytes([0x30, 0x03, 0x02, 0x01, 0x01]))])
-            return parts
-        }))
+        cases.append(Case(name: "x5chain holding a non-certificate", expected: [.issuerCertificateInvalid], event: editingIssuerAuth(p, Self.setting(1, to: .map([CBOR.MapEntry(.unsigned(33), .bytes([0x30, 0x03, 0x02, 0x01, 0x01]))])))))
         let criticalKey = try PrivateKey.generate(curve: .p256)
         var builder = CertificateBuilder(subject: [("C", "US"), ("ST", "CA"), ("O", "Veridoc Test"), ("CN", "Critical Extension Signer")],
                                          publicKey: criticalKey.publicKey, notBefore: Self.now - 86_400 * 30, notAfter: Self.now + 86_400 * 300)

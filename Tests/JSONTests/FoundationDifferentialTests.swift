@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import JSON
 
 /// Generated documents through Foundation's JSONSerialization and through the
@@ -134,20 +135,6 @@ import Testing
         case (.object(let x), .object(let y)):
             return x.count == y.count && x.members.allSatisfy { member in y[member.key].map { numbersOnlyDiffer(member.value, $0) } ?? false }
         default: return a == b
-        }
-    }
-
-    func foundationObject(_ value: JSONValue) -> Any {
-        switch value {
-        case .null: return NSNull()
-        case .bool(let flag): return flag
-        case .number(let number): return number.integer.map { NSNumber(value: $0) } ?? NSNumber(value: number.double)
-        case .string(let text): return text
-        case .array(let elements): return elements.map(foundationObject)
-        case .object(let object):
-            var dictionary: [String: Any] = [:]
-            for member in object.members { dictionary[member.key] = foundationObject(member.value) }
-            return dictionary
         }
     }
 

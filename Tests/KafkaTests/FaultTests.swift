@@ -7,9 +7,8 @@ import Testing
 @Suite struct FaultTests {
     @Test(.timeLimit(.minutes(3)))
     func messagesSentWhileABrokerIsDownAreDeliveredOnceItIsBack() throws {
-        let cluster = try MockCluster(brokers: 3)
+        let cluster = try MockCluster.with(brokers: 3, topic: "outage", partitions: 3, replicationFactor: 3)
         defer { cluster.close() }
-        try cluster.createTopic("outage", partitions: 3, replicationFactor: 3)
         // Warm up: metadata known, producer id assigned.
         #expect(try produce(cluster, topic: "outage", count: 3).allSatisfy { $0.error == nil })
 
@@ -36,9 +35,8 @@ import Testing
 
     @Test(.timeLimit(.minutes(3)))
     func retriableProduceErrorsAreRetriedUntilDelivered() throws {
-        let cluster = try MockCluster(brokers: 1)
+        let cluster = try MockCluster.with(brokers: 1, topic: "flaky", partitions: 1)
         defer { cluster.close() }
-        try cluster.createTopic("flaky", partitions: 1)
         #expect(try produce(cluster, topic: "flaky", count: 1).allSatisfy { $0.error == nil })
 
         // Produce (API key 0) fails 3 times: NOT_ENOUGH_REPLICAS (19),

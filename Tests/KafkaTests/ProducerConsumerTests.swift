@@ -9,9 +9,8 @@ import TestSupport
 @Suite struct ProducerConsumerTests {
     @Test(.timeLimit(.minutes(3)))
     func thousandMessagesWithKeysAndHeadersRoundTrip() throws {
-        let cluster = try MockCluster(brokers: 3)
+        let cluster = try MockCluster.with(brokers: 3, topic: "events", partitions: 4, replicationFactor: 3)
         defer { cluster.close() }
-        try cluster.createTopic("events", partitions: 4, replicationFactor: 3)
 
         let log = DeliveryLog()
         let producer = try KafkaProducer(properties: producerProperties(cluster), onDelivery: log.callback)
@@ -56,9 +55,8 @@ import TestSupport
 
     @Test(.timeLimit(.minutes(3)))
     func startOffsetsFromTheListenerAreHonoured() throws {
-        let cluster = try MockCluster(brokers: 1)
+        let cluster = try MockCluster.with(brokers: 1, topic: "offsets", partitions: 2)
         defer { cluster.close() }
-        try cluster.createTopic("offsets", partitions: 2)
         let reports = try produce(cluster, topic: "offsets", count: 20, partition: 0)
         #expect(reports.allSatisfy { $0.error == nil })
 
@@ -86,9 +84,8 @@ import TestSupport
 
     @Test(.timeLimit(.minutes(3)))
     func twoMembersSplitPartitionsAndTheSurvivorTakesOver() throws {
-        let cluster = try MockCluster(brokers: 3)
+        let cluster = try MockCluster.with(brokers: 3, topic: "shared", partitions: 4)
         defer { cluster.close() }
-        try cluster.createTopic("shared", partitions: 4)
         #expect(try produce(cluster, topic: "shared", count: 200).allSatisfy { $0.error == nil })
 
         let all = Set((0..<4).map { TopicPartition("shared", $0) })
@@ -134,9 +131,8 @@ import TestSupport
 
     @Test(.timeLimit(.minutes(3)))
     func aNewMemberResumesAfterTheCommittedOffset() throws {
-        let cluster = try MockCluster(brokers: 1)
+        let cluster = try MockCluster.with(brokers: 1, topic: "resume", partitions: 1)
         defer { cluster.close() }
-        try cluster.createTopic("resume", partitions: 1)
         #expect(try produce(cluster, topic: "resume", count: 30).allSatisfy { $0.error == nil })
         let partition = TopicPartition("resume", 0)
 
@@ -213,9 +209,8 @@ import TestSupport
 @Suite struct ProducerPrepareTests {
     @Test(.timeLimit(.minutes(1)))
     func prepareAnswersForAnExistingTopicAndNotForAnUnreachableBroker() throws {
-        let cluster = try MockCluster(brokers: 1)
+        let cluster = try MockCluster.with(brokers: 1, topic: "prepared", partitions: 3)
         defer { cluster.close() }
-        try cluster.createTopic("prepared", partitions: 3)
         let producer = try KafkaProducer(properties: producerProperties(cluster), onDelivery: { _ in })
         defer { producer.close() }
         #expect(producer.prepare(topics: ["prepared"]))
@@ -239,9 +234,8 @@ import TestSupport
 @Suite struct WakeFetcherTests {
     @Test(.timeLimit(.minutes(1)))
     func theLeaderOfAnExistingPartitionAnswers() throws {
-        let cluster = try MockCluster(brokers: 1)
+        let cluster = try MockCluster.with(brokers: 1, topic: "woken", partitions: 2)
         defer { cluster.close() }
-        try cluster.createTopic("woken", partitions: 2)
         _ = try produce(cluster, topic: "woken", count: 4)
         let listener = RecordingListener()
         let consumer = try KafkaConsumer(properties: consumerProperties(cluster, group: "woken"), listener: listener)

@@ -109,6 +109,22 @@ func consumerProperties(_ cluster: MockCluster, group: String) -> KafkaPropertie
     ]
 }
 
+extension MockCluster {
+    /// A cluster of `brokers` holding one topic; the test closes it.
+    static func with(
+        brokers: Int32, topic: String, partitions: Int32, replicationFactor: Int32 = 1
+    ) throws -> MockCluster {
+        let cluster = try MockCluster(brokers: brokers)
+        do {
+            try cluster.createTopic(topic, partitions: partitions, replicationFactor: replicationFactor)
+        } catch {
+            cluster.close()
+            throw error
+        }
+        return cluster
+    }
+}
+
 func producerProperties(_ cluster: MockCluster) -> KafkaProperties {
     ["bootstrap.servers": cluster.bootstrapServers]
 }

@@ -141,12 +141,7 @@ private final class Switch: @unchecked Sendable {
         defer { server.stop() }
         let socket = try RawSocket(port: server.port)
         socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-        // A byte every 0.2 s (the wait is for the server to close, which ends the loop), for at most 15 s.
-        var closed = false
-        for _ in 0..<75 where !closed {
-            closed = !socket.send("a") || socket.closedByServer(within: 0.2)
-        }
-        #expect(closed, "the server still reads the headers after 15 s")
+        #expect(socket.dribbleUntilClosed(), "the server still reads the headers after 15 s")
         #expect(server.connectionCounts.timedOut >= 1)
         #expect(try RawHTTP.request("GET", "/healthz", port: server.port).status == 200)
     }
@@ -158,11 +153,7 @@ private final class Switch: @unchecked Sendable {
         defer { daemon.stop() }
         let socket = try RawSocket(port: daemon.port)
         socket.send("POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n")
-        var closed = false
-        for _ in 0..<75 where !closed {
-            closed = !socket.send("a") || socket.closedByServer(within: 0.2)
-        }
-        #expect(closed, "the server still reads the body after 15 s")
+        #expect(socket.dribbleUntilClosed(), "the server still reads the body after 15 s")
         #expect(daemon.connectionCounts.timedOut >= 1)
     }
 
@@ -170,12 +161,9 @@ private final class Switch: @unchecked Sendable {
     @Test func oneAddressHoldsAtMostItsCap() throws {
         let server = try server(HTTPDaemon.Limits(connectionLimit: 32, connectionsPerAddress: 3, headerTimeoutSeconds: 600, bodyTimeoutSeconds: 600))
         defer { server.stop() }
-        var held = try (0..<3).map { _ in try RawSocket(port: server.port) }
-        for socket in held { socket.send("GET /healthz HTTP/1.1\r\n") }
-        let fourth = try RawSocket(port: server.port)
-        #expect(fourth.closedByServer(within: 10), "a fourth connection from the same address was kept")
-        held.removeFirst()
-        #expect(eventually(30) { (try? RawHTTP.request("GET", "/healthz", port: server.port, timeout: 2))?.status == 200 })
+        let cap = try RawSocket.perAddressCap(3, port: server.port)
+        #expect(cap.oneMoreClosed, "a fourth connection from the same address was kept")
+        #expect(cap.answersAgain)
     }
 
     /// Requests two readers could frame or route differently are 400 before any route.

@@ -67,12 +67,9 @@ import TestSupport
     /// `serve.maxConnectionsPerAddress`: a fifth connection from one address is closed at once.
     @Test func oneAddressHoldsAtMostItsCap() throws {
         let fixture = try ServeFixture(burst: 1_000, serveSettings: ["maxConnectionsPerAddress": 4, "headerTimeoutSeconds": 600])
-        var held = try (0..<4).map { _ in try RawSocket(port: fixture.port) }
-        for socket in held { socket.send("GET /healthz HTTP/1.1\r\n") }
-        let fifth = try RawSocket(port: fixture.port)
-        #expect(fifth.closedByServer(within: 10), "a fifth connection from one address was kept")
-        held.removeAll()
-        #expect(eventually(30) { (try? RawHTTP.request("GET", "/healthz", port: fixture.port, timeout: 2))?.status == 200 })
+        let cap = try RawSocket.perAddressCap(4, port: fixture.port)
+        #expect(cap.oneMoreClosed, "a fifth connection from one address was kept")
+        #expect(cap.answersAgain)
     }
 
     /// Duplicate or conflicting framing, a repeated Authorization, NUL and dot segments: 400 malformed_request, before any route or key.
@@ -81,12 +78,7 @@ import TestSupport
         let fixture = try ServeFixture(burst: 1_000, serveSettings: ["headerTimeoutSeconds": 1])
         let slow = try RawSocket(port: fixture.port)
         slow.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-        // A byte every 0.2 s (the wait is for serve to close, which ends the loop), for at most 15 s.
-        var closed = false
-        for _ in 0..<75 where !closed {
-            closed = !slow.send("a") || slow.closedByServer(within: 0.2)
-        }
-        #expect(closed, "serve still reads the headers after 15 s")
+        #expect(slow.dribbleUntilClosed(), "serve still reads the headers after 15 s")
 
         for (name, request) in StrictHTTPCases.all(path: "/v1/sessions", authorization: "Bearer \(ServeFixture.acmeKey)") {
             let response = try RawHTTP.exchange(Array(request.utf8), port: fixture.port)

@@ -17,6 +17,12 @@ enum Fixtures {
     static func verify(_ event: TestIssuer.GeneratedEvent, with verifier: Verifier) -> VerificationResult {
         verifier.verify(eventJSON: event.json(), at: now)
     }
+
+    /// Each flow's event with `fault`, verified by `factory`'s verifier.
+    static func verifyEach(_ fault: TestIssuer.Fault, from factory: inout TestIssuer.EventFactory) throws -> [(flow: Flow, result: VerificationResult)] {
+        let verifier = try factory.verifier()
+        return try fault.flows.map { flow in (flow, verify(try factory.event(flow, fault: fault), with: verifier)) }
+    }
 }
 
 extension VerificationResult {

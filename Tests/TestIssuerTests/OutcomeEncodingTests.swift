@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import MDoc
 import Testing
+import TestSupport
 import TestIssuer
 import Verification
 
@@ -10,20 +11,6 @@ import Verification
 /// JSONSerialization (`.sortedKeys`, `.withoutEscapingSlashes`) wrote before,
 /// for verified and rejected results, with and without sealed claims.
 @Suite struct OutcomeEncodingTests {
-    static func foundationObject(_ value: JSONValue) -> Any {
-        switch value {
-        case .null: return NSNull()
-        case .bool(let flag): return flag
-        case .number(let number): return number.integer.map { NSNumber(value: $0) } ?? NSNumber(value: number.double)
-        case .string(let text): return text
-        case .array(let elements): return elements.map(foundationObject)
-        case .object(let object):
-            var dictionary: [String: Any] = [:]
-            for member in object.members { dictionary[member.key] = foundationObject(member.value) }
-            return dictionary
-        }
-    }
-
     static func assertFoundationWouldWriteTheSame(_ outcome: OutcomeEvent, _ context: String) throws {
         let value = outcome.jsonValue
         let foundation = try JSONSerialization.data(withJSONObject: foundationObject(value), options: [.sortedKeys, .withoutEscapingSlashes])
@@ -89,9 +76,7 @@ import Verification
     @Test("rejected outcomes: nulls where Foundation had NSNull", arguments: TestIssuer.Fault.allCases)
     func rejected(_ fault: TestIssuer.Fault) throws {
         var factory = try Fixtures.factory(seed: 311)
-        let verifier = try factory.verifier()
-        for flow in fault.flows {
-            let result = Fixtures.verify(try factory.event(flow, fault: fault), with: verifier)
+        for (flow, result) in try Fixtures.verifyEach(fault, from: &factory) {
             try Self.assertFoundationWouldWriteTheSame(OutcomeEvent(result), "\(fault) \(flow.rawValue)")
         }
     }

@@ -53,9 +53,7 @@ import Verification
     @Test("rejected outcomes and their reason details carry no values", arguments: TestIssuer.Fault.allCases)
     func rejectedOutcome(_ fault: TestIssuer.Fault) throws {
         var factory = try Self.plantedFactory(seed: 301)
-        let verifier = try factory.verifier()
-        for flow in fault.flows {
-            let result = Fixtures.verify(try factory.event(flow, fault: fault), with: verifier)
+        for (flow, result) in try Fixtures.verifyEach(fault, from: &factory) {
             #expect(!result.isVerified)
             Self.assertNoPlantedValue(in: OutcomeEvent(result).json(), "\(fault) \(flow.rawValue)")
             Self.assertNoPlantedValue(in: result.report.reasons.map(\.detail).joined(separator: "\n"), "\(fault) \(flow.rawValue) details")

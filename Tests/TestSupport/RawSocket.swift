@@ -43,4 +43,28 @@ public final class RawSocket {
             if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return true }
         }
     }
+
+    /// Sends a byte every 0.2 s (the wait is for the server to close, which
+    /// ends the loop), for at most 15 s: a slow client staying within any idle
+    /// timeout. True once the server has closed the connection.
+    public func dribbleUntilClosed() -> Bool {
+        for _ in 0..<75 {
+            if !send("a") || closedByServer(within: 0.2) { return true }
+        }
+        return false
+    }
+
+    /// Holds `cap` connections from 127.0.0.1, each with part of a request,
+    /// and opens one more. Whether the server closed that one at once (within
+    /// 10 s), and whether, after one of the held ones closed, a request is
+    /// answered 200 again (within 10 s).
+    public static func perAddressCap(_ cap: Int, port: Int) throws -> (oneMoreClosed: Bool, answersAgain: Bool) {
+        var held = try (0..<cap).map { _ in try RawSocket(port: port) }
+        for socket in held { socket.send("GET /healthz HTTP/1.1\r\n") }
+        let oneMore = try RawSocket(port: port)
+        let oneMoreClosed = oneMore.closedByServer(within: 10)
+        held.removeFirst()
+        let answersAgain = eventually(30) { (try? RawHTTP.request("GET", "/healthz", port: port, timeout: 2))?.status == 200 }
+        return (oneMoreClosed, answersAgain)
+    }
 }

@@ -23,6 +23,25 @@ import TestSupport
         return (directory, config, event)
     }
 
+    /// A trust list whose root signs the VICALs the tenant reads (pki/vical-root.pem).
+    static func trustList(in directory: URL) throws -> TestIssuer.TrustList {
+        let list = try TestIssuer.TrustList(now: now)
+        try TestIssuer.PEM.certificates([list.root]).write(to: directory.appendingPathComponent("pki/vical-root.pem"), atomically: true, encoding: .utf8)
+        return list
+    }
+
+    /// Writes `vical` as pki/issuers.vical and has the tenant read it, without
+    /// its own trust anchors when `withoutTrustAnchors`.
+    static func readVICAL(_ vical: [UInt8], _ files: (directory: URL, config: URL, event: URL), withoutTrustAnchors: Bool) throws {
+        try Data(vical).write(to: files.directory.appendingPathComponent("pki/issuers.vical"))
+        var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: files.config)) as? [String: Any])
+        var tenants = try #require(config["tenants"] as? [[String: Any]])
+        if withoutTrustAnchors { tenants[0]["trustAnchors"] = nil }
+        tenants[0]["vicals"] = [["file": "pki/issuers.vical", "anchors": ["pki/vical-root.pem"]]]
+        config["tenants"] = tenants
+        try JSONSerialization.data(withJSONObject: config).write(to: files.config)
+    }
+
     static func outcome(_ run: CLI.Run) throws -> (verdict: String?, codes: [String]) {
         let outcome = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)\(run.stderr)")
         let data = try #require(outcome["data"] as? [String: Any])
@@ -65,19 +84,12 @@ import TestSupport
         var factory = try TestIssuer.EventFactory(now: Self.now, seed: 8)
         let files = try Self.folder(&factory, trusting: [factory.authority.iaca])
         defer { try? FileManager.default.removeItem(at: files.directory) }
-        let list = try TestIssuer.TrustList(now: Self.now)
-        try TestIssuer.PEM.certificates([list.root]).write(to: files.directory.appendingPathComponent("pki/vical-root.pem"), atomically: true, encoding: .utf8)
+        let list = try Self.trustList(in: files.directory)
 
         func verify(listing docTypes: [String]) throws -> (CLI.Run, (verdict: String?, codes: [String])) {
             let vical = try list.vical([.init(factory.authority.iaca, docTypes: docTypes)], date: Self.now - 3_600, nextUpdate: Self.now + 86_400)
-            try Data(vical).write(to: files.directory.appendingPathComponent("pki/issuers.vical"))
             // The same tenant, its IACA now known only from the VICAL.
-            var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: files.config)) as? [String: Any])
-            var tenants = try #require(config["tenants"] as? [[String: Any]])
-            tenants[0]["trustAnchors"] = nil
-            tenants[0]["vicals"] = [["file": "pki/issuers.vical", "anchors": ["pki/vical-root.pem"]]]
-            config["tenants"] = tenants
-            try JSONSerialization.data(withJSONObject: config).write(to: files.config)
+            try Self.readVICAL(vical, files, withoutTrustAnchors: true)
             let run = try CLI.run(["verify", "--config", files.config.path, "--at", Self.at, "--json", files.event.path])
             return (run, try Self.outcome(run))
         }
@@ -97,16 +109,10 @@ import TestSupport
         var factory = try TestIssuer.EventFactory(now: Self.now, seed: 9)
         let files = try Self.folder(&factory, trusting: [factory.authority.iaca])
         defer { try? FileManager.default.removeItem(at: files.directory) }
-        let list = try TestIssuer.TrustList(now: Self.now)
-        try TestIssuer.PEM.certificates([list.root]).write(to: files.directory.appendingPathComponent("pki/vical-root.pem"), atomically: true, encoding: .utf8)
+        let list = try Self.trustList(in: files.directory)
         let nextUpdate = Self.now - 400 * 86_400
         let vical = try list.vical([.init(factory.authority.iaca, docTypes: nil)], date: nextUpdate - 86_400, nextUpdate: nextUpdate)
-        try Data(vical).write(to: files.directory.appendingPathComponent("pki/issuers.vical"))
-        var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: files.config)) as? [String: Any])
-        var tenants = try #require(config["tenants"] as? [[String: Any]])
-        tenants[0]["vicals"] = [["file": "pki/issuers.vical", "anchors": ["pki/vical-root.pem"]]]
-        config["tenants"] = tenants
-        try JSONSerialization.data(withJSONObject: config).write(to: files.config)
+        try Self.readVICAL(vical, files, withoutTrustAnchors: false)
         let run = try CLI.run(["verify", "--config", files.config.path, "--at", Self.at, files.event.path])
         #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
         #expect(run.stderr.contains("issuers.vical") && run.stderr.contains(RFC3339.string(from: nextUpdate)), "\(run.stderr)")
