@@ -54,7 +54,7 @@ final class Supervisor: @unchecked Sendable {
     private let invariants: InvariantLedger
     /// Told when the broker is replaced: its deliveries are lost with it.
     private let delivery: DeliveryLedger
-    private var postgresDirectory: URL { work.appendingPathComponent("pg") }
+    private let postgresDirectory: URL
 
     /// The broker process and its addresses; replaced when it dies.
     private let brokerLock = NSLock()
@@ -86,6 +86,7 @@ final class Supervisor: @unchecked Sendable {
     init(options: ChaosOptions, work: URL, config: URL, invariants: InvariantLedger, delivery: DeliveryLedger, log: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.work = work
+        postgresDirectory = work.appendingPathComponent("pg")
         self.config = config
         self.invariants = invariants
         self.delivery = delivery
@@ -171,11 +172,7 @@ final class Supervisor: @unchecked Sendable {
         log("broker: \(options.broker.rawValue) at \(currentBootstrap) (pid \(started.pid))")
     }
 
-    var currentBootstrap: String {
-        brokerLock.lock()
-        defer { brokerLock.unlock() }
-        return bootstrap
-    }
+    var currentBootstrap: String { brokerLock.lock(); defer { brokerLock.unlock() }; return bootstrap }
 
     /// Every child goes on both lists: `allChildren` for teardown and the
     /// checks, the roster for an interruption.
