@@ -13,7 +13,7 @@ public enum BrokerKind: String, Sendable, CaseIterable, Codable {
     case tansu
 }
 
-/// The broker process of a run. Not thread-safe: the harness holds `brokerLock` around every use.
+/// The broker process of a run. Not thread-safe: the supervisor holds its broker lock around every use.
 protocol ChaosBroker: AnyObject {
     var kind: BrokerKind { get }
     var bootstrap: String { get }
@@ -84,4 +84,28 @@ final class TansuChaosBroker: ChaosBroker {
     func pause() { server.pause() }
     func resume() { server.resume() }
     func stop() { server.stop() }
+}
+
+/// The run's topics, the workers' group, and the client settings every
+/// Kafka client of a run shares.
+enum ChaosKafka {
+    static let requestTopic = "veridoc.requests"
+    static let outcomeTopic = "veridoc.outcomes"
+    static let deadLetterTopic = "veridoc.requests.dlq"
+    static let group = "veridoc"
+    /// One Produce request in flight per broker connection, for every producer
+    /// under test. librdkafka's mock broker checks idempotent sequence numbers
+    /// only for transactional producers, so when an injected error fails batch
+    /// A while batch B (later sequence) is already in flight, the mock appends
+    /// B, and librdkafka acknowledges A implicitly ("IMPLICITACK … implicitly
+    /// acked by subsequent batch success"). That is right against Apache Kafka,
+    /// which would refuse B with OUT_OF_ORDER_SEQUENCE_NUMBER unless A was
+    /// stored, but against the mock A is lost with a success report. With one
+    /// request in flight there is no B. Production keeps librdkafka's default of 5.
+    static let maxInFlight = "1"
+    /// tansu joins a group in about half of session.timeout.ms (infra.md), and
+    /// a rebalance waits for a member that was killed until the rebalance
+    /// timeout, which librdkafka takes from max.poll.interval.ms (default
+    /// 300 s), so workers would wait minutes for an assignment after a kill.
+    static let tansuGroupProperties = ["session.timeout.ms": "2000", "max.poll.interval.ms": "15000"]
 }

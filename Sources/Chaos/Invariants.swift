@@ -1,9 +1,65 @@
 import Foundation
 import Kafka
 import Postgres
+import Synchronization
 import Verification
 
-extension ChaosHarness {
+/// The invariants a run declares and what violated them: a count per name
+/// (zero once declared) and a few examples per name, for the summary. Every
+/// part of the run reports here.
+final class InvariantLedger: Sendable {
+    private let state = Mutex<(counts: [String: Int], examples: [String])>(([:], []))
+
+    func violation(_ invariant: String, _ example: String) {
+        state.withLock { state in
+            state.counts[invariant, default: 0] += 1
+            if state.examples.filter({ $0.hasPrefix(invariant) }).count < 5 { state.examples.append("\(invariant): \(example)") }
+        }
+    }
+
+    func declare(_ invariant: String) {
+        state.withLock { state in
+            if state.counts[invariant] == nil { state.counts[invariant] = 0 }
+        }
+    }
+
+    /// Invariant name → violations found.
+    var counts: [String: Int] { state.withLock { $0.counts } }
+    var examples: [String] { state.withLock { $0.examples } }
+}
+
+/// What the database and the topics must show: sampled while the run goes on,
+/// waited for once the faults stop (convergence), checked in full at the end.
+/// Violations go to the ledger.
+final class InvariantChecks: @unchecked Sendable {
+    private let options: ChaosOptions
+    private let invariants: InvariantLedger
+    private let traffic: Traffic
+    private let supervisor: Supervisor
+    private let deadLetters: DeadLetterWatch
+    private let log: @Sendable (String) -> Void
+    private var planned: [Traffic.Planned] { traffic.planned }
+    private var delivery: DeliveryLedger { traffic.delivery }
+    private let lock = NSLock()
+    private var snapshots = 0
+
+    init(options: ChaosOptions, invariants: InvariantLedger, traffic: Traffic, supervisor: Supervisor, deadLetters: DeadLetterWatch,
+         log: @escaping @Sendable (String) -> Void) {
+        self.options = options
+        self.invariants = invariants
+        self.traffic = traffic
+        self.supervisor = supervisor
+        self.deadLetters = deadLetters
+        self.log = log
+    }
+
+    /// Position snapshots `sample` checked.
+    var snapshotsChecked: Int { lock.lock(); defer { lock.unlock() }; return snapshots }
+
+    private func violation(_ invariant: String, _ example: String) { invariants.violation(invariant, example) }
+    private func declare(_ invariant: String) { invariants.declare(invariant) }
+    private func connect() throws -> PostgresConnection { try supervisor.connect() }
+
     /// During the run, about once a second: in one snapshot (a single
     /// statement), every stored position must lie past finished work only —
     /// no offset below it whose event (known from delivery reports) lacks a result.
@@ -22,7 +78,7 @@ extension ChaosHarness {
                     """
                     SELECT partition, next_offset, NULL AS event_id FROM consumer_positions WHERE consumer_group = $1 AND topic = $2
                     UNION ALL SELECT NULL, NULL, event_id FROM results
-                    """, [.text(Self.group), .text(Self.requestTopic)])
+                    """, [.text(ChaosKafka.group), .text(ChaosKafka.requestTopic)])
                 var positions: [Int32: Int64] = [:]
                 var stored = Set<String>()
                 for row in 0..<rows.rowCount {
@@ -32,9 +88,7 @@ extension ChaosHarness {
                 }
                 // Records the current broker deleted unread, as the workers recorded them, are passed on purpose.
                 let gaps = try offsetGaps(connection!)
-                lock.lock()
-                latestPositions = positions
-                lock.unlock()
+                delivery.storedPositions = positions
                 let map = delivery.offsetMap()
                 // A broker replaced meanwhile: positions and offsets of two different logs.
                 guard delivery.epoch == epoch else { continue }
@@ -46,7 +100,9 @@ extension ChaosHarness {
                         }
                     }
                 }
-                snapshotsChecked += 1
+                lock.lock()
+                snapshots += 1
+                lock.unlock()
             } catch {
                 // PostgreSQL down or tables not there yet: nothing to sample.
                 connection?.close()
@@ -54,6 +110,67 @@ extension ChaosHarness {
             }
         }
         connection?.close()
+    }
+
+    /// Seconds after the faults until every event is stored, every position at
+    /// the end of its partition and the outbox empty; nil if that never happened.
+    func waitForConvergence() -> Double? {
+        let started = Date()
+        let deadline = started.addingTimeInterval(options.convergeTimeout + options.duration * 0.3)
+        while Date() < deadline {
+            if traffic.productionComplete, let state = try? databaseState(),
+               state.converged(with: delivery.highWatermarks(), ids: traffic.distinctIDs().subtracting(idsLostInGaps(state.resultIDs))) {
+                return Date().timeIntervalSince(started)
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let state = try? databaseState()
+        log("not converged: delivered \(delivery.deliveredCount(of: planned.count))/\(planned.count), results \(state?.results ?? -1)/\(traffic.distinctIDs().count), unpublished \(state?.unpublished ?? -1)")
+        return nil
+    }
+
+    /// Event ids without a result whose record lies in a gap the workers
+    /// recorded against the current broker: the broker deleted it unread, and
+    /// the workers said so (the invariants count these apart).
+    func idsLostInGaps(_ stored: Set<String>) -> Set<String> {
+        guard let connection = try? connect() else { return [] }
+        defer { connection.close() }
+        guard let gaps = try? offsetGaps(connection), !gaps.isEmpty else { return [] }
+        var lost = Set<String>()
+        for index in planned.indices {
+            guard let id = planned[index].record.id, !stored.contains(id), let place = delivery.place(of: index),
+                  gaps.contains(where: { $0.contains(place) }) else { continue }
+            lost.insert(id)
+        }
+        return lost
+    }
+
+    struct DatabaseState {
+        var results = 0
+        var resultIDs: Set<String> = []
+        var unpublished = 0
+        var positions: [Int32: Int64] = [:]
+
+        func converged(with highWatermarks: [Int32: Int64], ids: Set<String>) -> Bool {
+            guard unpublished == 0, ids.isSubset(of: resultIDs) else { return false }
+            return highWatermarks.allSatisfy { positions[$0.key] == $0.value }
+        }
+    }
+
+    func databaseState() throws -> DatabaseState {
+        let connection = try connect()
+        defer { connection.close() }
+        var state = DatabaseState()
+        let rows = try connection.execute("SELECT event_id FROM results")
+        state.results = rows.rowCount
+        state.resultIDs = Set((0..<rows.rowCount).compactMap { rows.string($0, "event_id") })
+        state.unpublished = Int(try connection.execute("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL").int(0, "count") ?? -1)
+        let positions = try connection.execute("SELECT partition, next_offset FROM consumer_positions WHERE consumer_group = $1 AND topic = $2",
+                                               [.text(ChaosKafka.group), .text(ChaosKafka.requestTopic)])
+        for row in 0..<positions.rowCount {
+            if let partition = positions.int(row, "partition"), let offset = positions.int(row, "next_offset") { state.positions[Int32(partition)] = offset }
+        }
+        return state
     }
 
     /// The invariants, from the database and the three topics, after convergence.
@@ -143,17 +260,14 @@ extension ChaosHarness {
         // stored before the broker was last replaced, whose outcome events went
         // to the broker that was lost.
         var checked = Set(stored.keys)
-        lock.lock()
-        let restarted = lastBrokerRestart
-        lock.unlock()
-        if let restarted {
+        if let restarted = supervisor.lastBrokerRestart {
             let before = try connection.execute("SELECT event_id FROM results WHERE verified_at < $1", [.timestamp(restarted)])
             for row in 0..<before.rowCount { if let id = before.string(row, "event_id") { checked.remove(id) } }
             summary.outcomesLostWithBroker = stored.count - checked.count
         }
         let wanted = Set(checked.map { OutcomeEvent.id(forRequest: $0) })
         var outcomeIDs = Set<String>()
-        _ = readTopic(Self.outcomeTopic, timeout: 60) { message in
+        _ = readTopic(ChaosKafka.outcomeTopic, timeout: 60) { message in
             if let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any], let id = object["id"] as? String {
                 outcomeIDs.insert(id)
             }
@@ -168,7 +282,7 @@ extension ChaosHarness {
         let expectedRecords = delivered.count
         var requests: [Int32: [Int64: String?]] = [:]  // nil: no event id (a dead letter)
         var readCount = 0
-        _ = readTopic(Self.requestTopic, timeout: 60) { message in
+        _ = readTopic(ChaosKafka.requestTopic, timeout: 60) { message in
             let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any]
             let id: String? = object?["id"] as? String
             requests[message.topicPartition.partition, default: [:]].updateValue(id, forKey: message.offset)
@@ -177,11 +291,9 @@ extension ChaosHarness {
         }
         let poison = requests.values.flatMap { $0.values }.filter { $0 == nil }.count
         // What the watcher read during the run, and what is left on the topic now.
-        lock.lock()
-        var deadLettered = deadLetterOrigins
-        lock.unlock()
-        _ = readTopic(Self.deadLetterTopic, timeout: poison > 0 ? 30 : 3) { message in
-            if let origin = Self.origin(of: message) { deadLettered.insert(origin) }
+        var deadLettered = deadLetters.origins
+        _ = readTopic(ChaosKafka.deadLetterTopic, timeout: poison > 0 ? 30 : 3) { message in
+            if let origin = DeadLetterWatch.origin(of: message) { deadLettered.insert(origin) }
             return deadLettered.count >= poison
         }
         summary.deadLetters = deadLettered.count
@@ -223,7 +335,7 @@ extension ChaosHarness {
             rows = try connection.execute("""
                 SELECT partition, from_offset, to_offset, kind, policy FROM consumer_gaps
                 WHERE consumer_group = $1 AND topic = $2 AND detected_at >= to_timestamp($3::double precision) ORDER BY partition, from_offset
-                """, [.text(Self.group), .text(Self.requestTopic), .text(String((since ?? delivery.epochStarted).timeIntervalSince1970))])
+                """, [.text(ChaosKafka.group), .text(ChaosKafka.requestTopic), .text(String((since ?? delivery.epochStarted).timeIntervalSince1970))])
         } catch {
             if error.sqlState == "42P01" { return [] }
             throw error
@@ -239,7 +351,7 @@ extension ChaosHarness {
     /// Reads a topic from the beginning with a fresh group until `done` says so,
     /// or nothing new arrived for a few seconds after `timeout`.
     func readTopic(_ topic: String, timeout: TimeInterval, _ handle: (KafkaMessage) -> Bool) -> Bool {
-        guard let consumer = topicReader(topic, bootstrap: bootstrap) else { return false }
+        guard let consumer = topicReader(topic, bootstrap: supervisor.currentBootstrap) else { return false }
         defer { consumer.close() }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -248,11 +360,4 @@ extension ChaosHarness {
         }
         return false
     }
-}
-
-final class FromEarliest: RebalanceListener, @unchecked Sendable {
-    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
-        Dictionary(uniqueKeysWithValues: partitions.map { ($0, Int64(0)) })
-    }
-    func partitionsRevoked(_ partitions: [TopicPartition]) {}
 }

@@ -132,7 +132,7 @@ final class TestBroker: @unchecked Sendable {
         switch kind {
         case .mock: ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
         // A killed member holds tansu's rebalance until the rebalance timeout
-        // (max.poll.interval.ms); see ChaosHarness.tansuGroupProperties.
+        // (max.poll.interval.ms); see ChaosKafka.tansuGroupProperties.
         case .tansu: ["session.timeout.ms": "2000", "heartbeat.interval.ms": "500", "max.poll.interval.ms": "15000"]
         }
     }
