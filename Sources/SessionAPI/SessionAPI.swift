@@ -80,11 +80,11 @@ public final class SessionAPI: Sendable {
         case .readerTokens:
             let caller = try authenticate(request)
             var body = try jsonBody(request)
-            return try ReaderTokenEndpoint.create(&body, signer: tenants.signers[caller.tenant], now: clock(), metrics: metrics, tenant: caller.tenant)
+            return try ReaderTokenEndpoint.create(&body, signer: tenants.signers[Identifier(caller.tenant)], now: clock(), metrics: metrics, tenant: caller.tenant)
         case .sessions:
             let caller = try authenticate(request)
             var body = try jsonBody(request)
-            guard let config = tenants.sessions[caller.tenant] else { throw .internalError }
+            guard let config = tenants.sessions[Identifier(caller.tenant)] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
             guard let sessions else { throw .unavailable("database") }
             return try SessionCreation.create(read, tenant: caller.tenant, config: config, service: sessions, now: clock(), metrics: metrics)
