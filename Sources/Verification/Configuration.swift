@@ -75,7 +75,7 @@ public struct Configuration: Sendable {
             for (index, entry) in test.trustAnchors.enumerated() {
                 anchors += try loadCertificates(settings.resolve(entry), setting: "\(path).testConditions.trustAnchors[\(index)]")
             }
-            testConditions = TestConditions(kinds: Set(test.kinds.compactMap { name in TestKind.allCases.first { $0.settingName == name } }))
+            testConditions = TestConditions(kinds: Set(test.kinds.map(TestKind.init)))
         }
         guard !anchors.isEmpty || !listed.isEmpty || !pinned.isEmpty || testConditions != nil else {
             throw ConfigError("\(path): no trust anchors (trustAnchors, vicals or pinnedDocumentSigners) configured")
@@ -86,7 +86,10 @@ public struct Configuration: Sendable {
             if defaults.contains(where: { $0.namespace == entry.namespace && $0.element == entry.element }) {
                 throw ConfigError("\(path).retentionDefaults[\(index)]: duplicate default for \(entry.namespace)/\(entry.element)")
             }
-            let retention: Retention = entry.intent == "willNotStore" ? .willNotStore : .mayStore(days: entry.days)
+            let retention: Retention = switch entry.intent {
+            case .willNotStore: .willNotStore
+            case .mayStore(let days): .mayStore(days: days)
+            }
             defaults.append(TenantRetention.Default(namespace: entry.namespace, element: entry.element, retention: retention))
         }
         var recipient: PublicKey?
