@@ -2,6 +2,7 @@ import CommandLineSupport
 import Foundation
 import HTTPService
 import Observability
+import Pipeline
 import SessionAPI
 import Settings
 import Verification
@@ -16,12 +17,8 @@ enum ServeCommand {
         ExitStatus.of {
             let stop = StopFlag()
             let signals = SignalTrap { stop.set() }
-            let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
-            guard let path = parsed.options["--config"], parsed.positional.isEmpty else { throw UsageError("--config FILE is required") }
-            let settings = try VeridocSettings.load(from: URL(fileURLWithPath: path))
-            let level = settings.observability.logLevel
-            guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }
-            let log = Logger(minimum: logLevel)
+            let settings = try ConfigFile.read(ParsedArguments(arguments, options: ["--config"], flags: []))
+            let log = Logger(minimum: Logger.Level(settings.observability.logLevel))
             log.routeLibraryLogs()
             let tenants = try APITenants.load(settings)
             let tlsFiles = try tls(settings)
