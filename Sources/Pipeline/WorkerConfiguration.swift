@@ -122,20 +122,30 @@ public struct WorkerConfiguration: Sendable {
             batchLinger: Double(worker.batchLingerMilliseconds) / 1000, drainTimeout: Double(worker.drainTimeoutSeconds),
             maxEventBytes: worker.maxEventBytes, nonceKey: [], outboxClaim: Double(worker.outboxClaimSeconds))
 
-        guard let policy = OffsetGapPolicy(rawValue: kafka.offsetGapPolicy) else {
-            throw ConfigError("kafka.offsetGapPolicy: \(kafka.offsetGapPolicy) is not one of \(OffsetGapPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+        configuration.offsetGapPolicy = switch kafka.offsetGapPolicy {
+        case .skip: .skip
+        case .stop: .stop
         }
-        configuration.offsetGapPolicy = policy
         configuration.postgresPreparedStatements = settings.postgres.preparedStatements
         configuration.signatureMemoEntries = worker.signatureMemoEntries
         configuration.httpPort = settings.observability.port
         configuration.observability = settings.observability
-        let level = settings.observability.logLevel
-        guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }
-        configuration.logLevel = logLevel
+        configuration.logLevel = Logger.Level(settings.observability.logLevel)
 
         configuration.nonceKey = try ReplayKey.load(settings)
         configuration.retention = try RetentionConfiguration.load(settings)
         return configuration
+    }
+}
+
+extension Logger.Level {
+    /// The level `observability.logLevel` names.
+    public init(_ level: ObservabilitySettings.LogLevel) {
+        switch level {
+        case .debug: self = .debug
+        case .info: self = .info
+        case .warning: self = .warning
+        case .error: self = .error
+        }
     }
 }

@@ -34,16 +34,9 @@ public struct DataKeyRing: Sendable {
     /// Reads one key file: exactly 32 bytes, raw or base64 text. A file that
     /// its group or others can read is refused: a readable data key makes
     /// the encryption of every stored value worthless.
-    public static func loadKeyFile(_ url: URL) throws(RetentionError) -> [UInt8] {
-        guard FileManager.default.fileExists(atPath: url.path) else { throw RetentionError("cannot read data key file \(url.path)") }
-        // The shared rule (follows symlinks, as Kubernetes secret volumes are; an
-        // lstat-based check would see their 0777 link mode and refuse them).
-        if let problem = KeyFile.permissionProblem(url) { throw RetentionError("data key file \(problem)") }
-        guard let data = try? Data(contentsOf: url) else { throw RetentionError("cannot read data key file \(url.path)") }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if let decoded = Data(base64Encoded: text), decoded.count == 32 { return Array(decoded) }
-        guard data.count == 32 else { throw RetentionError("data key file \(url.path) holds neither 32 raw bytes nor 32 bytes in base64") }
-        return Array(data)
+    public static func loadKeyFile(_ url: URL, setting: String = "data key file") throws(ConfigError) -> [UInt8] {
+        // The shared rule (KeyFile.secret): permissions, size, base64 or raw.
+        try KeyFile.secret(url, setting: setting, length: 32)
     }
 
     /// Writes a new random key as base64, created 0600 so it is never readable by others.

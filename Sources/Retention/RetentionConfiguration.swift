@@ -31,7 +31,7 @@ public struct RetentionConfiguration: Sendable {
         let section = settings.retention
         var keys: [String: [UInt8]] = [:]
         for (index, key) in section.dataKeys.enumerated() {
-            do { keys[key.id] = try DataKeyRing.loadKeyFile(settings.resolve(key.file)) } catch { throw ConfigError("retention.dataKeys[\(index)]: \(error.message)") }
+            keys[key.id] = try DataKeyRing.loadKeyFile(settings.resolve(key.file), setting: "retention.dataKeys[\(index)].file")
         }
         var ring: DataKeyRing?
         if let active = section.activeKey, !keys.isEmpty {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MDoc
 import Settings
 import Verification
 
@@ -8,11 +9,12 @@ import Verification
 /// its sessions may ask for.
 public struct APITenants: Sendable {
     public let keyring: APIKeyring
-    let signers: [String: ReaderTokenSigner]
-    let sessions: [String: SessionTenant]
+    /// By tenant id's bytes (`IdentityRule`), as the worker's `TenantDirectory`.
+    let signers: [Identifier: ReaderTokenSigner]
+    let sessions: [Identifier: SessionTenant]
     public let ids: [String]
 
-    init(keyring: APIKeyring, signers: [String: ReaderTokenSigner], sessions: [String: SessionTenant] = [:], ids: [String]) {
+    init(keyring: APIKeyring, signers: [Identifier: ReaderTokenSigner], sessions: [Identifier: SessionTenant] = [:], ids: [String]) {
         self.keyring = keyring
         self.signers = signers
         self.sessions = sessions
@@ -23,23 +25,21 @@ public struct APITenants: Sendable {
     /// which must be a P-256 private key only its owner can read.
     public static func load(_ settings: VeridocSettings) throws(ConfigError) -> APITenants {
         var hashes: [String: [String]] = [:]
-        var signers: [String: ReaderTokenSigner] = [:]
-        var sessions: [String: SessionTenant] = [:]
+        var signers: [Identifier: ReaderTokenSigner] = [:]
+        var sessions: [Identifier: SessionTenant] = [:]
         for tenant in settings.tenants {
             hashes[tenant.id] = tenant.apiKeyHashes
             guard let tokens = tenant.readerTokens else { continue }
             let setting = "\(tenant.path).readerTokens.signingKey"
             let url = settings.resolve(tokens.signingKey)
-            guard FileManager.default.isReadableFile(atPath: url.path) else { throw ConfigError("\(setting): cannot read \(url.path)") }
-            if let problem = KeyFile.permissionProblem(url) { throw ConfigError("\(setting): private key file \(problem)") }
-            guard let key = try? PrivateKey(pemFile: url) else { throw ConfigError("\(setting): \(url.path) holds no PEM private key") }
+            let key = try KeyFile.privateKey(url, setting: setting)
             guard let signer = try? ReaderTokenSigner(brandID: tokens.brandID, keyID: tokens.keyID, key: key,
                                                       lifetime: TimeInterval(settings.serve.readerTokenSeconds)) else {
                 throw ConfigError("\(setting): reader tokens are ES256, so the key must be a P-256 key")
             }
-            signers[tenant.id] = signer
+            signers[Identifier(tenant.id)] = signer
         }
-        for tenant in settings.tenants { sessions[tenant.id] = try SessionTenant(tenant, settings: settings) }
+        for tenant in settings.tenants { sessions[Identifier(tenant.id)] = try SessionTenant(tenant, settings: settings) }
         let keyring = APIKeyring(hashes: hashes)
         return APITenants(keyring: keyring, signers: signers, sessions: sessions, ids: settings.tenants.map(\.id))
     }

@@ -83,13 +83,13 @@ public final class SessionAPI: Sendable {
             var body = try jsonBody(request)
             let identifier = try ReaderTokenEndpoint.read(&body)
             let token = try APIError.mapping { () throws(SessionError) in
-                try ReaderTokenEndpoint.issue(identifier, signer: tenants.signers[caller.tenant], now: clock(), metrics: metrics)
+                try ReaderTokenEndpoint.issue(identifier, signer: tenants.signers[Identifier(caller.tenant)], now: clock(), metrics: metrics)
             }
             return APIAnswers.readerToken(token)
         case .sessions:
             let caller = try authenticate(request)
             var body = try jsonBody(request)
-            guard let config = tenants.sessions[caller.tenant] else { throw .internalError }
+            guard let config = tenants.sessions[Identifier(caller.tenant)] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
             let sessions = try service()
             let created = try APIError.mapping { () throws(SessionError) in

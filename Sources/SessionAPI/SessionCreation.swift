@@ -35,12 +35,12 @@ enum SessionCreation {
         case .appleWalletApp:
             guard origin == nil else { throw .unknownField("origin") }
             guard let merchantID else { throw .missingField("merchantId") }
-            guard tenant.merchantIDs.contains(merchantID) else { throw .invalidField("merchantId", expected: "one of the tenant's merchantIds") }
+            guard tenant.owns(merchantID: merchantID) else { throw .invalidField("merchantId", expected: "one of the tenant's merchantIds") }
             audience = merchantID
         case .appleWalletWeb:
             guard merchantID == nil else { throw .unknownField("merchantId") }
             guard let origin else { throw .missingField("origin") }
-            guard tenant.origins.contains(origin) else { throw .invalidField("origin", expected: "one of the tenant's origins") }
+            guard tenant.owns(origin: origin) else { throw .invalidField("origin", expected: "one of the tenant's origins") }
             guard tenant.recipient != nil else { throw .notConfigured("encryptionKeys for apple-wallet-web") }
             audience = origin
         case .isoDeviceResponse:

@@ -8,8 +8,13 @@ public struct KafkaSettings: Sendable, Equatable {
     public var deadLetterTopic = "veridoc.requests.dlq"
     /// Passed to librdkafka verbatim (SASL, TLS, tuning); `VERIDOC_KAFKA_PROPERTY_SASL_USERNAME=…` sets `sasl.username`.
     public var properties: [String: String] = [:]
-    /// What to do where the broker no longer has a partition's records: `skip` or `stop`.
-    public var offsetGapPolicy = "skip"
+    /// What to do where the broker no longer has a partition's records.
+    public var offsetGapPolicy = GapPolicy.skip
+
+    /// `skip` or `stop` (Pipeline's `OffsetGapPolicy` says what each does).
+    public enum GapPolicy: String, Sendable, Equatable, CaseIterable {
+        case skip, stop
+    }
 
     public init() {}
 
@@ -26,7 +31,12 @@ public struct KafkaSettings: Sendable, Equatable {
         let deadLetterTopicFromFile = try section?.string("deadLetterTopic")
         deadLetterTopic = environment["VERIDOC_KAFKA_DEAD_LETTER_TOPIC"] ?? deadLetterTopicFromFile ?? deadLetterTopic
         let offsetGapPolicyFromFile = try section?.string("offsetGapPolicy")
-        offsetGapPolicy = environment["VERIDOC_KAFKA_OFFSET_GAP_POLICY"] ?? offsetGapPolicyFromFile ?? offsetGapPolicy
+        if let name = environment["VERIDOC_KAFKA_OFFSET_GAP_POLICY"] ?? offsetGapPolicyFromFile {
+            guard let policy = GapPolicy(rawValue: name) else {
+                throw ConfigError("kafka.offsetGapPolicy: \(name) is not one of \(GapPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            offsetGapPolicy = policy
+        }
         if let object = try section?.object("properties") {
             for member in object.object.members {
                 let setting = object.setting(member.key)

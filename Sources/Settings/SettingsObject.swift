@@ -82,6 +82,9 @@ public struct SettingsObject {
         return read
     }
 
+    /// The members read so far, present or not, in the order they were asked for.
+    public var takenKeys: [String] { taken }
+
     /// Refuses the first member (in document order) that no setting took.
     public func finish() throws(ConfigError) {
         let known = Set(taken.map { Array($0.utf8) })

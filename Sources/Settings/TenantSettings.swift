@@ -1,5 +1,14 @@
+import JSON
+
 /// One entry of `tenants`, as written: paths are not yet read (Verification
 /// loads the keys and certificates they name).
+///
+/// A tenant setting lives here and nowhere else: its typed field, its
+/// reading and validation in `init`, and its entry in
+/// Schemas/config.schema.json (`$defs.tenant`). `knownKeys` is what `init`
+/// reads, so the list cannot drift from the reader, and SettingsTests holds
+/// the schema to it: a setting added on one side only fails there, and a
+/// misspelt one is refused by `SettingsObject.finish`, naming it.
 public struct TenantSettings: Sendable, Equatable {
     public struct VICAL: Sendable, Equatable {
         public var file: String
@@ -23,8 +32,13 @@ public struct TenantSettings: Sendable, Equatable {
     public struct RetentionDefault: Sendable, Equatable {
         public var namespace: String
         public var element: String
-        public var intent: String
-        public var days: Int?
+        public var intent: Intent
+
+        /// `retention.intent`, read once: `days` only with mayStore.
+        public enum Intent: Sendable, Equatable {
+            case willNotStore
+            case mayStore(days: Int?)
+        }
     }
 
     public var path: String
@@ -61,14 +75,18 @@ public struct TenantSettings: Sendable, Equatable {
     public var testConditions: TestConditions?
 
     public struct TestConditions: Sendable, Equatable {
-        /// "simulator", "developerProfile": each at most once.
-        public var kinds: [String]
+        /// Each at most once.
+        public var kinds: [Kind]
         /// Test roots: the only issuers a test tenant trusts.
         public var trustAnchors: [String]
 
-        public static let knownKinds = ["simulator", "developerProfile"]
+        /// A `kinds` entry, by its name in the file.
+        public enum Kind: String, Sendable, Equatable, CaseIterable {
+            case simulator
+            case developerProfile
+        }
 
-        public init(kinds: [String], trustAnchors: [String]) {
+        public init(kinds: [Kind], trustAnchors: [String]) {
             self.kinds = kinds
             self.trustAnchors = trustAnchors
         }
@@ -112,6 +130,15 @@ public struct TenantSettings: Sendable, Equatable {
     /// The longest retention a setting may name (about 2,700 years: effectively unbounded, but finite).
     public static let maxRetentionDaysLimit = 1_000_000
 
+    /// The members a tenant may have: those `init` reads (every one of them,
+    /// whatever the tenant holds, so a minimal tenant shows them all).
+    public static let knownKeys: [String] = {
+        guard let minimal = try? JSONParser().parse(#"{"id": "t"}"#), var object = try? SettingsObject(minimal, path: "tenants[0]"),
+              (try? TenantSettings(&object)) != nil
+        else { return [] }
+        return object.takenKeys
+    }()
+
     init(_ object: inout SettingsObject) throws(ConfigError) {
         path = object.path
         guard let id = try object.string("id"), !id.isEmpty, id.utf8.count <= Self.maxIDLength else {
@@ -143,19 +170,22 @@ public struct TenantSettings: Sendable, Equatable {
             else { throw ConfigError("\(entry.path): \(shape)") }
             if namespace == "*" && element != "*" { throw ConfigError("\(entry.path): namespace \"*\" needs element \"*\"") }
             let expected = "{\"intent\": \"willNotStore\"} or {\"intent\": \"mayStore\", \"days\"?: N from 1 to \(Self.maxRetentionDaysLimit)} is required"
-            let intent: String?
+            let name: String?
             let days: Int?
             do {
-                intent = try retention.string("intent")
+                name = try retention.string("intent")
                 days = try retention.integer("days", range: 1...Self.maxRetentionDaysLimit)
                 try retention.finish()
             } catch {
                 throw ConfigError("\(retention.path): \(expected)")
             }
-            guard let intent, intent == "mayStore" || (intent == "willNotStore" && days == nil) else {
-                throw ConfigError("\(retention.path): \(expected)")
+            let intent: RetentionDefault.Intent
+            switch (name, days) {
+            case ("mayStore", _): intent = .mayStore(days: days)
+            case ("willNotStore", nil): intent = .willNotStore
+            default: throw ConfigError("\(retention.path): \(expected)")
             }
-            return RetentionDefault(namespace: namespace, element: element, intent: intent, days: days)
+            return RetentionDefault(namespace: namespace, element: element, intent: intent)
         } ?? []
         outcomeRecipientKey = try object.nonEmptyString("outcomeRecipientKey")
         apiKeyHashes = try object.strings("apiKeys")
@@ -187,9 +217,10 @@ public struct TenantSettings: Sendable, Equatable {
 
     /// `testConditions`, refused beside production trust: a test tenant is a tenant of its own.
     private static func testConditions(_ test: inout SettingsObject, tenant: TenantSettings) throws(ConfigError) -> TestConditions {
-        let kinds = try test.strings("kinds")
-        let known = TestConditions.knownKinds.map { "\"\($0)\"" }.joined(separator: ", ")
-        guard !kinds.isEmpty, kinds.allSatisfy(TestConditions.knownKinds.contains), Set(kinds).count == kinds.count else {
+        let names = try test.strings("kinds")
+        let kinds = names.compactMap(TestConditions.Kind.init(rawValue:))
+        let known = TestConditions.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        guard !kinds.isEmpty, kinds.count == names.count, Set(kinds).count == kinds.count else {
             throw ConfigError("\(test.setting("kinds")): a non-empty array of distinct kinds from \(known) is required")
         }
         let anchors = try test.strings("trustAnchors")
@@ -198,7 +229,7 @@ public struct TenantSettings: Sendable, Equatable {
             throw ConfigError("\(test.path): a test tenant cannot have production trust (trustAnchors, vicals, pinnedDocumentSigners): "
                 + "put test roots in \(test.setting("trustAnchors")) and production in a tenant of its own")
         }
-        if kinds.contains("simulator"), tenant.teamID != TestConditions.simulatorTeamID {
+        if kinds.contains(.simulator), tenant.teamID != TestConditions.simulatorTeamID {
             throw ConfigError("\(test.setting("kinds")): \"simulator\" needs teamId \"\(TestConditions.simulatorTeamID)\", the Team ID of the Simulator's session transcript")
         }
         return TestConditions(kinds: kinds, trustAnchors: anchors)

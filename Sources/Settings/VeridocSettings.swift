@@ -48,6 +48,7 @@ public struct VeridocSettings: Sendable, Equatable {
         tenants = try file.objects("tenants") { (tenant: inout SettingsObject) throws(ConfigError) -> TenantSettings in
             try TenantSettings(&tenant)
         } ?? []
+        try Self.refuseConfusableIDs(tenants)
         kafka = try KafkaSettings(file.object("kafka"), environment)
         postgres = try PostgresSettings(file.object("postgres"), environment)
         worker = try WorkerSettings(file.object("worker"), environment)
@@ -56,6 +57,23 @@ public struct VeridocSettings: Sendable, Equatable {
         retention = try RetentionSettings(file.object("retention"), environment)
         serve = try ServeSettings(file.object("serve"), environment)
         try file.finish()
+    }
+
+    /// Each tenant id once, and no two ids a person could not tell apart
+    /// (`IdentityRule`): tenant ids, and merchant ids across all tenants.
+    static func refuseConfusableIDs(_ tenants: [TenantSettings]) throws(ConfigError) {
+        let ids = tenants.map(\.id)
+        for (index, id) in ids.enumerated() where ids[..<index].contains(where: { IdentityRule.same($0, id) }) {
+            throw ConfigError("tenants[\(index)].id: duplicate tenant id \(id)")
+        }
+        if let (first, second) = IdentityRule.firstConfusablePair(ids) {
+            throw ConfigError("tenants[\(second)].id: looks the same as tenants[\(first)].id (Unicode-equivalent, other bytes); ids are matched by their bytes")
+        }
+        let merchants = tenants.enumerated().flatMap { tenant in tenant.element.merchantIDs.indices.map { (tenant.offset, $0) } }
+        if let (first, second) = IdentityRule.firstConfusablePair(merchants.map { tenants[$0.0].merchantIDs[$0.1] }) {
+            throw ConfigError("tenants[\(merchants[second].0)].merchantIds[\(merchants[second].1)]: looks the same as "
+                + "tenants[\(merchants[first].0)].merchantIds[\(merchants[first].1)] (Unicode-equivalent, other bytes); ids are matched by their bytes")
+        }
     }
 
     /// A path of the file, resolved against its folder.

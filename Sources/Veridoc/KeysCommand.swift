@@ -60,7 +60,8 @@ enum KeysCommand {
     }
 
     private static func hash(of path: String) throws -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw UsageError("cannot read \(path)") }
+        // Through the config's reader for its size bound; a key or certificate to hash need not be the operator's own.
+        let text = String(decoding: try KeyFile.read(URL(fileURLWithPath: path), setting: "keys hash", .published), as: UTF8.self)
         let key: PublicKey
         if text.contains("PRIVATE KEY-----") {
             key = try PrivateKey(pem: text).publicKey

@@ -16,14 +16,14 @@ enum RetentionCommands {
     static func purge(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--now"], flags: [])
-            let file = try configFile(parsed)
+            let settings = try ConfigFile.read(parsed)
             var now = Date()
             if let text = parsed.options["--now"] {
                 guard let date = RFC3339.date(from: text) else { throw UsageError("--now takes an RFC 3339 time") }
                 now = date
             }
-            let retention = try RetentionConfiguration.load(from: file)
-            let connection = try connect(file)
+            let retention = try RetentionConfiguration.load(settings)
+            let connection = try connect(settings)
             defer { connection.close() }
             let report = try Purger(batchSize: retention.purgeBatchSize, sessionKeep: retention.sessionKeep).pass(now: now, on: connection)
             print("purged \(report.purged) values (\(report.droppedPartitions) partitions dropped); "
@@ -34,10 +34,10 @@ enum RetentionCommands {
     static func forget(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--request", "--tenant"], flags: [])
-            let file = try configFile(parsed)
-            let retention = try RetentionConfiguration.load(from: file)
+            let settings = try ConfigFile.read(parsed)
+            let retention = try RetentionConfiguration.load(settings)
             let eraser = Eraser(batchSize: retention.purgeBatchSize)
-            let connection = try connect(file)
+            let connection = try connect(settings)
             defer { connection.close() }
             let erased: Eraser.Erased
             switch (parsed.options["--request"], parsed.options["--tenant"]) {
@@ -60,10 +60,10 @@ enum RetentionCommands {
     static func rotateDataKey(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
-            let file = try configFile(parsed)
-            let retention = try RetentionConfiguration.load(from: file)
+            let settings = try ConfigFile.read(parsed)
+            let retention = try RetentionConfiguration.load(settings)
             guard let keys = retention.keys else { throw ConfigError("retention.dataKeys: no data keys configured") }
-            let connection = try connect(file)
+            let connection = try connect(settings)
             defer { connection.close() }
             let outcome = try KeyRotation(keys: keys, batchSize: retention.purgeBatchSize).run(on: connection)
             print("re-encrypted \(outcome.reencrypted) values under data key \(keys.activeID)")
@@ -74,14 +74,9 @@ enum RetentionCommands {
         }
     }
 
-    static func configFile(_ parsed: ParsedArguments) throws -> URL {
-        guard let path = parsed.options["--config"], parsed.positional.isEmpty else { throw UsageError("--config FILE is required") }
-        return URL(fileURLWithPath: path)
-    }
-
-    /// A connection with the file's `postgres` settings (the whole file is read, strictly).
-    static func connect(_ file: URL) throws -> PostgresConnection {
-        let postgres = try VeridocSettings.load(from: file).postgres
+    /// A connection with the file's `postgres` settings.
+    static func connect(_ settings: VeridocSettings) throws -> PostgresConnection {
+        let postgres = settings.postgres
         return try PostgresConnection(connectionString: postgres.connectionString, applicationName: "veridoc-cli",
                                       preparedStatements: postgres.preparedStatements)
     }

@@ -5,6 +5,7 @@ import Foundation
 import Observability
 import Pipeline
 import Postgres
+import Settings
 import Storage
 import Verification
 
@@ -51,11 +52,9 @@ enum RunCommand {
     }
 
     private static func load(_ arguments: [String]) throws -> (WorkerConfiguration, TenantDirectory) {
-        let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
-        guard let path = parsed.options["--config"], parsed.positional.isEmpty else { throw UsageError("--config FILE is required") }
-        let url = URL(fileURLWithPath: path)
-        let tenants = try Configuration.load(from: url)
-        return (try WorkerConfiguration.load(from: url), tenants.directory)
+        let settings = try ConfigFile.read(ParsedArguments(arguments, options: ["--config"], flags: []))
+        let tenants = try Configuration.load(settings)
+        return (try WorkerConfiguration.load(settings), tenants.directory)
     }
 
     /// Applies migrations, waiting for PostgreSQL to come up (bounded).

@@ -2,6 +2,7 @@ import CommandLineSupport
 import Foundation
 import HTTPService
 import Observability
+import Pipeline
 import SessionAPI
 import Settings
 import Verification
@@ -16,12 +17,8 @@ enum ServeCommand {
         ExitStatus.of {
             let stop = StopFlag()
             let signals = SignalTrap { stop.set() }
-            let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
-            guard let path = parsed.options["--config"], parsed.positional.isEmpty else { throw UsageError("--config FILE is required") }
-            let settings = try VeridocSettings.load(from: URL(fileURLWithPath: path))
-            let level = settings.observability.logLevel
-            guard let logLevel = Logger.Level(name: level) else { throw ConfigError("observability.logLevel: \(level) is not one of debug, info, warning, error") }
-            let log = Logger(minimum: logLevel)
+            let settings = try ConfigFile.read(ParsedArguments(arguments, options: ["--config"], flags: []))
+            let log = Logger(minimum: Logger.Level(settings.observability.logLevel))
             log.routeLibraryLogs()
             let tenants = try APITenants.load(settings)
             let tlsFiles = try tls(settings)
@@ -70,11 +67,13 @@ enum ServeCommand {
         guard HTTPDaemon.supportsTLS else { throw ConfigError("serve.tls: this libmicrohttpd was built without TLS; terminate TLS in a proxy instead") }
         let certificate = settings.resolve(tls.certificateFile)
         let key = settings.resolve(tls.keyFile)
-        guard let certificatePEM = try? String(contentsOf: certificate, encoding: .utf8), certificatePEM.contains("-----BEGIN CERTIFICATE-----") else {
+        let certificatePEM = String(decoding: try KeyFile.read(certificate, setting: "serve.tls.certificateFile", .published), as: UTF8.self)
+        guard certificatePEM.contains("-----BEGIN CERTIFICATE-----") else {
             throw ConfigError("serve.tls.certificateFile: \(certificate.path) is not a readable PEM certificate")
         }
-        if let problem = KeyFile.permissionProblem(key) { throw ConfigError("serve.tls.keyFile: private key file \(problem)") }
-        guard let keyPEM = try? String(contentsOf: key, encoding: .utf8), keyPEM.contains("PRIVATE KEY-----") else {
+        // libmicrohttpd takes the key as PEM text.
+        let keyPEM = String(decoding: try KeyFile.read(key, setting: "serve.tls.keyFile", .secret), as: UTF8.self)
+        guard keyPEM.contains("PRIVATE KEY-----") else {
             throw ConfigError("serve.tls.keyFile: \(key.path) is not a readable PEM private key")
         }
         return HTTPDaemon.TLS(certificatePEM: certificatePEM, keyPEM: keyPEM)

@@ -23,11 +23,9 @@ public struct Configuration: Sendable {
     public static func load(_ settings: VeridocSettings, at time: Date = Date()) throws(ConfigError) -> Configuration {
         guard !settings.tenants.isEmpty else { throw ConfigError("tenants: a non-empty array is required") }
         var tenants: [Tenant] = []
-        for (index, entry) in settings.tenants.enumerated() {
+        for entry in settings.tenants {
             let tenant = try loadTenant(entry, settings: settings, time: time)
-            // Swift's equality here, not bytes: ids that are Unicode-equivalent
-            // are refused too, being two tenants no operator could tell apart.
-            guard !tenants.contains(where: { $0.id == tenant.id }) else { throw ConfigError("tenants[\(index)].id: duplicate tenant id \(tenant.id)") }
+            // Settings has refused duplicate and confusable ids (`IdentityRule`).
             tenants.append(tenant)
         }
         return Configuration(directory: TenantDirectory(tenants), baseURL: settings.baseURL)
@@ -38,11 +36,7 @@ public struct Configuration: Sendable {
         var keys: [TenantKey] = []
         for (index, file) in entry.encryptionKeys.enumerated() {
             let setting = "\(path).encryptionKeys[\(index)]"
-            let url = settings.resolve(file)
-            guard FileManager.default.isReadableFile(atPath: url.path) else { throw ConfigError("\(setting): cannot read \(url.path)") }
-            if let problem = KeyFile.permissionProblem(url) { throw ConfigError("\(setting): private key file \(problem)") }
-            // Read by OpenSSL itself: the key never sits in a Swift String.
-            guard let key = try? PrivateKey(pemFile: url) else { throw ConfigError("\(setting): \(url.path) holds no PEM private key") }
+            let key = try KeyFile.privateKey(settings.resolve(file), setting: setting)
             do { keys.append(try TenantKey(key)) } catch { throw ConfigError("\(setting): \(error.message)") }
         }
 
@@ -81,7 +75,7 @@ public struct Configuration: Sendable {
             for (index, entry) in test.trustAnchors.enumerated() {
                 anchors += try loadCertificates(settings.resolve(entry), setting: "\(path).testConditions.trustAnchors[\(index)]")
             }
-            testConditions = TestConditions(kinds: Set(test.kinds.compactMap { name in TestKind.allCases.first { $0.settingName == name } }))
+            testConditions = TestConditions(kinds: Set(test.kinds.map(TestKind.init)))
         }
         guard !anchors.isEmpty || !listed.isEmpty || !pinned.isEmpty || testConditions != nil else {
             throw ConfigError("\(path): no trust anchors (trustAnchors, vicals or pinnedDocumentSigners) configured")
@@ -92,7 +86,10 @@ public struct Configuration: Sendable {
             if defaults.contains(where: { $0.namespace == entry.namespace && $0.element == entry.element }) {
                 throw ConfigError("\(path).retentionDefaults[\(index)]: duplicate default for \(entry.namespace)/\(entry.element)")
             }
-            let retention: Retention = entry.intent == "willNotStore" ? .willNotStore : .mayStore(days: entry.days)
+            let retention: Retention = switch entry.intent {
+            case .willNotStore: .willNotStore
+            case .mayStore(let days): .mayStore(days: days)
+            }
             defaults.append(TenantRetention.Default(namespace: entry.namespace, element: entry.element, retention: retention))
         }
         var recipient: PublicKey?
@@ -123,10 +120,10 @@ public struct Configuration: Sendable {
             vicalAnchors += try loadCertificates(settings.resolve(anchor), setting: "\(setting).anchors[\(index)]")
         }
         let url = settings.resolve(entry.file)
-        guard let bytes = try? Data(contentsOf: url) else { throw ConfigError("\(setting).file: cannot read \(url.path)") }
+        let bytes = try KeyFile.read(url, setting: "\(setting).file", .published)
         let vical: VICAL
         do {
-            vical = try VICAL(bytes: Array(bytes), anchors: TrustStore(anchors: vicalAnchors), at: time)
+            vical = try VICAL(bytes: bytes, anchors: TrustStore(anchors: vicalAnchors), at: time)
         } catch {
             throw ConfigError("\(setting).file: \(url.lastPathComponent) is not an authentic VICAL: \(error)")
         }
@@ -160,7 +157,7 @@ public struct Configuration: Sendable {
 
     /// A PEM P-256 public key (SubjectPublicKeyInfo).
     static func loadP256PublicKey(_ url: URL, setting: String) throws(ConfigError) -> PublicKey {
-        guard let pem = try? String(contentsOf: url, encoding: .utf8) else { throw ConfigError("\(setting): cannot read \(url.path)") }
+        let pem = String(decoding: try KeyFile.read(url, setting: setting, .published), as: UTF8.self)
         guard let key = try? PublicKey(pem: pem), key.curve == .p256 else {
             throw ConfigError("\(setting): \(url.path) holds no PEM P-256 public key (SubjectPublicKeyInfo)")
         }
@@ -183,7 +180,8 @@ public struct Configuration: Sendable {
         }
         var certificates: [Certificate] = []
         for file in files {
-            guard let text = try? String(contentsOf: file, encoding: .utf8), let parsed = try? Certificate.parsePEM(text), !parsed.isEmpty else {
+            let text = String(decoding: try KeyFile.read(file, setting: setting, .published), as: UTF8.self)
+            guard let parsed = try? Certificate.parsePEM(text), !parsed.isEmpty else {
                 throw ConfigError("\(setting): \(file.path) holds no PEM certificate")
             }
             certificates += parsed

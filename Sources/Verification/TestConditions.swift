@@ -1,4 +1,5 @@
 import MDoc
+import Settings
 
 /// Apple's test conditions (docs/test-mode.md): the mock responses the Simulator and Apple's
 /// developer profiles return. Only a tenant configured with `testConditions`
@@ -17,11 +18,11 @@ public enum TestKind: String, Sendable, CaseIterable {
     /// The Team ID Apple's Simulator puts in the session transcript.
     public static let simulatorTeamID = "PassKit_Identity_Test_Team_ID"
 
-    /// The name of the kind in the config file (`testConditions.kinds`).
-    public var settingName: String {
-        switch self {
-        case .simulator: "simulator"
-        case .developerProfile: "developerProfile"
+    /// The kind a config file's `testConditions.kinds` names.
+    public init(_ kind: TenantSettings.TestConditions.Kind) {
+        switch kind {
+        case .simulator: self = .simulator
+        case .developerProfile: self = .developerProfile
         }
     }
 }

@@ -121,7 +121,7 @@ import TestSupport
     @Test func aTestTenantIsReadWithItsTestRoots() throws {
         let json = Self.simulatorConfig(#""testConditions": {"kinds": ["simulator", "developerProfile"], "trustAnchors": ["pki/apple-test-root.pem"]}}, {"id": "acme", "trustAnchors": ["a"]}"#)
         let tenants = try Self.settings(json).tenants
-        #expect(tenants[0].testConditions == TenantSettings.TestConditions(kinds: ["simulator", "developerProfile"], trustAnchors: ["pki/apple-test-root.pem"]))
+        #expect(tenants[0].testConditions == TenantSettings.TestConditions(kinds: [.simulator, .developerProfile], trustAnchors: ["pki/apple-test-root.pem"]))
         #expect(tenants[0].trustAnchors.isEmpty)
         #expect(tenants[1].testConditions == nil)
         let deviceOnly = #"{"tenants": [{"id": "t", "testConditions": {"kinds": ["developerProfile"]}}]}"#
@@ -258,5 +258,34 @@ import TestSupport
             let message = Self.refusal(json)
             #expect(message?.hasPrefix(path) == true, "\(json): \(message ?? "accepted")")
         }
+    }
+}
+
+/// A tenant setting is one typed field, read in `TenantSettings.init`, and
+/// one entry of the schema: the two agree, and every setting misspelt is
+/// refused by its name.
+@Suite struct TenantSettingsKeysTests {
+    static func schemaTenantKeys() throws -> Set<String> {
+        let schema = try #require(try SettingsTests.json("Schemas/config.schema.json") as? [String: Any])
+        let tenant = try #require((schema["$defs"] as? [String: Any])?["tenant"] as? [String: Any])
+        return Set(try #require(tenant["properties"] as? [String: Any]).keys)
+    }
+
+    @Test func theSchemaAndTheReaderAgreeOnTheTenantSettings() throws {
+        let read = Set(TenantSettings.knownKeys)
+        #expect(read.count == TenantSettings.knownKeys.count, "a key read twice: \(TenantSettings.knownKeys)")
+        #expect(read.contains("id") && read.contains("merchantIds") && read.contains("testConditions"))
+        let schema = try Self.schemaTenantKeys()
+        #expect(read.subtracting(schema).isEmpty, "read but not in the schema: \(read.subtracting(schema).sorted())")
+        #expect(schema.subtracting(read).isEmpty, "in the schema but not read: \(schema.subtracting(read).sorted())")
+    }
+
+    @Test func everyTenantSettingMisspeltIsRefusedByName() throws {
+        for key in TenantSettings.knownKeys where key != "id" {
+            let misspelt = String(key.dropLast()) + "z"
+            let message = SettingsTests.refusal(#"{"tenants": [{"id": "acme", "\#(misspelt)": 1}]}"#)
+            #expect(message == "tenants[0].\(misspelt): unknown setting", "\(key): \(message ?? "accepted")")
+        }
+        #expect(SettingsTests.refusal(#"{"tenant": [{"id": "acme"}]}"#) == "tenant: unknown setting")
     }
 }
