@@ -76,7 +76,7 @@ let package = Package(
         .target(name: "SessionAPI", dependencies: ["HTTPService", "Observability", "Settings", "Crypto", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
                 resources: [.embedInCode("session-api.openapi.json")]),
         // What both binaries share: console output, argument parsing, exit statuses.
-        .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka", "Crypto", "HTTPService"]),
+        .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka", "Crypto", "HTTPService", "Storage"]),
         .executableTarget(
             name: "Veridoc",
             dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),

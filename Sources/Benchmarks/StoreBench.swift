@@ -171,9 +171,10 @@ public struct StoreBench {
 
     static func valueRow(_ index: Int, now: Date) -> [PostgresValue] {
         let event = "req-\(index / elementNames.count)-8f14e45fceea167a5a36dedd4bea2543"
-        return [.text(event), .text("tenant-a"), .text("org.iso.18013.5.1"), .text(elementNames[index % elementNames.count]), .text("k2026-11"),
-                .bytes((0..<12).map { UInt8(truncatingIfNeeded: $0 &+ index) }), .bytes((0..<48).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }),
-                .timestamp(now.addingTimeInterval(30 * 86_400 + Double(index % 1000))), .timestamp(now)]
+        return ElementValuesTable.parameters(ElementValuesTable.Row(
+            eventID: event, tenant: "tenant-a", namespace: "org.iso.18013.5.1", element: elementNames[index % elementNames.count], keyID: "k2026-11",
+            nonce: (0..<12).map { UInt8(truncatingIfNeeded: $0 &+ index) }, ciphertext: (0..<48).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) },
+            retainUntil: .at(now.addingTimeInterval(30 * 86_400 + Double(index % 1000))), storedAt: now))
     }
 
     /// `columns` with schema-qualified types: the same table, but types

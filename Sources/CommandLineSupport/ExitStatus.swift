@@ -1,10 +1,11 @@
 import Kafka
 import Postgres
+import Storage
 import Verification
 
 /// Runs a command body and maps what it threw to the exit status: 0 on
-/// success, 2 for usage and configuration errors (message on stderr), 1
-/// otherwise.
+/// success, 2 for usage and configuration errors and for a database whose
+/// schema is newer than this binary (message on stderr), 1 otherwise.
 public enum ExitStatus {
     /// What the statuses mean; each command's `--help` lists its own with
     /// these (and DocsMatchCodeTests holds the documents to that help).
@@ -30,6 +31,9 @@ public enum ExitStatus {
             Console.error("config: \(error.message)")
         } catch let error as KafkaError where error.configurationProblem != nil {
             Console.error("config: kafka.properties: \(error.configurationProblem ?? "")")
+        } catch let error as SchemaError {
+            // Restarting will not help: the binary has to change (or the database).
+            Console.error("postgres: \(error)")
         } catch let error as PostgresError {
             Console.error("postgres: \(error.sqlState ?? "connection") \(error.message)")
             return Self.failure

@@ -131,14 +131,6 @@ package final class PartitionTracker: @unchecked Sendable {
         }
     }
 
-    /// Offsets handed out and not yet durable, per partition (for drain and metrics).
-    func pendingCount(_ partition: TopicPartition? = nil) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        let states = partition.map { partitions[$0].map { [$0] } ?? [] } ?? Array(partitions.values)
-        return states.reduce(0) { $0 + $1.done[$1.head...].filter { !$0 }.count }
-    }
-
     var assigned: [TopicPartition] {
         lock.lock()
         defer { lock.unlock() }

@@ -28,14 +28,26 @@ final class Persister: @unchecked Sendable {
     private var stopped = false
     private var thread: Thread?
 
-    init(
+    convenience init(
         capacity: Int, tracker: PartitionTracker, batchSize: Int, linger: TimeInterval, log: Logger,
         connect: @escaping @Sendable () throws -> PostgresConnection, makeStore: @escaping @Sendable (PostgresConnection) -> ResultStore,
         onCommitted: @escaping @Sendable ([OutboxEntry], [TopicPartition: Int64], Int) -> Void,
         metrics: PipelineMetrics? = nil
     ) {
+        self.init(queue: BlockingQueue(capacity: capacity), tracker: tracker, batchSize: batchSize, linger: linger, log: log, connect: connect,
+                  makeStore: makeStore, onCommitted: onCommitted, metrics: metrics)
+    }
+
+    /// Takes its completions from `queue`, which others may fill too (the
+    /// publisher's delivered dead letters: `putWithoutWaiting`).
+    init(
+        queue: BlockingQueue<Completion>, tracker: PartitionTracker, batchSize: Int, linger: TimeInterval, log: Logger,
+        connect: @escaping @Sendable () throws -> PostgresConnection, makeStore: @escaping @Sendable (PostgresConnection) -> ResultStore,
+        onCommitted: @escaping @Sendable ([OutboxEntry], [TopicPartition: Int64], Int) -> Void,
+        metrics: PipelineMetrics? = nil
+    ) {
         self.metrics = metrics
-        self.queue = BlockingQueue(capacity: capacity)
+        self.queue = queue
         self.tracker = tracker
         self.batchSize = batchSize
         self.linger = linger
@@ -58,12 +70,6 @@ final class Persister: @unchecked Sendable {
     /// Blocks while the queue is full (backpressure towards the pool).
     func enqueue(_ completion: Completion) {
         queue.put(completion)
-    }
-
-    /// For completions produced on threads that must not block (dead-letter
-    /// delivery reports); their number is bounded by the consumer's in-flight limit.
-    func enqueueWithoutWaiting(_ completion: Completion) {
-        queue.putWithoutWaiting(completion)
     }
 
     var backlog: Int { queue.count }

@@ -1,5 +1,4 @@
 import Foundation
-import Postgres
 import Retention
 import Storage
 import Verification
@@ -20,7 +19,7 @@ struct PreparedWrite: Sendable {
     let values: RetentionWriter.ValueRows?
     /// The result row's `element_groups` (names and retention decisions):
     /// built here, it is no part of the persister thread's time.
-    let elementGroups: PostgresValue
+    let elementGroups: ElementGroupsColumn.Value
 
     init(result: VerificationResult, retention: RetentionWriter) {
         let fresh = ResultStore.consumesNonce(result) ? result.recordingNonceCheck(reused: false) : result
@@ -28,7 +27,7 @@ struct PreparedWrite: Sendable {
         // The nonce check changes neither the elements nor the request, so
         // both kinds of row share one set of decisions.
         let decided = retention.decisions(for: result)
-        elementGroups = ElementGroupsColumn.value(retention.elementGroupRows(for: result, decided: decided))
+        elementGroups = ElementGroupsColumn.Value(retention.elementGroups(for: result, decided: decided))
         values = result.isAccepted ? try? retention.valueRows(for: result, decided: decided, storedAt: Date()) : RetentionWriter.ValueRows()
     }
 }

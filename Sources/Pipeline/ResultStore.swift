@@ -59,7 +59,7 @@ package struct ResultStore {
         // Event ids, tenants and nonce keys are matched by their bytes, as
         // PostgreSQL compares text: a set of Strings would merge Unicode-equivalent
         // ids that the database keeps apart.
-        var values: [Identifier: [[PostgresValue]]] = [:]
+        var values: [Identifier: [ElementValuesTable.Row]] = [:]
         var expiries: [Date] = []
         for completion in completions {
             guard let result = completion.result, result.isAccepted, let id = result.requestID, values[Identifier(id)] == nil else { continue }
@@ -88,7 +88,7 @@ package struct ResultStore {
     /// depend on a plan (a lookup by id, planned while the table is small, can
     /// go on scanning all of it for every batch), and another writer storing
     /// the same event meanwhile is waited for and then found.
-    private func writeDecided(_ items: [(Completion, VerificationResult)], values: [Identifier: [[PostgresValue]]],
+    private func writeDecided(_ items: [(Completion, VerificationResult)], values: [Identifier: [ElementValuesTable.Row]],
                               positions: [TopicPartition: Int64]) throws -> Written {
         let uses = nonceUses(items)
         // Rows as if every nonce were new; a replay's verdict is corrected below.
@@ -139,7 +139,7 @@ package struct ResultStore {
     /// nothing more), then the rows of the results that were new. Not the
     /// worker's path (`pipelining: false`): a second, independent way to the
     /// same decisions, which the tests hold the pipelined write against.
-    private func writeStepByStep(_ items: [(Completion, VerificationResult)], values: [Identifier: [[PostgresValue]]],
+    private func writeStepByStep(_ items: [(Completion, VerificationResult)], values: [Identifier: [ElementValuesTable.Row]],
                                  positions: [TopicPartition: Int64]) throws -> Written {
         try connection.transaction { connection in
             let decided = try decideNonces(items, on: connection)
@@ -261,25 +261,24 @@ package struct ResultStore {
     }
 
     /// One row per id, the first occurrence's.
-    private func resultRows(_ items: [Decided]) -> [[PostgresValue]] {
+    private func resultRows(_ items: [Decided]) -> [ResultsTable.Row] {
         var seen = Set<Identifier>()
-        var rows: [[PostgresValue]] = []
+        var rows: [ResultsTable.Row] = []
         for item in items {
             let result = item.result
             guard let id = result.requestID, seen.insert(Identifier(id)).inserted else { continue }
             let document = result.documents.first
             let ticket = item.completion.ticket
-            rows.append([
-                .text(id), untrusted(result.tenant), optional(result.flow?.rawValue), .text(result.verdict),
-                .textArray(result.report.reasons.map(\.code.rawValue)), untrusted(document?.docType), untrusted(document?.issuerSubject),
-                untrusted(document?.issuerCountry), optionalDate(document?.signed), optionalDate(document?.validFrom),
-                optionalDate(document?.validUntil), optionalDate(result.eventTime), .timestamp(item.completion.receivedAt),
-                .timestamp(result.verifiedAt), .double(max(0, result.verifiedAt.timeIntervalSince(item.completion.receivedAt))),
-                .text(ticket.topicPartition.topic), .int(Int64(ticket.topicPartition.partition)), .int(ticket.offset),
-                .text(result.assurance.isTest ? "test" : "production"), optional(result.assurance.kind?.rawValue),
-                item.completion.prepared?.elementGroups ?? ElementGroupsColumn.value(retention.elementGroupRows(for: result)),
-                optional(document?.deviceAuthentication?.method), untrusted(document?.deviceAuthentication?.reader),
-            ])
+            rows.append(ResultsTable.Row(
+                eventID: id, tenant: result.tenant, flow: result.flow?.rawValue, verdict: result.verdict,
+                reasonCodes: result.report.reasons.map(\.code.rawValue), docType: document?.docType, issuerSubject: document?.issuerSubject,
+                issuerCountry: document?.issuerCountry, msoSigned: document?.signed, msoValidFrom: document?.validFrom,
+                msoValidUntil: document?.validUntil, eventTime: result.eventTime, receivedAt: item.completion.receivedAt,
+                verifiedAt: result.verifiedAt, processingSeconds: max(0, result.verifiedAt.timeIntervalSince(item.completion.receivedAt)),
+                sourceTopic: ticket.topicPartition.topic, sourcePartition: ticket.topicPartition.partition, sourceOffset: ticket.offset,
+                assurance: result.assurance.isTest ? "test" : "production", testKind: result.assurance.kind?.rawValue,
+                elementGroups: item.completion.prepared?.elementGroups ?? ElementGroupsColumn.Value(retention.elementGroups(for: result)),
+                deviceAuth: document?.deviceAuthentication?.method, deviceReader: document?.deviceAuthentication?.reader))
         }
         return rows
     }
@@ -293,7 +292,7 @@ package struct ResultStore {
     }
 
     /// The sealed values of the verified results among `items`.
-    private func valueStatement(_ items: [Decided], values: [Identifier: [[PostgresValue]]]) throws -> PostgresStatement? {
+    private func valueStatement(_ items: [Decided], values: [Identifier: [ElementValuesTable.Row]]) throws -> PostgresStatement? {
         let kept = items.filter(\.result.isAccepted).flatMap { values[Identifier($0.result.requestID ?? "")] ?? [] }
         guard !kept.isEmpty else { return nil }
         return try ElementValuesTable.insert(kept)
@@ -350,8 +349,3 @@ package struct ResultStore {
         return positions
     }
 }
-
-private func optional(_ text: String?) -> PostgresValue { text.map(PostgresValue.text) ?? .null }
-/// Text from the event or the credential (an unknown tenant, a document's names): stored even with a U+0000 in it.
-private func untrusted(_ text: String?) -> PostgresValue { text.map { .text(PostgresValue.storable($0)) } ?? .null }
-private func optionalDate(_ date: Date?) -> PostgresValue { PostgresValue.storableTimestamp(date) }

@@ -11,43 +11,20 @@ import Verification
 /// threads verify; the persister thread writes PostgreSQL; the publisher
 /// thread keeps the outbox moving. They hand work over through bounded queues,
 /// so a slow stage slows the ones before it instead of filling memory.
-public final class Worker: @unchecked Sendable {
+///
+/// This type is the worker's life: made from its configuration, run, asked to
+/// stop. `WorkerStages` builds and joins the stages when it runs;
+/// `WorkerLoop` is the consumer thread's loop over them.
+public final class Worker: Sendable {
     public let configuration: WorkerConfiguration
     /// Served at /metrics; `metrics.health` answers /readyz.
     public let metrics: PipelineMetrics
-    private let verifier: Verifier
     private let log: Logger
     private let workerID: String
     private let tracker = PartitionTracker()
-    private let intake: RecordIntake
-    private var pool: VerificationPool!
-    private var persister: Persister!
-    private var publisher: Publisher!
-    private var consumer: KafkaConsumer!
-    /// The consumer thread's own connection, for stored positions on assignment.
-    private lazy var positionsConnection = ReconnectingConnection { [unowned self] in try self.connectPostgres() }
-    private var probe: PostgresProbe?
+    private let work: JobWork
     private let retention: RetentionWriter
-    private var purgeLoop: PurgeLoop?
-
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var stopRequested = false
-    private var pendingKafkaCommit: [TopicPartition: Int64] = [:]
-    private var counters = Counters()
-
-    /// Consumer-thread state.
-    /// Jobs polled that the pool had no room for: normally one, since nothing
-    /// is polled while it waits.
-    private var overflow: [Job] = []
-    /// When `overflow` last went from empty to waiting (nil while it is empty).
-    private var waitingSince: Date?
-    private var paused: Set<TopicPartition> = []
-    /// Partitions not read since a gap (`OffsetGapPolicy.stop`), until revoked.
-    private var stopped: Set<TopicPartition> = []
-    /// When to wake librdkafka's fetcher (`FetcherWake`).
-    private var fetcher: FetcherWake
-    private var waker: FetcherWaker?
+    private let state = WorkerState()
 
     public struct Counters: Sendable {
         public var consumed = 0
@@ -61,109 +38,115 @@ public final class Worker: @unchecked Sendable {
         self.log = log
         var parser = EventParser()
         parser.maxEventBytes = configuration.maxEventBytes
-        self.verifier = Verifier(directory: directory, eventParser: parser, issuedNonceKey: IssuedNonce.Key(replayKey: configuration.nonceKey))
+        let verifier = Verifier(directory: directory, eventParser: parser, issuedNonceKey: IssuedNonce.Key(replayKey: configuration.nonceKey))
         metrics.health.watchTrustLists(directory.tenants.flatMap(\.trustListDeadlines))
         // The memo is the process's (the issuer check reaches it from any pool thread): sized once, here.
         TrustedSignatures.shared.memo.reset(capacity: configuration.signatureMemoEntries)
-        self.intake = RecordIntake(parser: parser)
-        self.retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
-        let prefetch = Int(configuration.consumerProperties["queued.max.messages.kbytes"] ?? "") ?? WorkerConfiguration.prefetchKilobytesPerThread
-        self.fetcher = FetcherWake(prefetchBytes: prefetch * 1024)
+        let retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
+        self.retention = retention
+        self.work = JobWork(verifier: verifier, intake: RecordIntake(parser: parser), retention: retention, metrics: metrics, log: log)
         let host = ProcessInfo.processInfo.hostName
         self.workerID = "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
     }
 
-    private func connectPostgres() throws -> PostgresConnection {
-        try configuration.connectPostgres(applicationName: "veridoc-worker")
-    }
-
     public func requestStop() {
-        lock.lock()
-        stopRequested = true
-        lock.unlock()
+        state.requestStop()
         metrics.health.drainStarted()
-    }
-
-    private var shouldStop: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopRequested
     }
 
     /// Partitions this worker owns now.
     public var assignedPartitionCount: Int { tracker.assigned.count }
 
-    public var counts: Counters {
-        lock.lock()
-        defer { lock.unlock() }
-        return counters
-    }
+    public var counts: Counters { state.counters }
 
     /// Runs until `requestStop`, then drains within the drain timeout and leaves the group.
     public func run() throws {
-        let configuration = self.configuration
-        let connect: @Sendable () throws -> PostgresConnection = {
-            try configuration.connectPostgres(applicationName: "veridoc-worker")
-        }
-        let store: @Sendable (PostgresConnection) -> ResultStore = { [workerID, retention] connection in
-            ResultStore(connection: connection, groupID: configuration.groupID, workerID: workerID, nonceKey: configuration.nonceKey,
-                        outboxClaim: configuration.outboxClaim, retention: retention)
-        }
-        // One batch queued while the previous one is written is all the persister
-        // can use: when it is the bottleneck a deeper queue only holds more
-        // finished results (~25 KB each with their prepared writes), and when it
-        // is not the queue is short.
-        persister = Persister(
-            capacity: configuration.batchSize, tracker: tracker, batchSize: configuration.batchSize, linger: configuration.batchLinger,
-            log: log, connect: connect, makeStore: store,
-            onCommitted: { [unowned self] outbox, positions, stored in
-                self.publisher.publish(outbox)
-                self.lock.lock()
-                self.pendingKafkaCommit.merge(positions) { max($0, $1) }
-                self.counters.stored += stored
-                self.lock.unlock()
-            },
-            metrics: metrics)
-        publisher = try Publisher(
-            configuration: configuration, workerID: workerID, log: log, connect: connect,
-            onDeadLetterDelivered: { [unowned self] job in
-                self.lock.lock()
-                self.counters.deadLettered += 1
-                self.lock.unlock()
-                self.persister.enqueueWithoutWaiting(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: nil))
-            },
-            metrics: metrics)
-        let work = JobWork(verifier: verifier, intake: intake, retention: retention, metrics: metrics, log: log)
-        pool = VerificationPool(
-            threads: configuration.workers, capacity: configuration.workers * Self.admittedPerThread,
-            verify: { job in work.complete(job) },
-            deliver: { [unowned self] outcome in
-                switch outcome {
-                case .completion(let completion): self.persister.enqueue(completion)
-                case .deadLetter(let job): self.publisher.deadLetter(job)
-                }
-            })
+        let relay = RebalanceRelay()
+        let stages = try WorkerStages(configuration: configuration, workerID: workerID, tracker: tracker, work: work, retention: retention,
+                                      state: state, metrics: metrics, log: log, listener: relay)
+        let prefetch = Int(configuration.consumerProperties["queued.max.messages.kbytes"] ?? "") ?? WorkerConfiguration.prefetchKilobytesPerThread
+        let loop = WorkerLoop(configuration: configuration, workerID: workerID, stages: stages, tracker: tracker, state: state, metrics: metrics,
+                              log: log, fetcher: FetcherWake(prefetchBytes: prefetch * 1024))
+        relay.loop = loop
+        try loop.run()
+    }
 
-        var properties = configuration.consumerProperties
-        properties["client.id"] = properties["client.id"] ?? "veridoc-\(workerID)"
-        consumer = try KafkaConsumer(properties: properties, listener: self)
-        consumer.onError = { [log] error in log.warning("kafka client error", ["code": error.name]) }
-        let waker = FetcherWaker(consumer: consumer)
-        self.waker = waker
-        waker.start()
+    /// How long the pool may stay full before the partitions are paused: long
+    /// enough that a busy pool (a slot frees every millisecond or so) never
+    /// pauses, short enough that rebalances wait little for a stalled one.
+    static let stallBeforePausing: TimeInterval = 1
+
+    /// Jobs the pool admits per thread. Jobs with one key run one at a time, and a
+    /// fetch delivers a run of records from one partition, which holds only the keys
+    /// hashed to it: with a small window the admitted jobs queue behind a handful of
+    /// keys while threads idle. Jobs are ~10 KB: 512 a thread is a few MB.
+    static let admittedPerThread = 512
+}
+
+/// Rebalances reach the loop through this: the consumer takes its listener
+/// when it is built, before the loop that owns it exists. It calls the
+/// listener only while the loop polls or closes it, by when `loop` is set;
+/// closing drops the consumer's reference to this, and with it the loop.
+final class RebalanceRelay: RebalanceListener, @unchecked Sendable {
+    /// Set once, before the first poll; read on the consumer's thread.
+    var loop: WorkerLoop?
+
+    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
+        guard let loop else { preconditionFailure("a rebalance was served before the worker's loop existed") }
+        return loop.partitionsAssigned(partitions)
+    }
+
+    func partitionsRevoked(_ partitions: [TopicPartition]) {
+        guard let loop else { preconditionFailure("a rebalance was served before the worker's loop existed") }
+        loop.partitionsRevoked(partitions)
+    }
+}
+
+/// The consumer thread's loop: polls, hands records to the pool, holds back
+/// what it has no room for, pauses and resumes partitions, passes over gaps,
+/// serves rebalances, and drains at the end. Its state is the consumer
+/// thread's alone (rebalances are served on it too, inside `poll`).
+final class WorkerLoop: @unchecked Sendable {
+    private let configuration: WorkerConfiguration
+    private let workerID: String
+    private let stages: WorkerStages
+    private let tracker: PartitionTracker
+    private let state: WorkerState
+    private let metrics: PipelineMetrics
+    private let log: Logger
+    private var pool: VerificationPool { stages.pool }
+    private var persister: Persister { stages.persister }
+    private var consumer: KafkaConsumer { stages.consumer }
+
+    /// Jobs polled that the pool had no room for: normally one, since nothing
+    /// is polled while it waits.
+    private var overflow: [Job] = []
+    /// When `overflow` last went from empty to waiting (nil while it is empty).
+    private var waitingSince: Date?
+    private var paused: Set<TopicPartition> = []
+    /// Partitions not read since a gap (`OffsetGapPolicy.stop`), until revoked.
+    private var stopped: Set<TopicPartition> = []
+    /// When to wake librdkafka's fetcher (`FetcherWake`).
+    private var fetcher: FetcherWake
+
+    init(configuration: WorkerConfiguration, workerID: String, stages: WorkerStages, tracker: PartitionTracker, state: WorkerState,
+         metrics: PipelineMetrics, log: Logger, fetcher: FetcherWake) {
+        self.configuration = configuration
+        self.workerID = workerID
+        self.stages = stages
+        self.tracker = tracker
+        self.state = state
+        self.metrics = metrics
+        self.log = log
+        self.fetcher = fetcher
+    }
+
+    private var shouldStop: Bool { state.stopRequested }
+
+    func run() throws {
+        stages.start()
         // Also on a fatal error thrown out of the loop, which skips the drain.
-        defer { waker.stop() }
-        consumer.onStatistics = { [tracker, metrics] statistics in metrics.consumerStatistics(statistics, owned: Set(tracker.assigned)) }
-        let (pool, persister) = (self.pool!, self.persister!)
-        metrics.verifyInFlight.sample { Double(pool.inFlight) }
-        metrics.persistQueueDepth.sample { Double(persister.backlog) }
-        probe = PostgresProbe(health: metrics.health, connect: connect)
-        probe?.start()
-
-        persister.start()
-        publisher.start()
-        purgeLoop = RetentionPurge.loop(configuration.retention, partitions: retention.partitions, connect: connect, log: log, metrics: metrics)
-        purgeLoop?.start()
+        defer { stages.waker.stop() }
         try consumer.subscribe([configuration.requestTopic])
         log.info("worker started", ["worker": workerID, "group": configuration.groupID, "topic": configuration.requestTopic,
                                     "threads": "\(configuration.workers)"])
@@ -183,10 +166,10 @@ public final class Worker: @unchecked Sendable {
                         fetcher.received(bytes: message.value.count + (message.key?.count ?? 0))
                         accept(message)
                     } else if paused.isEmpty, let partition = fetcher.partitionToWake(among: tracker.assigned, hasRecordsLeft: { [tracker, consumer] in
-                        guard let end = consumer!.cachedHighWatermark($0), let next = tracker.nextOffset($0) else { return false }
+                        guard let end = consumer.cachedHighWatermark($0), let next = tracker.nextOffset($0) else { return false }
                         return end > next
                     }) {
-                        waker.wake(partition)
+                        stages.waker.wake(partition)
                     }
                 } catch {
                     log.error("kafka consumer failed", ["code": error.name])
@@ -195,7 +178,7 @@ public final class Worker: @unchecked Sendable {
             }
             if Date().timeIntervalSince(lastProgress) > 10 {
                 lastProgress = Date()
-                let counts = self.counts
+                let counts = state.counters
                 log.info("progress", ["consumed": "\(counts.consumed)", "stored": "\(counts.stored)", "deadLettered": "\(counts.deadLettered)",
                                       "inFlight": "\(pool.inFlight)", "persistBacklog": "\(persister.backlog)"])
             }
@@ -212,9 +195,7 @@ public final class Worker: @unchecked Sendable {
             guard passOver(gap) else { return }
         }
         guard let ticket = tracker.register(partition, offset: message.offset) else { return }
-        lock.lock()
-        counters.consumed += 1
-        lock.unlock()
+        state.consumed()
         // Read (parsed) on a pool thread: this thread only keeps the partitions flowing.
         overflow.append(Job(ticket: ticket, key: message.key, receivedAt: Date(), content: .unread(message)))
         dispatchOverflow()
@@ -234,10 +215,10 @@ public final class Worker: @unchecked Sendable {
         var backoff = Backoff()
         while true {
             do {
-                try ResultStore.recordGap(gap, policy: policy, group: configuration.groupID, workerID: workerID, on: try positionsConnection.get())
+                try ResultStore.recordGap(gap, policy: policy, group: configuration.groupID, workerID: workerID, on: try stages.positions.get())
                 break
             } catch {
-                positionsConnection.drop()
+                stages.positions.drop()
                 log.warning("recording an offset gap failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
                 // Not recorded, not passed over: the next owner finds the gap again.
                 if shouldStop { return false }
@@ -285,29 +266,15 @@ public final class Worker: @unchecked Sendable {
             waitingSince = now
             return
         }
-        guard paused.isEmpty, now.timeIntervalSince(since) >= Self.stallBeforePausing else { return }
+        guard paused.isEmpty, now.timeIntervalSince(since) >= Worker.stallBeforePausing else { return }
         let toPause = Set(tracker.assigned)
         guard !toPause.isEmpty else { return }
         consumer.pause(Array(toPause))
         paused = toPause
     }
 
-    /// How long the pool may stay full before the partitions are paused: long
-    /// enough that a busy pool (a slot frees every millisecond or so) never
-    /// pauses, short enough that rebalances wait little for a stalled one.
-    static let stallBeforePausing: TimeInterval = 1
-
-    /// Jobs the pool admits per thread. Jobs with one key run one at a time, and a
-    /// fetch delivers a run of records from one partition, which holds only the keys
-    /// hashed to it: with a small window the admitted jobs queue behind a handful of
-    /// keys while threads idle. Jobs are ~10 KB: 512 a thread is a few MB.
-    static let admittedPerThread = 512
-
     private func commitToKafka() {
-        lock.lock()
-        let offsets = pendingKafkaCommit
-        pendingKafkaCommit.removeAll()
-        lock.unlock()
+        let offsets = state.takePendingKafkaCommit()
         // Called on every turn of the poll loop: the assignment (it can be a
         // thousand partitions) is asked about per offset, not copied into a set
         // each turn, which would be a noticeable share of the worker's CPU.
@@ -325,7 +292,7 @@ public final class Worker: @unchecked Sendable {
         _ = pool.waitUntilIdle(timeout: max(0.1, deadline.timeIntervalSinceNow))
         persister.flush(timeout: max(0.1, deadline.timeIntervalSinceNow))
         commitToKafka()
-        waker?.stop()
+        stages.waker.stop()
         // rd_kafka_consumer_close waits for the group coordinator without a
         // bound: with the broker gone for good it can wait for many minutes.
         // Positions live in PostgreSQL, so a consumer that cannot leave the
@@ -333,37 +300,37 @@ public final class Worker: @unchecked Sendable {
         // session.timeout.ms. (librdkafka closes a consumer between its
         // JoinGroup and its first SyncGroup safely, #4312, so there is no
         // assignment to wait for before leaving.)
-        let consumer = self.consumer!
+        let consumer = self.consumer
         if !BoundedClose.run(within: max(2, deadline.timeIntervalSinceNow), { consumer.close() }) {
             log.warning("the consumer did not leave the group within the drain; leaving it to the process exit", [:])
             AbandonedConsumers.keep(consumer)
         }
         pool.stop()
         persister.stop(timeout: max(0.1, deadline.timeIntervalSinceNow))
-        publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
-        purgeLoop?.stop(timeout: max(1, deadline.timeIntervalSinceNow))
-        positionsConnection.drop()
-        probe?.stop()
-        // The samplers hold the pool and persister (and through them this worker): let go.
+        stages.publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
+        stages.purgeLoop.stop(timeout: max(1, deadline.timeIntervalSinceNow))
+        stages.positions.drop()
+        stages.probe.stop()
+        // The samplers hold the pool and persister (and through them the publisher): let go.
         metrics.verifyInFlight.sample { 0 }
         metrics.persistQueueDepth.sample { 0 }
-        let counts = self.counts
+        let counts = state.counters
         log.info("worker stopped", ["consumed": "\(counts.consumed)", "stored": "\(counts.stored)", "deadLettered": "\(counts.deadLettered)"])
     }
 }
 
-extension Worker: RebalanceListener {
+extension WorkerLoop {
     /// Starts each partition at the position stored in PostgreSQL (0 when none
     /// is stored yet). Waits out a PostgreSQL outage rather than guessing.
-    public func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
+    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] {
         var backoff = Backoff()
         var stored: [TopicPartition: Int64] = [:]
         while true {
             do {
-                stored = try ResultStore.positions(of: partitions, group: configuration.groupID, on: try positionsConnection.get())
+                stored = try ResultStore.positions(of: partitions, group: configuration.groupID, on: try stages.positions.get())
                 break
             } catch {
-                positionsConnection.drop()
+                stages.positions.drop()
                 log.warning("reading stored positions failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
                 if shouldStop { break }
                 Thread.sleep(forTimeInterval: backoff.next())
@@ -383,7 +350,7 @@ extension Worker: RebalanceListener {
     /// Abandons work not started for the partitions, waits for work under way,
     /// and writes what finished, so no position is stored past unfinished work
     /// and the next owner starts where this one stopped.
-    public func partitionsRevoked(_ partitions: [TopicPartition]) {
+    func partitionsRevoked(_ partitions: [TopicPartition]) {
         let revoked = Set(partitions)
         overflow.removeAll { revoked.contains($0.ticket.topicPartition) }
         let abandoned = pool.abandon { revoked.contains($0.ticket.topicPartition) }

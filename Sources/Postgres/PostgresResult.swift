@@ -65,9 +65,6 @@ public struct PostgresResult: Sendable {
         self.columnIndices = indices
     }
 
-    /// The position of the first column with this name, or nil.
-    public func columnIndex(_ name: String) -> Int? { columnIndices[name] }
-
     public func isNull(_ row: Int, _ column: String) -> Bool { raw(row, index(of: column)) == nil }
 
     public func string(_ row: Int, _ column: String) -> String? { string(row, index: index(of: column)) }

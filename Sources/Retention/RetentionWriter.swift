@@ -95,27 +95,28 @@ public struct RetentionWriter: Sendable {
         return decided
     }
 
-    public func elementGroupRows(for result: VerificationResult) -> [[PostgresValue]] {
-        elementGroupRows(for: result, decided: decisions(for: result))
+    public func elementGroups(for result: VerificationResult) -> [ElementGroupsColumn.Group] {
+        elementGroups(for: result, decided: decisions(for: result))
     }
 
-    /// The element groups (in `ElementGroupsColumn.columns`' order; `ElementGroupsColumn.value`
-    /// makes the results row's column of them) from decisions already made for `result`:
-    /// the elements of one namespace with the same decision share a row, in
+    /// The element groups (`ElementGroupsColumn.Value` makes the results
+    /// row's column of them) from decisions already made for `result`:
+    /// the elements of one namespace with the same decision share a group, in
     /// the order of their first element, each listing its names in disclosure
     /// order. An event of Apple's kind discloses ~23 elements under 3 or 4
     /// decisions; a row per element would be most of the server's CPU per event.
-    public func elementGroupRows(for result: VerificationResult, decided: [Decided]) -> [[PostgresValue]] {
-        guard let id = result.requestID else { return [] }
+    public func elementGroups(for result: VerificationResult, decided: [Decided]) -> [ElementGroupsColumn.Group] {
+        guard result.requestID != nil else { return [] }
         var groups = ElementGroups()
         for item in decided { groups.add(item) }
         return groups.all.map { group in
-            let (intent, days): (String, PostgresValue) = switch group.key.decision.retention {
-            case .willNotStore: ("willNotStore", .null)
-            case .mayStore(let limit): ("mayStore", limit.map { .int(Int64($0)) } ?? .null)
+            let retention: ElementGroupsColumn.Retention = switch group.key.decision.retention {
+            case .willNotStore: .willNotStore
+            case .mayStore(let limit): .mayStore(days: limit)
             }
-            return [.text(id), .text(group.key.namespace.text), .textArray(group.elements), .bool(group.key.requested), .text(intent), days,
-                    .text(group.key.decision.source.rawValue), .bool(group.key.decision.capped), Self.sql(group.key.decision.expiry)]
+            return ElementGroupsColumn.Group(namespace: group.key.namespace.text, elements: group.elements, requested: group.key.requested,
+                                             retention: retention, source: group.key.decision.source.rawValue,
+                                             capped: group.key.decision.capped, retainUntil: group.key.decision.expiry.map(Self.retainUntil))
         }
     }
 
@@ -157,7 +158,7 @@ public struct RetentionWriter: Sendable {
     }
 
     public struct ValueRows: Sendable {
-        public var rows: [[PostgresValue]] = []
+        public var rows: [ElementValuesTable.Row] = []
         /// The finite retain_until instants, for `ValuePartitions.ensure`.
         public var expiries: [Date] = []
 
@@ -169,7 +170,7 @@ public struct RetentionWriter: Sendable {
         try valueRows(for: result, decided: decisions(for: result), storedAt: storedAt)
     }
 
-    /// The value rows (in `ElementValuesTable.columns`' order) from decisions already made for `result`. Released
+    /// The value rows from decisions already made for `result`. Released
     /// values (`VerificationResult.releasingElementValues()`) have none: the
     /// worker releases only what it has sealed.
     public func valueRows(for result: VerificationResult, decided: [Decided], storedAt: Date) throws(CryptoError) -> ValueRows {
@@ -180,8 +181,9 @@ public struct RetentionWriter: Sendable {
             // Sealed under the names as stored, so that reading a value back binds to its row.
             let namespace = PostgresValue.storable(item.element.namespace), element = PostgresValue.storable(item.element.identifier)
             let sealed = try ValueCipher.seal(Array(value.encoded), eventID: id, namespace: namespace, element: element, keys: keys)
-            out.rows.append([.text(id), .text(tenant), .text(namespace), .text(element), .text(sealed.keyID),
-                             .bytes(sealed.nonce), .bytes(sealed.ciphertext), Self.sql(expiry), .timestamp(storedAt)])
+            out.rows.append(ElementValuesTable.Row(eventID: id, tenant: tenant, namespace: namespace, element: element, keyID: sealed.keyID,
+                                                   nonce: sealed.nonce, ciphertext: sealed.ciphertext, retainUntil: Self.retainUntil(expiry),
+                                                   storedAt: storedAt))
             if case .at(let date) = expiry { out.expiries.append(date) }
         }
         return out
@@ -192,11 +194,10 @@ public struct RetentionWriter: Sendable {
         result.tenant.flatMap { directory[$0]?.outcomeRecipientKey }
     }
 
-    static func sql(_ expiry: Expiry?) -> PostgresValue {
+    static func retainUntil(_ expiry: Expiry) -> RetainUntil {
         switch expiry {
-        case nil: .null
-        case .never: .text("infinity")
-        case .at(let date): .timestamp(date)
+        case .never: .never
+        case .at(let date): .at(date)
         }
     }
 }

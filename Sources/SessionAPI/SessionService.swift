@@ -33,11 +33,20 @@ public final class SessionService: Sendable {
 
     /// Applies the migrations the database lacks (the workers do the same,
     /// under one advisory lock), so serve may start first. False when the
-    /// database cannot be reached; readiness tries again.
+    /// database cannot be reached; readiness tries again. Throws when a newer
+    /// binary migrated the database.
     @discardableResult
-    public func migrate() -> Bool {
+    public func migrate() throws(SchemaError) -> Bool {
         if migrated.load(ordering: .relaxed) { return true }
-        let done = (try? pool.with { connection in try Migrations.apply(on: connection) }) != nil
+        var newer: SchemaError?
+        let done = (try? pool.with { connection throws -> Void in
+            do {
+                _ = try Migrations.apply(on: connection)
+            } catch let error as SchemaError {
+                newer = error
+            }
+        }) != nil
+        if let newer { throw newer }
         if done { migrated.store(true, ordering: .relaxed) }
         return done
     }
@@ -46,7 +55,10 @@ public final class SessionService: Sendable {
         let now = ProcessInfo.processInfo.systemUptime
         if let last = lastReadiness.withLock({ $0 }), now - last.at < 1 { return last.state }
         let state: HTTPReadiness
-        if !migrate() {
+        let reachable: Bool? = try? migrate()
+        if reachable == nil {
+            state = HTTPReadiness(ready: false, reason: "database schema newer than this binary")
+        } else if reachable == false {
             state = HTTPReadiness(ready: false, reason: "postgres unreachable")
         } else if (try? pool.with { connection in try connection.execute(HealthProbe.statement) }) == nil {
             state = HTTPReadiness(ready: false, reason: "postgres unreachable")

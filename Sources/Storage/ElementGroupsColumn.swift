@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import Postgres
 
@@ -11,52 +12,101 @@ import Postgres
 /// (three or four an event) was a heap tuple, an index entry and WAL of its
 /// own, where the result's row is written anyway.
 public enum ElementGroupsColumn {
-    /// The group layout writers follow (`RetentionWriter.elementGroupRows`),
-    /// one value per column of the view `element_groups`.
-    public static let columns: [PostgresColumn] = [
-        .init("event_id", "text"), .init("namespace", "text"), .init("elements", "text[]"), .init("requested", "boolean"),
-        .init("retention_intent", "text"), .init("retention_days", "integer"), .init("retention_source", "text"),
-        .init("retention_capped", "boolean"), .init("retain_until", "timestamptz"),
-    ]
+    /// One group: the elements of one namespace with one decision, a row of
+    /// the view `element_groups` (whose `event_id` is the result's own).
+    public struct Group: Sendable, Equatable {
+        public var namespace: String
+        /// The names, in disclosure order.
+        public var elements: [String]
+        public var requested: Bool
+        /// `retention_intent` and `retention_days`.
+        public var retention: Retention
+        /// `retention_source`.
+        public var source: String
+        /// `retention_capped`.
+        public var capped: Bool
+        /// `retain_until`; nil when the values are not kept.
+        public var retainUntil: RetainUntil?
 
-    /// The column's value for one event's groups (rows in `columns`' order,
-    /// all of one event, whose id is not repeated): members `namespace`,
-    /// `elements`, `requested`, `intent`, `days`, `source`, `capped` and
-    /// `until` (RFC 3339 in UTC with microseconds, or `infinity`); `days`
-    /// and `until` are left out when NULL. NULL for an event without
-    /// elements.
-    public static func value(_ groups: [[PostgresValue]]) -> PostgresValue {
-        guard !groups.isEmpty else { return .null }
-        var json = JSONStream(capacity: 160 * groups.count)
-        json.beginArray()
-        for group in groups where group.count == columns.count {
-            json.beginObject()
-            json.key("capped"); write(group[7], to: &json)
-            if group[5] != .null { json.key("days"); write(group[5], to: &json) }
-            json.key("elements"); write(group[2], to: &json)
-            json.key("intent"); write(group[4], to: &json)
-            json.key("namespace"); write(group[1], to: &json)
-            json.key("requested"); write(group[3], to: &json)
-            json.key("source"); write(group[6], to: &json)
-            if group[8] != .null { json.key("until"); write(group[8], to: &json) }
-            json.endObject()
+        public init(namespace: String, elements: [String], requested: Bool, retention: Retention, source: String, capped: Bool,
+                    retainUntil: RetainUntil?) {
+            self.namespace = namespace
+            self.elements = elements
+            self.requested = requested
+            self.retention = retention
+            self.source = source
+            self.capped = capped
+            self.retainUntil = retainUntil
         }
-        json.endArray()
-        return .text(json.string)
     }
 
-    private static func write(_ value: PostgresValue, to json: inout JSONStream) {
-        switch value {
-        case .null: json.null()
-        case .text(let text): json.string(text)
-        case .textArray(let names):
+    /// A group's intent: `willNotStore`, or `mayStore` with a limit in days or none.
+    public enum Retention: Sendable, Hashable {
+        case willNotStore
+        case mayStore(days: Int?)
+    }
+
+    /// The column's value for one event's groups, encoded once (by whoever
+    /// has the time: the worker does it on its verification threads, not on
+    /// the thread that writes the batch).
+    public struct Value: Sendable, Equatable {
+        /// The JSON text; nil (NULL) for an event without elements.
+        let json: String?
+
+        /// Members `namespace`, `elements`, `requested`, `intent`, `days`,
+        /// `source`, `capped` and `until` (RFC 3339 in UTC with microseconds,
+        /// or `infinity`); `days` and `until` are left out when there are
+        /// none, and an instant PostgreSQL cannot hold is written as null.
+        public init(_ groups: [Group]) {
+            guard !groups.isEmpty else {
+                json = nil
+                return
+            }
+            var json = JSONStream(capacity: 160 * groups.count)
             json.beginArray()
-            for name in names { json.string(name) }
+            for group in groups {
+                json.beginObject()
+                json.key("capped"); json.value(.bool(group.capped))
+                let intent: String
+                switch group.retention {
+                case .willNotStore: intent = "willNotStore"
+                case .mayStore(let days):
+                    intent = "mayStore"
+                    if let days { json.key("days"); json.integer(days) }
+                }
+                json.key("elements")
+                json.beginArray()
+                for name in group.elements { json.string(name) }
+                json.endArray()
+                json.key("intent"); json.string(intent)
+                json.key("namespace"); json.string(group.namespace)
+                json.key("requested"); json.value(.bool(group.requested))
+                json.key("source"); json.string(group.source)
+                switch group.retainUntil {
+                case nil: break
+                case .never: json.key("until"); json.string("infinity")
+                case .at(let date): json.key("until"); json.string(orNull: PostgresValue.timestampText(date))
+                }
+                json.endObject()
+            }
             json.endArray()
-        case .bool(let flag): json.value(.bool(flag))
-        case .int(let number): json.integer(Int(number))
-        case .timestamp(let date): json.string(orNull: PostgresValue.timestampText(date))
-        case .double, .bytes: json.null()
+            self.json = json.string
+        }
+
+        var parameter: PostgresValue { json.map(PostgresValue.text) ?? .null }
+    }
+}
+
+/// When a kept value expires (`retain_until`): at an instant, or never
+/// (PostgreSQL's `infinity`).
+public enum RetainUntil: Sendable, Hashable {
+    case at(Date)
+    case never
+
+    var parameter: PostgresValue {
+        switch self {
+        case .at(let date): .timestamp(date)
+        case .never: .text("infinity")
         }
     }
 }

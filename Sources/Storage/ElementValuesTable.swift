@@ -6,16 +6,49 @@ import Postgres
 /// rewrites rows here is bounded by a `LIMIT`, so a large purge, erasure or
 /// rotation never holds locks the write path waits for.
 public enum ElementValuesTable {
-    /// The row layout writers follow (`RetentionWriter.valueRows`).
-    public static let columns: [PostgresColumn] = [
+    /// The table's columns, in the order `parameters(_:)` gives a row's values.
+    package static let columns: [PostgresColumn] = [
         .init("event_id", "text"), .init("tenant", "text"), .init("namespace", "text"), .init("element", "text"), .init("key_id", "text"),
         .init("nonce", "bytea"), .init("ciphertext", "bytea"), .init("retain_until", "timestamptz"), .init("stored_at", "timestamptz"),
     ]
 
+    /// One sealed value (`RetentionWriter.valueRows`), under the names as stored.
+    public struct Row: Sendable, Equatable {
+        public var eventID: String
+        public var tenant: String
+        public var namespace: String
+        public var element: String
+        /// The data key it is sealed under.
+        public var keyID: String
+        public var nonce: [UInt8]
+        public var ciphertext: [UInt8]
+        public var retainUntil: RetainUntil
+        public var storedAt: Date
+
+        public init(eventID: String, tenant: String, namespace: String, element: String, keyID: String, nonce: [UInt8], ciphertext: [UInt8],
+                    retainUntil: RetainUntil, storedAt: Date) {
+            self.eventID = eventID
+            self.tenant = tenant
+            self.namespace = namespace
+            self.element = element
+            self.keyID = keyID
+            self.nonce = nonce
+            self.ciphertext = ciphertext
+            self.retainUntil = retainUntil
+            self.storedAt = storedAt
+        }
+    }
+
+    /// A row's values in `columns`' order.
+    package static func parameters(_ row: Row) -> [PostgresValue] {
+        [.text(row.eventID), .text(row.tenant), .text(row.namespace), .text(row.element), .text(row.keyID), .bytes(row.nonce),
+         .bytes(row.ciphertext), row.retainUntil.parameter, .timestamp(row.storedAt)]
+    }
+
     /// Values of results just inserted in the same transaction, so none is
     /// there yet (as for `OutboxTable.insert`): a row already there fails the statement.
-    public static func insert(_ rows: [[PostgresValue]]) throws(PostgresError) -> PostgresStatement {
-        try .insertColumns(into: "element_values", columns: columns, rows: rows)
+    public static func insert(_ rows: [Row]) throws(PostgresError) -> PostgresStatement {
+        try .insertColumns(into: "element_values", columns: columns, rows: rows.map(parameters))
     }
 
     /// Up to `limit` rows past their `retain_until` at `now`.

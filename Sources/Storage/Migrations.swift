@@ -344,12 +344,16 @@ public enum Migrations {
             """),
     ]
 
+    /// The newest version this binary knows.
+    public static let latestVersion = all.map(\.version).max() ?? 0
+
     /// The advisory-lock key under which migrations run, so that workers
     /// starting together apply each version once.
     static let lockKey: Int64 = 0x7665_7269_646f_6331  // "veridoc1"
 
     /// Applies every version the database lacks, under the advisory lock.
-    /// Returns the versions applied now.
+    /// Returns the versions applied now. A database a newer binary migrated
+    /// is left alone: `SchemaError.newerThanBinary`.
     @discardableResult
     public static func apply(on connection: PostgresConnection) throws -> [Int] {
         try connection.withAdvisoryLock(lockKey) {
@@ -359,6 +363,7 @@ public enum Migrations {
                 """)
             let applied = try connection.execute("SELECT version FROM schema_migrations")
             let done = Set((0..<applied.rowCount).compactMap { applied.int($0, "version") }.map(Int.init))
+            try requireKnown(done.max())
             var now: [Int] = []
             for migration in all where !done.contains(migration.version) {
                 try connection.transaction { connection in
@@ -370,6 +375,42 @@ public enum Migrations {
                 now.append(migration.version)
             }
             return now
+        }
+    }
+
+    /// Refuses a database whose schema a newer binary migrated (for the
+    /// commands that read and write it without migrating). A database not
+    /// migrated at all passes: the statements then fail on their own.
+    public static func checkVersion(on connection: PostgresConnection) throws {
+        let table = try connection.execute("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")
+        guard table.bool(0, "present") == true else { return }
+        try requireKnown(try connection.execute("SELECT max(version) AS version FROM schema_migrations").int(0, "version").map(Int.init))
+    }
+
+    /// Its tables, columns and constraints may have changed in ways this
+    /// binary's statements do not know (a column it does not fill, a value a
+    /// new constraint refuses): better not to start than to write wrong rows.
+    private static func requireKnown(_ applied: Int?) throws(SchemaError) {
+        if let applied, applied > latestVersion { throw .newerThanBinary(database: applied, binary: latestVersion) }
+    }
+}
+
+/// The database's schema does not fit this binary.
+public enum SchemaError: Error, Equatable, CustomStringConvertible {
+    /// Migrated by a newer binary: versions this one does not know.
+    case newerThanBinary(database: Int, binary: Int)
+
+    /// Stable, for logs and alerts.
+    public var code: String {
+        switch self {
+        case .newerThanBinary: "schema.newer_than_binary"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .newerThanBinary(let database, let binary):
+            "the database's schema is at version \(database), this binary knows up to \(binary): upgrade veridoc"
         }
     }
 }

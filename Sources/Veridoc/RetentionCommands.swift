@@ -74,10 +74,18 @@ enum RetentionCommands {
         }
     }
 
-    /// A connection with the file's `postgres` settings.
+    /// A connection with the file's `postgres` settings, to a database whose
+    /// schema this binary knows.
     static func connect(_ settings: VeridocSettings) throws -> PostgresConnection {
         let postgres = settings.postgres
-        return try PostgresConnection(connectionString: postgres.connectionString, applicationName: "veridoc-cli",
-                                      preparedStatements: postgres.preparedStatements)
+        let connection = try PostgresConnection(connectionString: postgres.connectionString, applicationName: "veridoc-cli",
+                                                preparedStatements: postgres.preparedStatements)
+        do {
+            try Migrations.checkVersion(on: connection)
+        } catch {
+            connection.close()
+            throw error
+        }
+        return connection
     }
 }

@@ -35,7 +35,8 @@ enum ServeCommand {
                 kafkaProperties: settings.kafka.properties, requestTopic: settings.kafka.requestTopic, replayKey: try ReplayKey.load(settings))
             defer { sessions.close() }
             // Not fatal: serve starts while the database is still coming up, and /readyz says so.
-            if !sessions.migrate() { log.warning("PostgreSQL cannot be reached yet: not ready until it can") }
+            // A schema newer than this binary is: that needs another binary, not time.
+            if try !sessions.migrate() { log.warning("PostgreSQL cannot be reached yet: not ready until it can") }
             let api = SessionAPI(tenants: tenants, rateLimit: (settings.serve.requestsPerSecondPerKey, settings.serve.burstPerKey),
                                  sessions: sessions, maxBodyBytes: settings.worker.maxEventBytes,
                                  longPolls: (settings.serve.maxWaitingPollsPerTenant, settings.serve.maxConnections / 2),

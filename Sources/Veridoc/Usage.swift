@@ -42,21 +42,25 @@ extension Usage {
                             Option("--tenant T", "One tenant only (default: all)."),
                             Option("--assurance SCOPE", "production (default), test or all: which outcomes count.")]
 
+    /// Status 2 of every command that opens the database: restarting will not
+    /// help when a newer binary has migrated it.
+    static let databaseUsage = "usage or configuration error, or a database schema newer than this binary"
+
     /// Each command's options, one line each, exit statuses and an example:
     /// what `<command> --help` adds to its lines above.
     static let details: [String: CommandDetails] = [
         "run": CommandDetails(
             options: [config],
             exitStatuses: [(ExitStatus.success, "stopped by SIGTERM or SIGINT after draining"), (ExitStatus.failure, "failed (PostgreSQL unreachable at start-up, a fatal Kafka error)"),
-                           (ExitStatus.usageOrConfiguration, "usage or configuration error")],
+                           (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc run --config /etc/veridoc/config.json"]),
         "migrate": CommandDetails(
             options: [config],
-            exitStatuses: [(ExitStatus.success, "the schema is current"), (ExitStatus.failure, "PostgreSQL unreachable for 60 s, or a migration failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "the schema is current"), (ExitStatus.failure, "PostgreSQL unreachable for 60 s, or a migration failed"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc migrate --config config.json"]),
         "serve": CommandDetails(
             options: [config],
-            exitStatuses: [(ExitStatus.success, "stopped by SIGTERM or SIGINT"), (ExitStatus.failure, "failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "stopped by SIGTERM or SIGINT"), (ExitStatus.failure, "failed"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc serve --config config.json"]),
         "verify": CommandDetails(
             options: [config,
@@ -70,24 +74,24 @@ extension Usage {
             options: [Option("DIR", "keys generate: the folder for merchant-key.pem (0600) and merchant-cert.pem; existing files are not overwritten."),
                       Option("FILE", "keys hash: a PEM key or certificate; keys generate-data-key: the new key file (0600)."),
                       config],
-            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "keys generate-data-key or rotate-data-key failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error, or a key could not be made or read")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "keys generate-data-key or rotate-data-key failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error, a key could not be made or read, or (rotate-data-key) a database schema newer than this binary")],
             examples: ["veridoc keys generate pki/", "veridoc keys hash pki/merchant-key.pem", "veridoc keys api-key"]),
         "purge": CommandDetails(
             options: [config, Option("--now RFC3339", "Purge as if it were this time (default: now).")],
-            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc purge --config config.json"]),
         "forget": CommandDetails(
             options: [config, Option("--request ID", "Erase the values retained for this request (event) id."),
                       Option("--tenant T", "Erase every value retained for this tenant.")],
-            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc forget --config config.json --request 3f2c9a4e-5b1d-4c8e-9a7f-2d6e1b0c4a93"]),
         "stats": CommandDetails(
             options: [config] + analytics,
-            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc stats --config config.json --since 7d --tenant acme"]),
         "report": CommandDetails(
             options: [config, Option("--html OUT", "Where to write the page.")] + analytics,
-            exitStatuses: [(ExitStatus.success, "written"), (ExitStatus.failure, "failed (PostgreSQL, or the file could not be written)"), (ExitStatus.usageOrConfiguration, "usage or configuration error")],
+            exitStatuses: [(ExitStatus.success, "written"), (ExitStatus.failure, "failed (PostgreSQL, or the file could not be written)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc report --config config.json --since 7d --html report.html"]),
     ]
 }

@@ -84,9 +84,8 @@ import TestSupport
         let rows = try #require(prepared.values).rows
         #expect(rows.count == 1)
         let row = try #require(rows.first)
-        guard case .text(let eventID) = row[0], case .text(let namespace) = row[2], case .text(let element) = row[3],
-              case .text(let keyID) = row[4], case .bytes(let nonce) = row[5], case .bytes(let ciphertext) = row[6]
-        else { throw TestFailure("unexpected value row shape") }
+        let (eventID, namespace, element) = (row.eventID, row.namespace, row.element)
+        let (keyID, nonce, ciphertext) = (row.keyID, row.nonce, row.ciphertext)
         #expect(element == "given_name")
         let opened = try ValueCipher.open(SealedValue(keyID: keyID, nonce: nonce, ciphertext: ciphertext),
                                           eventID: eventID, namespace: namespace, element: element, keys: setup.keys)

@@ -71,27 +71,4 @@ struct ErrorTests {
         #expect(error?.isTransient == true)
         #expect(connection.isConnected)
     }
-
-    /// The cancel is sent once the server shows the statement running: sent
-    /// earlier, it would reach nothing and the statement would run its 30 s.
-    @Test func anotherThreadCanCancelARunningStatement() throws {
-        let connection = try TestServer.connect()
-        let admin = try TestServer.connect()
-        defer { connection.close(); admin.close() }
-        let pid = try #require(connection.execute("SELECT pg_backend_pid() AS pid").int(0, "pid"))
-        let canceller = try connection.makeCanceller()
-        // The statement blocks this thread, so the cancel comes from a thread of its own.
-        let helper = Thread {
-            do {
-                try TestServer.waitUntilActive(pid, from: admin)
-                try canceller.cancel()
-            } catch {
-                Issue.record("could not cancel: \(error)")
-            }
-        }
-        helper.start()
-        let error = #expect(throws: PostgresError.self) { try connection.execute("SELECT pg_sleep(30)") }
-        #expect(error?.sqlState == "57014")
-        #expect(try connection.execute("SELECT 1 AS one").int(0, "one") == 1)
-    }
 }

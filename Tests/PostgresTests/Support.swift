@@ -41,15 +41,6 @@ enum TestServer {
         guard gone else { throw TestFailure("backend \(pid) still listed a minute after pg_terminate_backend") }
     }
 
-    /// Returns once backend `pid` is running a statement (not idle), so a
-    /// cancel sent now reaches that statement rather than nothing.
-    static func waitUntilActive(_ pid: Int64, from admin: PostgresConnection) throws {
-        let active = try eventually(60, every: 0.02) {
-            try admin.execute("SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int AND state = 'active'", [.int(pid)]).int(0, "n") == 1
-        }
-        guard active else { throw TestFailure("backend \(pid) never started its statement") }
-    }
-
     static func randomName(_ prefix: String) -> String {
         prefix + "_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }

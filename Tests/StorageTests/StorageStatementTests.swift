@@ -24,11 +24,12 @@ struct StorageStatementTests {
     }
 
     func resultRow(_ id: String, tenant: String = "t1", verdict: String = "verified", verifiedAt: Date = Date(), testKind: String? = nil,
-                   elementGroups: [[PostgresValue]] = [], deviceAuth: String? = nil, deviceReader: String? = nil) -> [PostgresValue] {
-        [.text(id), .text(tenant), .text("apple-wallet-app"), .text(verdict), .textArray([]), .text("org.iso.18013.5.1.mDL"),
-         .text("CN=issuer"), .text("US"), .null, .null, .null, .null, .timestamp(verifiedAt), .timestamp(verifiedAt), .double(0.01),
-         .text("veridoc.requests"), .int(0), .int(1), .text(verdict.hasPrefix("test_") ? "test" : "production"), testKind.map(PostgresValue.text) ?? .null,
-         ElementGroupsColumn.value(elementGroups), deviceAuth.map(PostgresValue.text) ?? .null, deviceReader.map(PostgresValue.text) ?? .null]
+                   elementGroups: [ElementGroupsColumn.Group] = [], deviceAuth: String? = nil, deviceReader: String? = nil) -> ResultsTable.Row {
+        ResultsTable.Row(eventID: id, tenant: tenant, flow: "apple-wallet-app", verdict: verdict, reasonCodes: [], docType: "org.iso.18013.5.1.mDL",
+                         issuerSubject: "CN=issuer", issuerCountry: "US", msoSigned: nil, msoValidFrom: nil, msoValidUntil: nil, eventTime: nil,
+                         receivedAt: verifiedAt, verifiedAt: verifiedAt, processingSeconds: 0.01, sourceTopic: "veridoc.requests",
+                         sourcePartition: 0, sourceOffset: 1, assurance: verdict.hasPrefix("test_") ? "test" : "production", testKind: testKind,
+                         elementGroups: ElementGroupsColumn.Value(elementGroups), deviceAuth: deviceAuth, deviceReader: deviceReader)
     }
 
     /// Analytics count outcomes by how the device authenticated (migration 13),
@@ -58,13 +59,13 @@ struct StorageStatementTests {
     /// "never", and no instant. A result without elements has no rows there.
     @Test func elementGroupsReadBackThroughTheViewsAsWritten() throws {
         let until = Date(timeIntervalSince1970: 1_900_000_000.123456)
-        let groups: [[PostgresValue]] = [
-            [.text("a"), .text("org.iso.18013.5.1"), .textArray(["family_name", "quote\"back\\slash", "line\nbreak\u{1}", "ünï 🪪"]), .bool(true),
-             .text("mayStore"), .int(30), .text("request"), .bool(false), .timestamp(until)],
-            [.text("a"), .text("ns \"two\""), .textArray(["portrait"]), .bool(false), .text("willNotStore"), .null,
-             .text("not-requested"), .bool(false), .null],
-            [.text("a"), .text("org.iso.18013.5.1"), .textArray(["age_over_21"]), .bool(true), .text("mayStore"), .null,
-             .text("tenant-default"), .bool(true), .text("infinity")],
+        let groups: [ElementGroupsColumn.Group] = [
+            .init(namespace: "org.iso.18013.5.1", elements: ["family_name", "quote\"back\\slash", "line\nbreak\u{1}", "ünï 🪪"], requested: true,
+                  retention: .mayStore(days: 30), source: "request", capped: false, retainUntil: .at(until)),
+            .init(namespace: "ns \"two\"", elements: ["portrait"], requested: false, retention: .willNotStore, source: "not-requested",
+                  capped: false, retainUntil: nil),
+            .init(namespace: "org.iso.18013.5.1", elements: ["age_over_21"], requested: true, retention: .mayStore(days: nil),
+                  source: "tenant-default", capped: true, retainUntil: .never),
         ]
         try connection.execute(ResultsTable.insertNew([resultRow("a", elementGroups: groups), resultRow("b")]))
         let read = try connection.execute("""
@@ -74,15 +75,18 @@ struct StorageStatementTests {
             """, [.timestamp(until)])
         #expect(read.rowCount == groups.count)
         for (row, group) in groups.enumerated() {
-            #expect(read.string(row, "namespace").map(PostgresValue.text) == group[1])
-            guard case .textArray(let names) = group[2] else { continue }
+            #expect(read.string(row, "namespace") == group.namespace)
             let stored = try JSONSerialization.jsonObject(with: Data((read.string(row, "names") ?? "").utf8)) as? [String]
-            #expect(stored == names)
-            #expect(read.bool(row, "requested").map(PostgresValue.bool) == group[3])
-            #expect(read.string(row, "retention_intent").map(PostgresValue.text) == group[4])
-            #expect((read.int(row, "retention_days").map(PostgresValue.int) ?? .null) == group[5])
-            #expect(read.string(row, "retention_source").map(PostgresValue.text) == group[6])
-            #expect(read.bool(row, "retention_capped").map(PostgresValue.bool) == group[7])
+            #expect(stored == group.elements)
+            #expect(read.bool(row, "requested") == group.requested)
+            let (intent, days): (String, Int?) = switch group.retention {
+            case .willNotStore: ("willNotStore", nil)
+            case .mayStore(let days): ("mayStore", days)
+            }
+            #expect(read.string(row, "retention_intent") == intent)
+            #expect(read.int(row, "retention_days").map(Int.init) == days)
+            #expect(read.string(row, "retention_source") == group.source)
+            #expect(read.bool(row, "retention_capped") == group.capped)
         }
         #expect(read.bool(0, "exact") == true)
         #expect(read.string(1, "until") == nil)
@@ -106,7 +110,6 @@ struct StorageStatementTests {
     }
 
     @Test func aResultIsInsertedOnceAndAReplayRewritesItsVerdict() throws {
-        #expect(ResultsTable.columns.count == resultRow("a").count)
         let first = try connection.execute(ResultsTable.insertNew([resultRow("a"), resultRow("b")]))
         #expect(Set((0..<first.rowCount).compactMap { first.string($0, "event_id") }) == ["a", "b"])
         let again = try connection.execute(ResultsTable.insertNew([resultRow("a"), resultRow("c")]))
@@ -193,13 +196,12 @@ struct StorageStatementTests {
         let now = Date()
         let past = now.addingTimeInterval(-7200), later = now.addingTimeInterval(86_400 * 3)
         try ValuePartitions().ensure(covering: [past, later], now: now, on: connection)
-        func value(_ id: String, tenant: String, element: String, until: Date, key: String = "k1") -> [PostgresValue] {
-            [.text(id), .text(tenant), .text("org.iso.18013.5.1"), .text(element), .text(key), .bytes([1]), .bytes([2, 3]),
-             .timestamp(until), .timestamp(now)]
+        func value(_ id: String, tenant: String, element: String, until: Date, key: String = "k1") -> ElementValuesTable.Row {
+            ElementValuesTable.Row(eventID: id, tenant: tenant, namespace: "org.iso.18013.5.1", element: element, keyID: key, nonce: [1],
+                                   ciphertext: [2, 3], retainUntil: .at(until), storedAt: now)
         }
         let rows = [value("e1", tenant: "t1", element: "a", until: past), value("e1", tenant: "t1", element: "b", until: past),
                     value("e1", tenant: "t1", element: "c", until: later), value("e2", tenant: "t2", element: "a", until: later, key: "old")]
-        #expect(rows.allSatisfy { $0.count == ElementValuesTable.columns.count })
         try connection.execute(ElementValuesTable.insert(rows))
         let again = #expect(throws: PostgresError.self) { try connection.execute(ElementValuesTable.insert(rows)) }
         #expect(again?.sqlState == "23505")
@@ -235,8 +237,8 @@ struct StorageStatementTests {
         let listed = try ValuePartitions.list(on: connection)
         #expect(listed.count == 2)
         let expired = try #require(listed.first { $0.partition.upper <= now })
-        try connection.execute(ElementValuesTable.insert([[.text("e"), .text("t"), .text("n"), .text("x"), .text("k"), .bytes([1]), .bytes([1]),
-                                                          .timestamp(expired.partition.lower), .timestamp(now)]]))
+        try connection.execute(ElementValuesTable.insert([.init(eventID: "e", tenant: "t", namespace: "n", element: "x", keyID: "k", nonce: [1],
+                                                                ciphertext: [1], retainUntil: .at(expired.partition.lower), storedAt: now)]))
         #expect(try ValuePartitions.drop(expired.partition, detachPending: false, on: connection) == 1)
         #expect(try ValuePartitions.list(on: connection).count == 1)
     }
@@ -275,7 +277,7 @@ struct StorageStatementTests {
         var forged = resultRow("f1", tenant: "sandbox", verdict: "verified", testKind: "simulator")
         #expect(throws: PostgresError.self) { try self.connection.execute(ResultsTable.insertNew([forged])) }
         forged = resultRow("f2", tenant: "sandbox", verdict: "test_verified")
-        forged[18] = .text("production")
+        forged.assurance = "production"
         #expect(throws: PostgresError.self) { try self.connection.execute(ResultsTable.insertNew([forged])) }
     }
 }

@@ -35,6 +35,23 @@ enum CLI {
         return url
     }
 
+    /// A worker's config in `folder` against `postgres`, a broker nobody
+    /// listens on, and the keys and nonce key it names, written there too.
+    static func workerConfig(in folder: URL, postgres: String) throws -> URL {
+        let keys = folder.appendingPathComponent("keys")
+        guard try run(["keys", "generate", keys.path]).status == 0 else { throw TestFailure("veridoc keys generate failed") }
+        let nonceKey = folder.appendingPathComponent("nonce.key")
+        try Data((0..<32).map { UInt8($0) }).write(to: nonceKey)
+        chmod(nonceKey.path, 0o600)
+        let config = folder.appendingPathComponent("config.json")
+        try Data(#"""
+            {"tenants": [{"id": "t", "trustAnchors": ["keys/merchant-cert.pem"]}], "kafka": {"bootstrapServers": "127.0.0.1:9"},
+             "replay": {"nonceKeyFile": "nonce.key"}, "postgres": {"connectionString": "\#(postgres)"},
+             "serve": {"port": 0, "loopbackOnly": true}, "observability": {"port": 0}}
+            """#.utf8).write(to: config)
+        return config
+    }
+
     /// `veridoc-dev ARGUMENTS`.
     static func dev(_ arguments: [String]) throws -> Run {
         try run(arguments, binary: Binaries.veridocDev)

@@ -12,13 +12,7 @@ import TestSupport
         let database = try TestDatabase()
         let folder = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let keys = folder.appendingPathComponent("keys")
-        #expect(try CLI.run(["keys", "generate", keys.path]).status == 0)
-        let nonceKey = folder.appendingPathComponent("nonce.key")
-        try Data((0..<32).map { UInt8($0) }).write(to: nonceKey)
-        chmod(nonceKey.path, 0o600)
-        let config = folder.appendingPathComponent("config.json")
-        try Data(#"{"tenants": [{"id": "t", "trustAnchors": ["keys/merchant-cert.pem"]}], "kafka": {"bootstrapServers": "127.0.0.1:9"}, "replay": {"nonceKeyFile": "nonce.key"}, "postgres": {"connectionString": "\#(database.connectionString)"}, "observability": {"port": 0}}"#.utf8).write(to: config)
+        let config = try CLI.workerConfig(in: folder, postgres: database.connectionString)
 
         let process = Process()
         process.executableURL = Binaries.veridoc
