@@ -29,7 +29,7 @@ final class Publisher: @unchecked Sendable {
     private let connect: @Sendable () throws -> PostgresConnection
     private let onDeadLetterDelivered: @Sendable (Job) -> Void
     private let metrics: PipelineMetrics?
-    private var producer: KafkaProducer!
+    private let producer: KafkaProducer
 
     // Guarded by `lock`.
     private let lock = NSCondition()
@@ -57,9 +57,18 @@ final class Publisher: @unchecked Sendable {
         self.log = log
         self.connect = connect
         self.onDeadLetterDelivered = onDeadLetterDelivered
-        producer = try KafkaProducer(properties: configuration.producerProperties) { [weak self] report in
-            self?.handle(token: report.token, failed: report.error != nil, tooLarge: report.error.map(Self.isTooLarge) ?? false)
+        let reports = DeliveryReports()
+        producer = try KafkaProducer(properties: configuration.producerProperties) { report in
+            reports.publisher?.handle(token: report.token, failed: report.error != nil, tooLarge: report.error.map(Self.isTooLarge) ?? false)
         }
+        // No report can arrive before this: nothing is produced until init returns.
+        reports.publisher = self
+    }
+
+    /// Where the producer's delivery callback finds the publisher, which does
+    /// not exist yet when the producer that it owns is made.
+    private final class DeliveryReports: @unchecked Sendable {
+        weak var publisher: Publisher?
     }
 
     func start() {
