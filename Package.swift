@@ -64,22 +64,24 @@ let package = Package(
         // read model, small counts suppressed. The report explains reason codes
         // in the words of Schemas/reason-codes.md, compiled in.
         .target(name: "Analytics", dependencies: ["Storage"], resources: [.embedInCode("reason-codes.md")]),
-        .target(name: "Pipeline", dependencies: ["Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
+        // The config file as the product runs it: read once, every file it names loaded under one rule.
+        .target(name: "Deployment", dependencies: ["Settings", "Verification", "Retention"]),
+        .target(name: "Pipeline", dependencies: ["Deployment", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and what it stands on: embedded PostgreSQL, tansu, the load
         // generator and outcome reader, the schema examples.
-        .target(name: "DemoKit", dependencies: ["Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Storage", "TestIssuer", "Verification", "Crypto", "HTTPService", "MDoc"]),
+        .target(name: "DemoKit", dependencies: ["Deployment", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Storage", "TestIssuer", "Verification", "Crypto", "HTTPService", "MDoc"]),
         // `veridoc-dev bench`: each stage and the whole product measured as ratios in one run.
         .target(name: "Benchmarks", dependencies: ["DemoKit", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto", "HTTPService", "MDoc"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
-        .target(name: "SessionAPI", dependencies: ["HTTPService", "Observability", "Settings", "Crypto", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
+        .target(name: "SessionAPI", dependencies: ["Deployment", "HTTPService", "Observability", "Settings", "Crypto", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
                 resources: [.embedInCode("session-api.openapi.json")]),
         // What both binaries share: console output, argument parsing, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka", "Crypto", "HTTPService", "Storage"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["CommandLineSupport", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
+            dependencies: ["CommandLineSupport", "Deployment", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
             dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
@@ -100,7 +102,7 @@ let package = Package(
         // Every statement of Storage against a migrated database, and no SQL outside Storage.
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport", "Analytics"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPService", "TestSupport"]),
-        .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport",
+        .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "Deployment", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport",
                                                              "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
         // The worker binary against a broker process and PostgreSQL.
         .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc"]),

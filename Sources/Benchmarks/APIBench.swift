@@ -1,6 +1,7 @@
 import Crypto
 import DemoKit
 import Foundation
+import TestIssuer
 import KafkaMock
 import SessionAPI
 import Verification
@@ -60,11 +61,14 @@ public struct APIBench {
         let nonceKey = directory.appendingPathComponent("nonce.key")
         guard FileManager.default.createFile(atPath: nonceKey.path, contents: Data(Base64.encodeStandard(secureRandomBytes(32)).utf8),
                                              attributes: [.posixPermissions: 0o600]) else { throw Failure(description: "cannot write \(nonceKey.path)") }
+        // serve loads its tenants as the worker does, trust included, though it verifies nothing.
+        try TestIssuer.PEM.certificates([try TestIssuer.Authority(now: Date()).iaca])
+            .write(to: directory.appendingPathComponent("iaca.pem"), atomically: true, encoding: .utf8)
         let keyFile = directory.appendingPathComponent("reader-token-key.pem")
         guard FileManager.default.createFile(atPath: keyFile.path, contents: Data(try PrivateKey.generate(curve: .p256).pkcs8PEM().utf8),
                                              attributes: [.posixPermissions: 0o600]) else { throw Failure(description: "cannot write \(keyFile.path)") }
         let config: [String: Any] = [
-            "tenants": [["id": "bench", "trustAnchors": ["unused.pem"], "apiKeys": [APIKeyring.setting(forKey: apiKey)],
+            "tenants": [["id": "bench", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: apiKey)],
                          "merchantIds": [Self.merchantID], "teamId": "BENCHTEAM1",
                          "readerTokens": ["brandId": "BENCHBRAND", "keyId": "BENCHKEYID", "signingKey": keyFile.lastPathComponent]]],
             "postgres": ["connectionString": postgres.connectionString],
@@ -135,7 +139,7 @@ public struct APIBench {
         }
         let held = slowClients + longPolls
         func tenant(_ id: String, _ key: String) -> [String: Any] {
-            ["id": id, "trustAnchors": ["unused.pem"], "apiKeys": [APIKeyring.setting(forKey: key)], "merchantIds": [Self.merchantID], "teamId": "BENCHTEAM1",
+            ["id": id, "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: key)], "merchantIds": [Self.merchantID], "teamId": "BENCHTEAM1",
              "readerTokens": ["brandId": "BENCHBRAND", "keyId": "BENCHKEYID", "signingKey": signingKey]]
         }
         let config: [String: Any] = [

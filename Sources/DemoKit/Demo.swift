@@ -1,3 +1,4 @@
+import Deployment
 import Foundation
 import Kafka
 import KafkaMock
@@ -89,11 +90,11 @@ public final class Demo: @unchecked Sendable {
         let ids = Set(records.compactMap(\.id))
         let corpus = records
 
-        let configuration = try WorkerConfiguration.load(from: configURL)
-        let tenants = try Configuration.load(from: configURL)
+        let deployment = try Deployment.load(from: configURL)
+        let configuration = try WorkerConfiguration.load(deployment)
         let migration = try PostgresConnection(connectionString: configuration.postgres, applicationName: "veridoc-demo")
         try Migrations.apply(on: migration)
-        let worker = try Worker(configuration: configuration, directory: tenants.directory, log: Logger(minimum: ProcessInfo.processInfo.environment["VERIDOC_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .error))
+        let worker = try Worker(configuration: configuration, directory: deployment.tenants, log: Logger(minimum: ProcessInfo.processInfo.environment["VERIDOC_LOG_LEVEL"].flatMap(Logger.Level.init(name:)) ?? .error))
         let workerDone = DispatchSemaphore(value: 0)
         let workerThread = Thread {
             do { try worker.run() } catch { FileHandle.standardError.write(Data("veridoc: worker failed: \(error)\n".utf8)) }

@@ -1,4 +1,5 @@
 import Crypto
+import Deployment
 import Foundation
 import Observability
 import Postgres
@@ -104,12 +105,19 @@ public struct WorkerConfiguration: Sendable {
     /// with a guess; a faster pool or larger events need more.
     public static let prefetchKilobytesPerThread = 8192
 
+    /// The worker's settings of a file alone, its tenants not loaded: for
+    /// tests of the worker's sections. Commands start from a `Deployment`.
     public static func load(from file: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> WorkerConfiguration {
-        try load(VeridocSettings.load(from: file, environment: environment))
+        let settings = try VeridocSettings.load(from: file, environment: environment)
+        return try load(settings, replayKey: ReplayKey.load(settings), retention: RetentionConfiguration.load(settings))
     }
 
-    /// The worker's settings from the file's sections; the nonce key file is read here.
-    public static func load(_ settings: VeridocSettings) throws(ConfigError) -> WorkerConfiguration {
+    /// The worker's part of the deployment, which has read every file it needs.
+    public static func load(_ deployment: Deployment) throws(ConfigError) -> WorkerConfiguration {
+        try load(deployment.settings, replayKey: deployment.requiredReplayKey(), retention: deployment.retention)
+    }
+
+    private static func load(_ settings: VeridocSettings, replayKey: [UInt8], retention: RetentionConfiguration) throws(ConfigError) -> WorkerConfiguration {
         let kafka = settings.kafka
         let worker = settings.worker
         guard let bootstrapServers = kafka.bootstrapServers else {
@@ -132,8 +140,8 @@ public struct WorkerConfiguration: Sendable {
         configuration.observability = settings.observability
         configuration.logLevel = Logger.Level(settings.observability.logLevel)
 
-        configuration.nonceKey = try ReplayKey.load(settings)
-        configuration.retention = try RetentionConfiguration.load(settings)
+        configuration.nonceKey = replayKey
+        configuration.retention = retention
         return configuration
     }
 }

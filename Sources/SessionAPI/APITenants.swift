@@ -1,46 +1,43 @@
 import Crypto
+import Deployment
 import Foundation
 import MDoc
 import Settings
 import Verification
 
-/// What the session API knows of each tenant, loaded once from the settings:
-/// the keyring of API key hashes, each tenant's reader-token signer, and what
-/// its sessions may ask for.
+/// What the session API knows of each tenant, taken from the deployment: the
+/// tenants themselves (the worker's `Tenant`: what sessions may ask for), the
+/// keyring of API key hashes and each tenant's reader-token signer.
 public struct APITenants: Sendable {
     public let keyring: APIKeyring
     /// By tenant id's bytes (`IdentityRule`), as the worker's `TenantDirectory`.
     let signers: [Identifier: ReaderTokenSigner]
-    let sessions: [Identifier: SessionTenant]
+    let directory: TenantDirectory
     public let ids: [String]
 
-    init(keyring: APIKeyring, signers: [Identifier: ReaderTokenSigner], sessions: [Identifier: SessionTenant] = [:], ids: [String]) {
+    init(keyring: APIKeyring, signers: [Identifier: ReaderTokenSigner], directory: TenantDirectory = TenantDirectory([]), ids: [String]) {
         self.keyring = keyring
         self.signers = signers
-        self.sessions = sessions
+        self.directory = directory
         self.ids = ids
     }
 
-    /// Reads every tenant's API keys and opens each reader-token key file,
-    /// which must be a P-256 private key only its owner can read.
-    public static func load(_ settings: VeridocSettings) throws(ConfigError) -> APITenants {
+    /// Serve's view of the deployment's tenants: their API key hashes, and a
+    /// reader-token signer for each tenant with a reader-token key.
+    public static func load(_ deployment: Deployment) throws(ConfigError) -> APITenants {
         var hashes: [String: [String]] = [:]
         var signers: [Identifier: ReaderTokenSigner] = [:]
-        var sessions: [Identifier: SessionTenant] = [:]
-        for tenant in settings.tenants {
+        let lifetime = TimeInterval(deployment.settings.serve.readerTokenSeconds)
+        for tenant in deployment.tenants.tenants {
             hashes[tenant.id] = tenant.apiKeyHashes
-            guard let tokens = tenant.readerTokens else { continue }
-            let setting = "\(tenant.path).readerTokens.signingKey"
-            let url = settings.resolve(tokens.signingKey)
-            let key = try KeyFile.privateKey(url, setting: setting)
-            guard let signer = try? ReaderTokenSigner(brandID: tokens.brandID, keyID: tokens.keyID, key: key,
-                                                      lifetime: TimeInterval(settings.serve.readerTokenSeconds)) else {
-                throw ConfigError("\(setting): reader tokens are ES256, so the key must be a P-256 key")
+            guard let tokens = tenant.readerTokenKey else { continue }
+            do {
+                signers[Identifier(tenant.id)] = try ReaderTokenSigner(brandID: tokens.brandID, keyID: tokens.keyID, key: tokens.signingKey, lifetime: lifetime)
+            } catch {
+                throw ConfigError("tenant \(tenant.id): readerTokens: \(error)")
             }
-            signers[Identifier(tenant.id)] = signer
         }
-        for tenant in settings.tenants { sessions[Identifier(tenant.id)] = try SessionTenant(tenant, settings: settings) }
-        let keyring = APIKeyring(hashes: hashes)
-        return APITenants(keyring: keyring, signers: signers, sessions: sessions, ids: settings.tenants.map(\.id))
+        return APITenants(keyring: APIKeyring(hashes: hashes), signers: signers, directory: deployment.tenants,
+                          ids: deployment.settings.tenants.map(\.id))
     }
 }

@@ -89,7 +89,7 @@ public final class SessionAPI: Sendable {
         case .sessions:
             let caller = try authenticate(request)
             var body = try jsonBody(request)
-            guard let config = tenants.sessions[Identifier(caller.tenant)] else { throw .internalError }
+            guard let config = tenants.directory[caller.tenant] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
             let sessions = try service()
             let created = try APIError.mapping { () throws(SessionError) in

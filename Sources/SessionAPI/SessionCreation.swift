@@ -23,7 +23,7 @@ enum SessionCreation {
         var reference: String?
     }
 
-    static func read(_ body: inout RequestBody, tenant: SessionTenant) throws(APIError) -> Request {
+    static func read(_ body: inout RequestBody, tenant: Tenant) throws(APIError) -> Request {
         let flowName = try body.requiredString("flow", maxBytes: 32)
         guard let flow = Flow(rawValue: flowName) else {
             throw .invalidField("flow", expected: "one of \(Flow.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -41,7 +41,7 @@ enum SessionCreation {
             guard merchantID == nil else { throw .unknownField("merchantId") }
             guard let origin else { throw .missingField("origin") }
             guard tenant.owns(origin: origin) else { throw .invalidField("origin", expected: "one of the tenant's origins") }
-            guard tenant.recipient != nil else { throw .notConfigured("encryptionKeys for apple-wallet-web") }
+            guard tenant.webRecipient != nil else { throw .notConfigured("encryptionKeys for apple-wallet-web") }
             audience = origin
         case .isoDeviceResponse:
             if merchantID != nil { throw .unknownField("merchantId") }
@@ -100,14 +100,14 @@ enum SessionCreation {
     }
 
     /// Creates the session: its nonce, its request and its row, committed.
-    static func create(_ request: Request, tenant: String, config: SessionTenant, service: SessionService, now: Date,
+    static func create(_ request: Request, tenant: String, config: Tenant, service: SessionService, now: Date,
                        metrics: APIMetrics) throws(SessionError) -> Created {
         let id = randomSessionID()
         let lifetime = request.ttlSeconds ?? config.maxSessionSeconds
         let binding = IssuedNonce.Binding(tenant: tenant, flow: request.flow.rawValue, audience: request.audience)
         let nonce = service.nonceKey.issue(session: id, binding: binding, issuedAt: now, lifetime: UInt32(lifetime))
         var webRequest: (deviceRequest: String, encryptionInfo: String)?
-        if request.flow == .appleWalletWeb, let recipient = config.recipient {
+        if request.flow == .appleWalletWeb, let recipient = config.webRecipient {
             let encryptionInfo = Base64.encodeURL(AnnexCEncryptionInfo.encode(nonce: nonce.bytes, recipient: recipient))
             let items = request.elements.map { element -> DeviceRequest.Item in
                 let retain = if case .mayStore = element.retention { true } else { false }

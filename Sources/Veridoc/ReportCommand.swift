@@ -10,8 +10,8 @@ enum ReportCommand {
         ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--since", "--tenant", "--assurance", "--html"], flags: [])
             guard let output = parsed.options["--html"] else { throw UsageError("report needs --html FILE") }
-            let (settings, since, tenant, assurance) = try StatsCommand.options(arguments.filterOption("--html"), extra: [])
-            let connection = try RetentionCommands.connect(settings)
+            let (deployment, since, tenant, assurance) = try StatsCommand.options(arguments.filterOption("--html"), extra: [])
+            let connection = try RetentionCommands.connect(deployment)
             defer { connection.close() }
             let html = ReportHTML.render(try AnalyticsSnapshot.load(since: since, tenant: tenant, assurance: assurance, on: connection))
             try Data(html.utf8).write(to: URL(fileURLWithPath: output))

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Deployment
 import Foundation
 import MDoc
 import Postgres
@@ -16,14 +17,14 @@ enum RetentionCommands {
     static func purge(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--now"], flags: [])
-            let settings = try ConfigFile.read(parsed)
+            let deployment = try ConfigFile.read(parsed)
             var now = Date()
             if let text = parsed.options["--now"] {
                 guard let date = RFC3339.date(from: text) else { throw UsageError("--now takes an RFC 3339 time") }
                 now = date
             }
-            let retention = try RetentionConfiguration.load(settings)
-            let connection = try connect(settings)
+            let retention = deployment.retention
+            let connection = try connect(deployment)
             defer { connection.close() }
             let report = try Purger(batchSize: retention.purgeBatchSize, sessionKeep: retention.sessionKeep).pass(now: now, on: connection)
             print("purged \(report.purged) values (\(report.droppedPartitions) partitions dropped); "
@@ -34,10 +35,10 @@ enum RetentionCommands {
     static func forget(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config", "--request", "--tenant"], flags: [])
-            let settings = try ConfigFile.read(parsed)
-            let retention = try RetentionConfiguration.load(settings)
+            let deployment = try ConfigFile.read(parsed)
+            let retention = deployment.retention
             let eraser = Eraser(batchSize: retention.purgeBatchSize)
-            let connection = try connect(settings)
+            let connection = try connect(deployment)
             defer { connection.close() }
             let erased: Eraser.Erased
             switch (parsed.options["--request"], parsed.options["--tenant"]) {
@@ -60,10 +61,10 @@ enum RetentionCommands {
     static func rotateDataKey(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
             let parsed = try ParsedArguments(arguments, options: ["--config"], flags: [])
-            let settings = try ConfigFile.read(parsed)
-            let retention = try RetentionConfiguration.load(settings)
+            let deployment = try ConfigFile.read(parsed)
+            let retention = deployment.retention
             guard let keys = retention.keys else { throw ConfigError("retention.dataKeys: no data keys configured") }
-            let connection = try connect(settings)
+            let connection = try connect(deployment)
             defer { connection.close() }
             let outcome = try KeyRotation(keys: keys, batchSize: retention.purgeBatchSize).run(on: connection)
             print("re-encrypted \(outcome.reencrypted) values under data key \(keys.activeID)")
@@ -76,8 +77,8 @@ enum RetentionCommands {
 
     /// A connection with the file's `postgres` settings, to a database whose
     /// schema this binary knows.
-    static func connect(_ settings: VeridocSettings) throws -> PostgresConnection {
-        let postgres = settings.postgres
+    static func connect(_ deployment: Deployment) throws -> PostgresConnection {
+        let postgres = deployment.settings.postgres
         let connection = try PostgresConnection(connectionString: postgres.connectionString, applicationName: "veridoc-cli",
                                                 preparedStatements: postgres.preparedStatements)
         do {

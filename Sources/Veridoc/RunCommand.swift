@@ -52,9 +52,8 @@ enum RunCommand {
     }
 
     private static func load(_ arguments: [String]) throws -> (WorkerConfiguration, TenantDirectory) {
-        let settings = try ConfigFile.read(ParsedArguments(arguments, options: ["--config"], flags: []))
-        let tenants = try Configuration.load(settings)
-        return (try WorkerConfiguration.load(settings), tenants.directory)
+        let deployment = try ConfigFile.read(ParsedArguments(arguments, options: ["--config"], flags: []))
+        return (try WorkerConfiguration.load(deployment), deployment.tenants)
     }
 
     /// Applies migrations, waiting for PostgreSQL to come up (bounded).

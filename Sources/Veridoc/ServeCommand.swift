@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Deployment
 import Foundation
 import HTTPService
 import Observability
@@ -17,11 +18,12 @@ enum ServeCommand {
         ExitStatus.of {
             let stop = StopFlag()
             let signals = SignalTrap { stop.set() }
-            let settings = try ConfigFile.read(ParsedArguments(arguments, options: ["--config"], flags: []))
+            let deployment = try ConfigFile.read(ParsedArguments(arguments, options: ["--config"], flags: []))
+            let settings = deployment.settings
             let log = Logger(minimum: Logger.Level(settings.observability.logLevel))
             log.routeLibraryLogs()
-            let tenants = try APITenants.load(settings)
-            let tlsFiles = try tls(settings)
+            let tenants = try APITenants.load(deployment)
+            let tlsFiles = try tls(deployment)
             if tenants.keyring.isEmpty { log.warning("no tenant has apiKeys: every /v1 request will be 401") }
             guard let bootstrapServers = settings.kafka.bootstrapServers else {
                 throw ConfigError("kafka.bootstrapServers: required (or set VERIDOC_KAFKA_BOOTSTRAP_SERVERS): serve produces the request events")
@@ -32,7 +34,7 @@ enum ServeCommand {
             let sessions = try SessionService(
                 postgres: settings.postgres.connectionString, preparedStatements: settings.postgres.preparedStatements,
                 connections: settings.serve.postgresConnections, bootstrapServers: bootstrapServers,
-                kafkaProperties: settings.kafka.properties, requestTopic: settings.kafka.requestTopic, replayKey: try ReplayKey.load(settings))
+                kafkaProperties: settings.kafka.properties, requestTopic: settings.kafka.requestTopic, replayKey: try deployment.requiredReplayKey())
             defer { sessions.close() }
             // Not fatal: serve starts while the database is still coming up, and /readyz says so.
             // A schema newer than this binary is: that needs another binary, not time.
@@ -62,21 +64,10 @@ enum ServeCommand {
         }
     }
 
-    /// The certificate chain and key `serve.tls` names, read once at start.
-    static func tls(_ settings: VeridocSettings) throws(ConfigError) -> HTTPDaemon.TLS? {
-        guard let tls = settings.serve.tls else { return nil }
+    /// The certificate chain and key `serve.tls` names, as the deployment read them.
+    static func tls(_ deployment: Deployment) throws(ConfigError) -> HTTPDaemon.TLS? {
+        guard let tls = deployment.serveTLS else { return nil }
         guard HTTPDaemon.supportsTLS else { throw ConfigError("serve.tls: this libmicrohttpd was built without TLS; terminate TLS in a proxy instead") }
-        let certificate = settings.resolve(tls.certificateFile)
-        let key = settings.resolve(tls.keyFile)
-        let certificatePEM = String(decoding: try KeyFile.read(certificate, setting: "serve.tls.certificateFile", .published), as: UTF8.self)
-        guard certificatePEM.contains("-----BEGIN CERTIFICATE-----") else {
-            throw ConfigError("serve.tls.certificateFile: \(certificate.path) is not a readable PEM certificate")
-        }
-        // libmicrohttpd takes the key as PEM text.
-        let keyPEM = String(decoding: try KeyFile.read(key, setting: "serve.tls.keyFile", .secret), as: UTF8.self)
-        guard keyPEM.contains("PRIVATE KEY-----") else {
-            throw ConfigError("serve.tls.keyFile: \(key.path) is not a readable PEM private key")
-        }
-        return HTTPDaemon.TLS(certificatePEM: certificatePEM, keyPEM: keyPEM)
+        return HTTPDaemon.TLS(certificatePEM: tls.certificatePEM, keyPEM: tls.keyPEM)
     }
 }

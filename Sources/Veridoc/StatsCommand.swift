@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Deployment
 import Foundation
 import Analytics
 import Settings
@@ -9,8 +10,8 @@ import Storage
 enum StatsCommand {
     static func run(_ arguments: [String]) -> Int32 {
         ExitStatus.of {
-            let (settings, since, tenant, assurance) = try options(arguments, extra: [])
-            let connection = try RetentionCommands.connect(settings)
+            let (deployment, since, tenant, assurance) = try options(arguments, extra: [])
+            let connection = try RetentionCommands.connect(deployment)
             defer { connection.close() }
             print(StatsTable.render(try AnalyticsSnapshot.load(since: since, tenant: tenant, assurance: assurance, on: connection)), terminator: "")
         }
@@ -18,15 +19,15 @@ enum StatsCommand {
 
     /// `--config`, `--since` (default 24h), `--tenant` and `--assurance`
     /// (production, the default; test; all), shared with `report`.
-    static func options(_ arguments: [String], extra: Set<String>) throws -> (VeridocSettings, Date, String?, AnalyticsSnapshot.AssuranceScope) {
+    static func options(_ arguments: [String], extra: Set<String>) throws -> (Deployment, Date, String?, AnalyticsSnapshot.AssuranceScope) {
         let parsed = try ParsedArguments(arguments, options: Set(["--config", "--since", "--tenant", "--assurance"]).union(extra), flags: [])
         let assurance = try parsed.options["--assurance"].map { text throws(UsageError) -> AnalyticsSnapshot.AssuranceScope in
             guard let scope = AnalyticsSnapshot.AssuranceScope(rawValue: text) else { throw UsageError("--assurance takes production, test or all") }
             return scope
         } ?? .production
-        let settings = try ConfigFile.read(parsed)
+        let deployment = try ConfigFile.read(parsed)
         let text = parsed.options["--since"] ?? "24h"
         guard let duration = ParsedArguments.duration(text) else { throw UsageError("--since takes a duration such as 90m, 24h or 7d") }
-        return (settings, Date().addingTimeInterval(-duration), parsed.options["--tenant"], assurance)
+        return (deployment, Date().addingTimeInterval(-duration), parsed.options["--tenant"], assurance)
     }
 }

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import Deployment
 import Foundation
 import MDoc
 import Settings
@@ -19,7 +20,8 @@ enum VerifyCommand {
                 guard let parsedTime = RFC3339.date(from: at) else { throw UsageError("--at is not an RFC 3339 date-time") }
                 time = parsedTime
             }
-            let verification = try StandaloneVerification(configFile: URL(fileURLWithPath: configPath), at: time)
+            let deployment = try Deployment.load(from: URL(fileURLWithPath: configPath), at: time)
+            let verification = StandaloneVerification(tenants: deployment.tenants, replayKey: deployment.replayKey, at: time)
             let result = verification.verify(eventJSON: try readEvent(parsed.positional[0]))
             if parsed.flags.contains("--json") {
                 print(verification.outcome(of: result).json())

@@ -100,12 +100,20 @@ public struct Configuration: Sendable {
         for (index, reader) in entry.readers.enumerated() {
             readers[reader.id] = try loadP256PublicKey(settings.resolve(reader.publicKey), setting: "\(path).readers[\(index)].publicKey")
         }
+        var readerTokenKey: ReaderTokenKey?
+        if let tokens = entry.readerTokens {
+            let setting = "\(path).readerTokens.signingKey"
+            let key = try KeyFile.privateKey(settings.resolve(tokens.signingKey), setting: setting)
+            guard key.type == .ec(.p256) else { throw ConfigError("\(setting): reader tokens are ES256, so the key must be a P-256 key") }
+            readerTokenKey = ReaderTokenKey(brandID: tokens.brandID, keyID: tokens.keyID, signingKey: key)
+        }
         return Tenant(
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
             pinnedDocumentSigners: pinned, listedAnchors: listed, trustListDeadlines: deadlines, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
+            maxSessionSeconds: entry.maxSessionSeconds,
             retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
             requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers,
-            acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts)
+            acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts, apiKeyHashes: entry.apiKeyHashes, readerTokenKey: readerTokenKey)
     }
 
     /// A VICAL's IACAs, each with the docTypes its entry names, trusted until

@@ -7,15 +7,20 @@ import Settings
 /// verified outcome carries sealed claims where the tenant names an outcome
 /// recipient key, as the worker's outcome events do.
 public struct StandaloneVerification: Sendable {
-    public let configuration: Configuration
+    public let tenants: TenantDirectory
     public let time: Date
     private let verifier: Verifier
 
     public init(configFile: URL, at time: Date) throws(ConfigError) {
         let settings = try VeridocSettings.load(from: configFile)
-        configuration = try Configuration.load(settings, at: time)
-        let issuedNonces = settings.replay.nonceKeyFile == nil ? nil : IssuedNonce.Key(replayKey: try ReplayKey.load(settings))
-        verifier = Verifier(directory: configuration.directory, issuedNonceKey: issuedNonces)
+        self.init(tenants: try Configuration.load(settings, at: time).directory,
+                  replayKey: settings.replay.nonceKeyFile == nil ? nil : try ReplayKey.load(settings), at: time)
+    }
+
+    /// With a deployment's tenants and replay key, already loaded.
+    public init(tenants: TenantDirectory, replayKey: [UInt8]?, at time: Date) {
+        self.tenants = tenants
+        verifier = Verifier(directory: tenants, issuedNonceKey: replayKey.map { IssuedNonce.Key(replayKey: $0) })
         self.time = time
     }
 
@@ -25,7 +30,7 @@ public struct StandaloneVerification: Sendable {
 
     /// The outcome event the worker would publish for `result`.
     public func outcome(of result: VerificationResult) -> OutcomeEvent {
-        OutcomeEvent(result, claimsRecipient: result.tenant.flatMap { configuration.directory[$0]?.outcomeRecipientKey })
+        OutcomeEvent(result, claimsRecipient: result.tenant.flatMap { tenants[$0]?.outcomeRecipientKey })
     }
 }
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import MDoc
+import Settings
 
 /// One merchant decryption key, held as a ready OpenSSL object with the
 /// identifiers the envelopes use to name it.
@@ -21,7 +22,26 @@ public struct TenantKey: Sendable {
     }
 }
 
-/// A tenant as the verifier uses it: config resolved into keys and a trust store.
+/// The key serve signs a tenant's ProximityReader tokens with (ES256), and
+/// the identifiers the tokens carry.
+public struct ReaderTokenKey: Sendable {
+    /// The token's `iss`.
+    public let brandID: String
+    /// The header's `kid`.
+    public let keyID: String
+    public let signingKey: PrivateKey
+
+    public init(brandID: String, keyID: String, signingKey: PrivateKey) {
+        self.brandID = brandID
+        self.keyID = keyID
+        self.signingKey = signingKey
+    }
+}
+
+/// A tenant: its config entry resolved into keys and a trust store. The one
+/// tenant type: the worker verifies with it, serve opens sessions and signs
+/// reader tokens with it, and every room looks it up by the id's bytes
+/// (`TenantDirectory`).
 public struct Tenant: Sendable {
     public let id: String
     public let merchantIDs: Set<String>
@@ -35,6 +55,8 @@ public struct Tenant: Sendable {
     public let trustListDeadlines: [TrustListDeadline]
     public let origins: Set<String>
     public let maxRequestAge: TimeInterval
+    /// The longest a session serve opens for the tenant may live, in seconds.
+    public let maxSessionSeconds: Int
     /// Only nonces Veridoc issued (`IssuedNonce`) are accepted.
     public let requireIssuedNonces: Bool
     /// How long disclosed values may be kept (docs/retention.md).
@@ -48,6 +70,10 @@ public struct Tenant: Sendable {
     /// Proximity readers whose signature lets a device MAC count
     /// (`ReaderAttestation`), by reader instance identifier, matched by bytes.
     private let readers: [Identifier: PublicKey]
+    /// SHA-256 hashes (hex) of the API keys serve accepts for the tenant.
+    public let apiKeyHashes: [String]
+    /// Where serve signs the tenant's reader tokens; nil: it issues none.
+    public let readerTokenKey: ReaderTokenKey?
     /// Whether iso-device-response accepts OpenID4VP transcripts (their verifier is not Veridoc's to check).
     public let acceptsOpenID4VPTranscripts: Bool
     /// The same identifiers, matched by their bytes (`Identifier`).
@@ -57,9 +83,12 @@ public struct Tenant: Sendable {
     public init(
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
         pinnedDocumentSigners: [Certificate] = [], listedAnchors: [ListedAnchor] = [], trustListDeadlines: [TrustListDeadline] = [],
-        origins: Set<String> = [], maxRequestAge: TimeInterval = 600, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
-        requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true
+        origins: Set<String> = [], maxRequestAge: TimeInterval = 600, maxSessionSeconds: Int? = nil, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
+        requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
+        apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil
     ) {
+        self.apiKeyHashes = apiKeyHashes
+        self.readerTokenKey = readerTokenKey
         self.acceptsOpenID4VPTranscripts = acceptsOpenID4VPTranscripts
         self.readers = Dictionary(readers.map { (Identifier($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.testConditions = testConditions
@@ -72,6 +101,8 @@ public struct Tenant: Sendable {
         self.trustListDeadlines = trustListDeadlines
         self.origins = origins
         self.maxRequestAge = maxRequestAge
+        // By default a session lasts as long as the request it carries may be old.
+        self.maxSessionSeconds = maxSessionSeconds ?? min(Int(maxRequestAge), TenantSettings.maxSessionSecondsLimit)
         self.requireIssuedNonces = requireIssuedNonces
         self.retention = retention
         self.outcomeRecipientKey = outcomeRecipientKey

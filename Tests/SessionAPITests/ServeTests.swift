@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import KafkaMock
+import TestIssuer
 import Testing
 import TestSupport
 @testable import SessionAPI
@@ -91,6 +92,8 @@ final class ServeFixture {
     static func writeConfig(in folder: URL, signingKey: String, burst: Int, services: (postgres: String, kafka: String)? = nil,
                             tls: Bool = false, maxSessionSeconds: Int = 120, serveSettings: [String: Any]? = nil) throws -> URL {
         try writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("merchant.pem"))
+        // Serve loads the tenants as the worker does, trust anchors included.
+        try TestIssuer.PEM.certificates([try TestIssuer.Authority(now: Date()).iaca]).write(to: folder.appendingPathComponent("iaca.pem"), atomically: true, encoding: .utf8)
         var config: [String: Any] = [
             "tenants": [
                 ["id": "acme", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: acmeKey), APIKeyring.setting(forKey: burstKey)],

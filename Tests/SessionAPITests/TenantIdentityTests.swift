@@ -1,3 +1,4 @@
+import Deployment
 import Foundation
 import JSON
 import MDoc
@@ -6,21 +7,23 @@ import Settings
 import Testing
 import Verification
 
-/// The worker (`Verification.Tenant`) and serve (`SessionTenant`, `APITenants`)
-/// answer the same lookups the same way: by the id's bytes (`IdentityRule`).
+/// Serve looks tenants up in the deployment's directory, the worker's, and
+/// asks the same `Tenant` whether it owns a merchant id or an origin: one
+/// answer for both, by the id's bytes (`IdentityRule`).
 @Suite struct TenantIdentityTests {
     @Test func theWorkerAndServeAgreeOnMerchantIdsOriginsAndTenants() throws {
         let json = #"{"tenants": [{"id": "Caf\u00e9", "teamId": "T", "merchantIds": ["Caf\u00e9", "K"], "origins": ["https://caf\u00e9.example"], "#
             + #""testConditions": {"kinds": ["developerProfile"]}}]}"#
         let settings = try VeridocSettings(JSONParser().parse(json), baseURL: URL(fileURLWithPath: "/"))
+        let deployment = try Deployment(settings)
         let worker = try #require(try Configuration.load(settings).directory["Caf\u{00E9}"])
-        let serve = try SessionTenant(settings.tenants[0], settings: settings)
-        let api = try APITenants.load(settings)
+        let api = try APITenants.load(deployment)
+        let serve = try #require(api.directory["Caf\u{00E9}"])
         for probe in ["Caf\u{00E9}", "Cafe\u{0301}", "caf\u{00E9}", "Caf\u{00E9} ", "K", "\u{212A}", "https://caf\u{00E9}.example", "https://cafe\u{0301}.example"] {
             #expect(worker.owns(merchantID: probe) == serve.owns(merchantID: probe), "merchantId \(probe.unicodeScalars.map(\.value))")
             #expect(worker.owns(origin: probe) == serve.owns(origin: probe), "origin \(probe.unicodeScalars.map(\.value))")
             let workerKnows = (try Configuration.load(settings)).directory[probe] != nil
-            #expect(workerKnows == (api.sessions[Identifier(probe)] != nil), "tenant \(probe.unicodeScalars.map(\.value))")
+            #expect(workerKnows == (api.directory[probe] != nil), "tenant \(probe.unicodeScalars.map(\.value))")
         }
         #expect(serve.owns(merchantID: "Caf\u{00E9}") && !serve.owns(merchantID: "Cafe\u{0301}") && !serve.owns(merchantID: "\u{212A}"))
         #expect(serve.owns(origin: "https://caf\u{00E9}.example") && !serve.owns(origin: "https://cafe\u{0301}.example"))

@@ -72,13 +72,16 @@ import Testing
             #expect((latency[key] as? Double ?? 0) > 0, "latency.\(key)")
         }
         #expect(endToEnd["peakRatioToCeilingTimesCores"] is Double)
-        // The backlog run: a quick run's backlog drains before the group is stable,
-        // so it is timed whole (the 10-90 % window of a full run needs a larger one).
+        // The backlog run: timed whole when it drains before the group is stable
+        // (a quick run on a quiet machine), else over its 10-90 % window (a busy
+        // machine slows the drain): either way no more events than were produced.
+        // That every produced event arrived the bench checks itself (it fails otherwise).
         let backlog = try #require(endToEnd["backlog"] as? [String: Any])
         for key in ["eventsPerSecond", "cpuMillisecondsPerEvent", "drainSeconds"] {
             #expect((backlog[key] as? Double ?? 0) > 0, "backlog.\(key)")
         }
-        #expect(backlog["events"] as? Int == backlog["produced"] as? Int)
+        let produced = try #require(backlog["produced"] as? Int)
+        #expect(produced > 0 && (1...produced).contains(backlog["events"] as? Int ?? 0), "backlog: \(backlog)")
 
         let scaling = try #require(report["scaling"] as? [[String: Any]])
         #expect(scaling.count >= 2)

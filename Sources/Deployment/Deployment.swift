@@ -1,0 +1,70 @@
+import Foundation
+import Retention
+import Settings
+import Verification
+
+/// The config file as the product runs it, made in one step: the file read
+/// once, strictly, into typed sections (listeners, brokers, stores, limits),
+/// and every file it names read by `KeyFile` under one rule: each tenant's
+/// keys and trust, the data keys, the replay key. Every command that takes
+/// `--config` starts from this value, so none reads the file, or a key, a
+/// second time or by a rule of its own.
+///
+/// Strict for every command alike: `stats` refuses a config the worker would
+/// refuse, so a deployment that one command accepts, all accept.
+public struct Deployment: Sendable {
+    /// Each section typed, `VERIDOC_…` variables applied; paths resolve against `settings.baseURL`.
+    public let settings: VeridocSettings
+    /// The one tenant type (`Tenant`), keys and trust loaded, matched by the
+    /// id's bytes (`IdentityRule`): what the worker, serve, retention and
+    /// analytics all look tenants up in.
+    public let tenants: TenantDirectory
+    /// The data keys that seal stored values, and the purge's pace.
+    public let retention: RetentionConfiguration
+    /// `replay.nonceKeyFile`'s bytes; nil where the file names none.
+    public let replayKey: [UInt8]?
+    /// `serve.tls`'s certificate chain and key, as PEM text; nil: serve speaks plain HTTP.
+    public let serveTLS: ServeTLS?
+
+    public struct ServeTLS: Sendable {
+        public let certificatePEM: String
+        public let keyPEM: String
+    }
+
+    /// VICALs are authenticated at `time` (their signers expire like any
+    /// certificate, and a list past its nextUpdate is refused).
+    public init(_ settings: VeridocSettings, at time: Date = Date()) throws(ConfigError) {
+        self.settings = settings
+        tenants = try Configuration.load(settings, at: time).directory
+        retention = try RetentionConfiguration.load(settings)
+        replayKey = settings.replay.nonceKeyFile == nil ? nil : try ReplayKey.load(settings)
+        serveTLS = try settings.serve.tls.map { (tls) throws(ConfigError) in try Self.readTLS(tls, settings: settings) }
+    }
+
+    private static func readTLS(_ tls: ServeSettings.TLS, settings: VeridocSettings) throws(ConfigError) -> ServeTLS {
+        let certificate = settings.resolve(tls.certificateFile)
+        let key = settings.resolve(tls.keyFile)
+        let certificatePEM = String(decoding: try KeyFile.read(certificate, setting: "serve.tls.certificateFile", .published), as: UTF8.self)
+        guard certificatePEM.contains("-----BEGIN CERTIFICATE-----") else {
+            throw ConfigError("serve.tls.certificateFile: \(certificate.path) is not a readable PEM certificate")
+        }
+        // Kept as PEM text: libmicrohttpd takes the key that way.
+        let keyPEM = String(decoding: try KeyFile.read(key, setting: "serve.tls.keyFile", .secret), as: UTF8.self)
+        guard keyPEM.contains("PRIVATE KEY-----") else {
+            throw ConfigError("serve.tls.keyFile: \(key.path) is not a readable PEM private key")
+        }
+        return ServeTLS(certificatePEM: certificatePEM, keyPEM: keyPEM)
+    }
+
+    public static func load(from file: URL, at time: Date = Date(),
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Deployment {
+        try Deployment(VeridocSettings.load(from: file, environment: environment), at: time)
+    }
+
+    /// The replay key, for the commands that cannot run without one (the
+    /// worker keys single-use nonces with it; serve issues nonces under it).
+    public func requiredReplayKey() throws(ConfigError) -> [UInt8] {
+        guard let replayKey else { return try ReplayKey.load(settings) }
+        return replayKey
+    }
+}

@@ -1,0 +1,12 @@
+import Crypto
+import Verification
+
+extension Tenant {
+    /// What a web session's EncryptionInfo names: the public half of the
+    /// tenant's first encryption key, which the worker decrypts with; nil for
+    /// a tenant without origins (it has no web sessions).
+    var webRecipient: PublicKey? {
+        guard !origins.isEmpty else { return nil }
+        return keys.first?.privateKey.publicKey
+    }
+}
