@@ -20,22 +20,27 @@ public struct BenchReport: Codable, Sendable {
         public var cryptoMicrosecondsPerEvent: Double
         public var eventsPerSecondPerCore: Double
 
-        public init(primitives: [Primitive], perEvent: String, cryptoMicrosecondsPerEvent: Double, eventsPerSecondPerCore: Double) {
-            self.primitives = primitives
-            self.perEvent = perEvent
-            self.cryptoMicrosecondsPerEvent = cryptoMicrosecondsPerEvent
-            self.eventsPerSecondPerCore = eventsPerSecondPerCore
+        /// From the best rates of `Benchmark.primitives`, listed in `order`.
+        /// An Apple in-app event: one HPKE open (one ECDH) and two P-256
+        /// verifies (issuer, device); the DS → IACA chain check is cached per
+        /// document signer.
+        public init(rates: [String: Double], order: [String]) {
+            primitives = order.map { Primitive(name: $0, operationsPerSecond: rates[$0]!) }
+            let seconds = 1 / rates["HPKE open 6 KB"]! + 2 / rates["ECDSA P-256 verify"]!
+            perEvent = "1 HPKE open 6 KB + 2 ECDSA P-256 verify"
+            cryptoMicrosecondsPerEvent = seconds * 1e6
+            eventsPerSecondPerCore = 1 / seconds
+        }
+
+        /// events/s ÷ (the ceiling per core × cores): what every stage is set against.
+        func ratio(_ eventsPerSecond: Double, cores: Int) -> Double {
+            eventsPerSecond / (eventsPerSecondPerCore * Double(cores))
         }
     }
 
     public struct Primitive: Codable, Sendable {
         public var name: String
         public var operationsPerSecond: Double
-
-        public init(name: String, operationsPerSecond: Double) {
-            self.name = name
-            self.operationsPerSecond = operationsPerSecond
-        }
     }
 
     public struct PoolRun: Codable, Sendable {
@@ -51,7 +56,8 @@ public struct BenchReport: Codable, Sendable {
         /// The share of events presenting the credential of an event before them again.
         public var repeatShare: Double
 
-        public init(threads: Int, events: Int, verified: Int, eventsPerSecond: Double, ratioToCeiling: Double, issuers: Int = 1, tenants: Int = 1,
+        /// `cores`: the machine's; a pool runs on at most that many of its threads at once.
+        public init(threads: Int, events: Int, verified: Int, eventsPerSecond: Double, ceiling: Ceiling, cores: Int, issuers: Int = 1, tenants: Int = 1,
                     repeatShare: Double = 0) {
             self.issuers = issuers
             self.tenants = tenants
@@ -60,7 +66,7 @@ public struct BenchReport: Codable, Sendable {
             self.events = events
             self.verified = verified
             self.eventsPerSecond = eventsPerSecond
-            self.ratioToCeiling = ratioToCeiling
+            ratioToCeiling = ceiling.ratio(eventsPerSecond, cores: min(threads, cores))
         }
     }
 
@@ -74,13 +80,12 @@ public struct BenchReport: Codable, Sendable {
         /// A backlog staged before the worker started, drained by it.
         public var backlog: EndToEndBench.Run?
 
-        public init(peak: EndToEndBench.Run, peakRatioToCeilingTimesCores: Double, latency: EndToEndBench.Run, cryptoShareOfWorkerCPU: Double,
-                    backlog: EndToEndBench.Run? = nil) {
+        public init(peak: EndToEndBench.Run, latency: EndToEndBench.Run, backlog: EndToEndBench.Run? = nil, ceiling: Ceiling, cores: Int) {
             self.backlog = backlog
             self.peak = peak
-            self.peakRatioToCeilingTimesCores = peakRatioToCeilingTimesCores
+            peakRatioToCeilingTimesCores = ceiling.ratio(peak.eventsPerSecond, cores: cores)
             self.latency = latency
-            self.cryptoShareOfWorkerCPU = cryptoShareOfWorkerCPU
+            cryptoShareOfWorkerCPU = ceiling.cryptoMicrosecondsPerEvent / 1000 / max(peak.cpuMillisecondsPerEvent, 1e-9)
         }
     }
 
@@ -88,9 +93,9 @@ public struct BenchReport: Codable, Sendable {
         public var run: EndToEndBench.Run
         public var ratioToCeilingTimesCores: Double
 
-        public init(run: EndToEndBench.Run, ratioToCeilingTimesCores: Double) {
+        public init(run: EndToEndBench.Run, ceiling: Ceiling, cores: Int) {
             self.run = run
-            self.ratioToCeilingTimesCores = ratioToCeilingTimesCores
+            ratioToCeilingTimesCores = ceiling.ratio(run.eventsPerSecond, cores: cores)
         }
     }
 

@@ -1,3 +1,4 @@
+import DemoKit
 import Foundation
 
 /// A child process started with posix_spawn and reaped with waitpid (never
@@ -110,11 +111,7 @@ final class ChildProcess: @unchecked Sendable {
         guard let reader = stdoutReader else { return nil }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let newline = buffer.firstIndex(of: 0x0a) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
+            if let line = buffer.takeLine() { return line }
             var poller = pollfd(fd: reader.fileDescriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 100)
             if ready <= 0 { continue }

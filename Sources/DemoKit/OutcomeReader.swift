@@ -68,21 +68,15 @@ package final class OutcomeReader: @unchecked Sendable, RebalanceListener {
 
     /// True once the reader's consumer has been assigned its partitions.
     package var isAssigned: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return assigned
+        lock.withLock { assigned }
     }
 
     package var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return subjects.count
+        lock.withLock { subjects.count }
     }
 
     private var isStopped: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopped
+        lock.withLock { stopped }
     }
 
     package func stop() {

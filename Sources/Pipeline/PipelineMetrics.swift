@@ -203,16 +203,12 @@ public final class WorkerHealth: @unchecked Sendable {
     /// longer trusted then, so every document under them is rejected until a
     /// fresh list is deployed.
     public func watchTrustLists(_ deadlines: [TrustListDeadline]) {
-        lock.lock()
-        trustLists = deadlines.sorted { $0.staleAfter < $1.staleAfter }
-        lock.unlock()
+        lock.withLock { trustLists = deadlines.sorted { $0.staleAfter < $1.staleAfter } }
     }
 
     /// The first VICAL past its nextUpdate (plus grace) at `time`, if any.
     public func staleTrustList(at time: Date) -> TrustListDeadline? {
-        lock.lock()
-        defer { lock.unlock() }
-        return trustLists.first { time > $0.staleAfter }
+        lock.withLock { trustLists.first { time > $0.staleAfter } }
     }
 
     func postgresRoundTrip(succeeded: Bool, at time: Date? = nil) {
@@ -223,34 +219,24 @@ public final class WorkerHealth: @unchecked Sendable {
     }
 
     func partitionsChanged(owned: Int) {
-        lock.lock()
-        self.owned = owned
-        lock.unlock()
+        lock.withLock { self.owned = owned }
     }
 
     /// How many assigned partitions the worker stopped reading at a gap.
     func partitionsStopped(_ count: Int) {
-        lock.lock()
-        stopped = count
-        lock.unlock()
+        lock.withLock { stopped = count }
     }
 
     public var stoppedPartitions: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopped
+        lock.withLock { stopped }
     }
 
     func drainStarted() {
-        lock.lock()
-        draining = true
-        lock.unlock()
+        lock.withLock { draining = true }
     }
 
     public var assignedPartitions: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return owned
+        lock.withLock { owned }
     }
 
     /// The most recent round trip succeeded, and within `window`.

@@ -11,6 +11,15 @@ struct Environment {
         return number
     }
 
+    /// A whole number that `name` sets over the file's `key`. The file's
+    /// value is read and checked even when the variable wins, so a bad one
+    /// is refused either way.
+    func integer(_ name: String, over key: String, in section: inout SettingsObject?, range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+        let fromEnvironment = try integer(name, range: range)
+        let fromFile = try section?.integer(key, range: range)
+        return fromEnvironment ?? fromFile
+    }
+
     func bool(_ name: String) throws(ConfigError) -> Bool? {
         guard let text = variables[name] else { return nil }
         switch text.lowercased() {

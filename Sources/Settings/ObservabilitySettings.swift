@@ -30,9 +30,7 @@ public struct ObservabilitySettings: Sendable, Equatable {
 
     init(_ section: SettingsObject?, _ environment: Environment) throws(ConfigError) {
         var section = section
-        let portFromEnvironment = try environment.integer("VERIDOC_HTTP_PORT", range: 0...65535)
-        let portFromFile = try section?.integer("port", range: 0...65535)
-        port = portFromEnvironment ?? portFromFile ?? port
+        port = try environment.integer("VERIDOC_HTTP_PORT", over: "port", in: &section, range: 0...65535) ?? port
         let logLevelFromFile = try section?.string("logLevel")
         if let name = environment["VERIDOC_LOG_LEVEL"] ?? logLevelFromFile { logLevel = try LogLevel(name, setting: "observability.logLevel") }
         maxConnections = try section?.integer("maxConnections", range: 8...65_536) ?? maxConnections

@@ -31,9 +31,7 @@ public struct RetentionSettings: Sendable, Equatable {
         if active != nil && dataKeys.isEmpty { throw ConfigError("retention.activeKey: set without retention.dataKeys") }
         activeKey = environment["VERIDOC_ACTIVE_DATA_KEY"] ?? active
         if !dataKeys.isEmpty && (activeKey ?? "").isEmpty { throw ConfigError("retention.activeKey: required with retention.dataKeys") }
-        let purgeIntervalSecondsFromEnvironment = try environment.integer("VERIDOC_PURGE_INTERVAL_SECONDS", range: 1...86_400)
-        let purgeIntervalSecondsFromFile = try section?.integer("purgeIntervalSeconds", range: 1...86_400)
-        purgeIntervalSeconds = purgeIntervalSecondsFromEnvironment ?? purgeIntervalSecondsFromFile ?? purgeIntervalSeconds
+        purgeIntervalSeconds = try environment.integer("VERIDOC_PURGE_INTERVAL_SECONDS", over: "purgeIntervalSeconds", in: &section, range: 1...86_400) ?? purgeIntervalSeconds
         let purgeBatchSizeFromFile = try section?.integer("purgeBatchSize", range: 1...50_000)
         purgeBatchSize = purgeBatchSizeFromFile ?? purgeBatchSize
         sessionKeepSeconds = try section?.integer("sessionKeepSeconds", range: 0...2_592_000) ?? sessionKeepSeconds

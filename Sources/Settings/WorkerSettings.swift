@@ -17,27 +17,13 @@ public struct WorkerSettings: Sendable, Equatable {
 
     init(_ section: SettingsObject?, _ environment: Environment) throws(ConfigError) {
         var section = section
-        let threadsFromEnvironment = try environment.integer("VERIDOC_WORKERS", range: 1...256)
-        let threadsFromFile = try section?.integer("threads", range: 1...256)
-        threads = threadsFromEnvironment ?? threadsFromFile
-        let batchSizeFromEnvironment = try environment.integer("VERIDOC_BATCH_SIZE", range: 1...2_000)
-        let batchSizeFromFile = try section?.integer("batchSize", range: 1...2_000)
-        batchSize = batchSizeFromEnvironment ?? batchSizeFromFile ?? batchSize
-        let batchLingerMillisecondsFromEnvironment = try environment.integer("VERIDOC_BATCH_LINGER_MS", range: 0...10_000)
-        let batchLingerMillisecondsFromFile = try section?.integer("batchLingerMilliseconds", range: 0...10_000)
-        batchLingerMilliseconds = batchLingerMillisecondsFromEnvironment ?? batchLingerMillisecondsFromFile ?? batchLingerMilliseconds
-        let drainTimeoutSecondsFromEnvironment = try environment.integer("VERIDOC_DRAIN_TIMEOUT_SECONDS", range: 1...3600)
-        let drainTimeoutSecondsFromFile = try section?.integer("drainTimeoutSeconds", range: 1...3600)
-        drainTimeoutSeconds = drainTimeoutSecondsFromEnvironment ?? drainTimeoutSecondsFromFile ?? drainTimeoutSeconds
-        let maxEventBytesFromEnvironment = try environment.integer("VERIDOC_MAX_EVENT_BYTES", range: 1024...(64 << 20))
-        let maxEventBytesFromFile = try section?.integer("maxEventBytes", range: 1024...(64 << 20))
-        maxEventBytes = maxEventBytesFromEnvironment ?? maxEventBytesFromFile ?? maxEventBytes
-        let outboxClaimSecondsFromEnvironment = try environment.integer("VERIDOC_OUTBOX_CLAIM_SECONDS", range: 1...3600)
-        let outboxClaimSecondsFromFile = try section?.integer("outboxClaimSeconds", range: 1...3600)
-        outboxClaimSeconds = outboxClaimSecondsFromEnvironment ?? outboxClaimSecondsFromFile ?? outboxClaimSeconds
-        let signatureMemoEntriesFromEnvironment = try environment.integer("VERIDOC_SIGNATURE_MEMO_ENTRIES", range: 0...1_048_576)
-        let signatureMemoEntriesFromFile = try section?.integer("signatureMemoEntries", range: 0...1_048_576)
-        signatureMemoEntries = signatureMemoEntriesFromEnvironment ?? signatureMemoEntriesFromFile ?? signatureMemoEntries
+        threads = try environment.integer("VERIDOC_WORKERS", over: "threads", in: &section, range: 1...256)
+        batchSize = try environment.integer("VERIDOC_BATCH_SIZE", over: "batchSize", in: &section, range: 1...2_000) ?? batchSize
+        batchLingerMilliseconds = try environment.integer("VERIDOC_BATCH_LINGER_MS", over: "batchLingerMilliseconds", in: &section, range: 0...10_000) ?? batchLingerMilliseconds
+        drainTimeoutSeconds = try environment.integer("VERIDOC_DRAIN_TIMEOUT_SECONDS", over: "drainTimeoutSeconds", in: &section, range: 1...3600) ?? drainTimeoutSeconds
+        maxEventBytes = try environment.integer("VERIDOC_MAX_EVENT_BYTES", over: "maxEventBytes", in: &section, range: 1024...(64 << 20)) ?? maxEventBytes
+        outboxClaimSeconds = try environment.integer("VERIDOC_OUTBOX_CLAIM_SECONDS", over: "outboxClaimSeconds", in: &section, range: 1...3600) ?? outboxClaimSeconds
+        signatureMemoEntries = try environment.integer("VERIDOC_SIGNATURE_MEMO_ENTRIES", over: "signatureMemoEntries", in: &section, range: 0...1_048_576) ?? signatureMemoEntries
         try section?.finish()
     }
 }

@@ -137,14 +137,7 @@ enum BenchCommand {
                 let repeated = poolRun(repeatEvents, repeatVerifier, threads: 1)
                 if repeated.eventsPerSecond > bestRepeat?.eventsPerSecond ?? 0 { bestRepeat = repeated }
             }
-            // An Apple in-app event: one HPKE open (one ECDH) and two P-256 verifies (issuer, device);
-            // the DS → IACA chain check is cached per document signer.
-            let perEvent = 1 / rates["HPKE open 6 KB"]! + 2 / rates["ECDSA P-256 verify"]!
-            let ceilingPerCore = 1 / perEvent
-            let ceiling = BenchReport.Ceiling(
-                primitives: primitiveOrder.map { BenchReport.Primitive(name: $0, operationsPerSecond: rates[$0]!) },
-                perEvent: "1 HPKE open 6 KB + 2 ECDSA P-256 verify", cryptoMicrosecondsPerEvent: perEvent * 1e6,
-                eventsPerSecondPerCore: ceilingPerCore)
+            let ceiling = BenchReport.Ceiling(rates: rates, order: primitiveOrder)
             let ecdhOnly = 1 / (1 / rates["ECDH P-256"]! + 2 / rates["ECDSA P-256 verify"]!)
             notes.append(String(format: "With HPKE open at the cost of a bare ECDH the ceiling would be %.0f events/s per core; HPKE open measures %.0f %% of ECDH.",
                                 ecdhOnly, 100 * rates["HPKE open 6 KB"]! / rates["ECDH P-256"]!))
@@ -155,16 +148,16 @@ enum BenchCommand {
             for poolThreads in poolThreadCounts {
                 let run = bestPool[poolThreads]!
                 pool.append(BenchReport.PoolRun(threads: poolThreads, events: events.count, verified: run.verified, eventsPerSecond: run.eventsPerSecond,
-                                                ratioToCeiling: run.eventsPerSecond / (ceilingPerCore * Double(min(poolThreads, cores)))))
+                                                ceiling: ceiling, cores: cores))
             }
             if let repeated = bestRepeat {
                 pool.insert(BenchReport.PoolRun(threads: 1, events: repeatEvents.count, verified: repeated.verified, eventsPerSecond: repeated.eventsPerSecond,
-                                                ratioToCeiling: repeated.eventsPerSecond / ceilingPerCore, repeatShare: repeatShare),
+                                                ceiling: ceiling, cores: cores, repeatShare: repeatShare),
                             at: 1)
             }
             if let spread = bestSpread, let single = bestPool[1] {
                 pool.insert(BenchReport.PoolRun(threads: 1, events: spreadEvents.count, verified: spread.verified, eventsPerSecond: spread.eventsPerSecond,
-                                                ratioToCeiling: spread.eventsPerSecond / ceilingPerCore, issuers: spreadIssuers, tenants: spreadTenants),
+                                                ceiling: ceiling, cores: cores, issuers: spreadIssuers, tenants: spreadTenants),
                             at: 1)
                 notes.append(String(format: "Spread over %d issuers and %d tenants, one pool thread runs at %.0f %% of its rate with one issuer and one tenant (the chain and certificate caches are per document signer).",
                                     spreadIssuers, spreadTenants, 100 * spread.eventsPerSecond / single.eventsPerSecond))
@@ -199,7 +192,6 @@ enum BenchCommand {
                 let peak = try bench.throughput(workers: 1, threadsPerWorker: cores)
                 let rate = max(1, peak.eventsPerSecond / 2)
                 let latency = try bench.latency(rate: rate, seconds: duration, workers: 1, threadsPerWorker: cores)
-                let crypto = perEvent * 1000
                 let backlogEvents = Int(parsed.options["--backlog"] ?? "") ?? (quick ? 1000 : 100_000)
                 var backlog: EndToEndBench.Run?
                 if backlogEvents > 0 {
@@ -208,14 +200,13 @@ enum BenchCommand {
                         notes.append("Backlog: the \(corpus.count)-event corpus repeated with fresh event ids up to \(backlogEvents) events; the repeats are read and verified like the rest and then rejected by the nonce check (request.nonce_reused).")
                     }
                 }
-                endToEnd = BenchReport.EndToEnd(peak: peak, peakRatioToCeilingTimesCores: peak.eventsPerSecond / (ceilingPerCore * Double(cores)),
-                                                latency: latency, cryptoShareOfWorkerCPU: crypto / max(peak.cpuMillisecondsPerEvent, 1e-9), backlog: backlog)
+                endToEnd = BenchReport.EndToEnd(peak: peak, latency: latency, backlog: backlog, ceiling: ceiling, cores: cores)
                 if !parsed.flags.contains("--skip-scaling") {
-                    scaling.append(BenchReport.ScalingRow(run: peak, ratioToCeilingTimesCores: peak.eventsPerSecond / (ceilingPerCore * Double(cores))))
+                    scaling.append(BenchReport.ScalingRow(run: peak, ceiling: ceiling, cores: cores))
                     let scalingEvents = quick ? corpus.count : min(corpus.count, Int(poolRate * 20))
                     for workers in quick ? [2] : [2, 4] {
                         let run = try bench.throughput(workers: workers, threadsPerWorker: cores, events: scalingEvents)
-                        scaling.append(BenchReport.ScalingRow(run: run, ratioToCeilingTimesCores: run.eventsPerSecond / (ceilingPerCore * Double(cores))))
+                        scaling.append(BenchReport.ScalingRow(run: run, ceiling: ceiling, cores: cores))
                     }
                     notes.append("Scaling runs every worker process with the default worker.threads (= \(cores) cores), all on this one \(cores)-core machine next to the broker, PostgreSQL and the load generator: more processes share the same cores.")
                 }

@@ -17,12 +17,6 @@ public struct TenantRetention: Sendable, Equatable {
         /// An element identifier, or "*" for every element of `namespace`.
         public let element: String
         public let retention: Retention
-
-        public init(namespace: String, element: String, retention: Retention) {
-            self.namespace = namespace
-            self.element = element
-            self.retention = retention
-        }
     }
 
     public static let none = TenantRetention(maxDays: nil, defaults: [])

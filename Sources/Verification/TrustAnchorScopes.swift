@@ -13,13 +13,6 @@ public struct ListedAnchor: Sendable {
     /// The list's nextUpdate plus the configured grace; nil when the list
     /// gives no nextUpdate.
     public let trustedUntil: Date?
-
-    public init(certificate: Certificate, docTypes: [String]?, list: String, trustedUntil: Date?) {
-        self.certificate = certificate
-        self.docTypes = docTypes
-        self.list = list
-        self.trustedUntil = trustedUntil
-    }
 }
 
 /// When a trust list a tenant loaded goes stale: its nextUpdate, and the end

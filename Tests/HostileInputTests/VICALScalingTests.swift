@@ -4,7 +4,7 @@ import Foundation
 import MDoc
 import Testing
 import TestIssuer
-import Verification
+@testable import Verification
 import TestSupport
 
 /// A VICAL's `certificateInfos` and their docType lists are as long and as

@@ -44,11 +44,7 @@ final class DevBroker: @unchecked Sendable {
     private static func readLine(_ handle: FileHandle, buffer: inout Data, timeout: TimeInterval) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let newline = buffer.firstIndex(of: 0x0a) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
+            if let line = buffer.takeLine() { return line }
             let chunk = handle.availableData
             if chunk.isEmpty { return nil }
             buffer.append(chunk)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Retention
-import Verification
+@testable import Verification
 
 /// The precedence of docs/retention.md, case by case, with exact retain_until.
 struct RetentionPolicyTests {

@@ -55,8 +55,7 @@ import Verification
         var wrong: [Int] = []
         // Every 7th length keeps the HPKE work modest; the unencrypted flow above covers every length.
         for length in stride(from: 1, to: response.count, by: 7) {
-            let sealed = try Self.seal(Array(response.prefix(length)), like: event, to: recipient)
-            if Fixtures.verify(event.replacingPayload(sealed), with: verifier).codes != [.payloadMalformed] { wrong.append(length) }
+            if try Self.codes(sealing: Array(response.prefix(length)), like: event, to: recipient, verifier: verifier) != [.payloadMalformed] { wrong.append(length) }
         }
         #expect(wrong.isEmpty, "\(flow.rawValue) prefix lengths not rejected as payload.malformed: \(wrong.prefix(20))")
     }
@@ -133,8 +132,8 @@ import Verification
         let verifier = try factory.verifier()
         let event = try factory.event(flow)
         for (name, bytes) in Self.hostile {
-            let sealed = try Self.seal(bytes, like: event, to: factory.merchant.currentKey.publicKey)
-            #expect(Fixtures.verify(event.replacingPayload(sealed), with: verifier).codes == [.payloadMalformed], "\(name) in \(flow.rawValue)")
+            #expect(try Self.codes(sealing: bytes, like: event, to: factory.merchant.currentKey.publicKey, verifier: verifier) == [.payloadMalformed],
+                    "\(name) in \(flow.rawValue)")
         }
     }
 
@@ -175,8 +174,8 @@ import Verification
             #expect(Fixtures.verify(iso.replacingPayload(bytes), with: verifier).codes == [.payloadMalformed], "iso: \(name)")
             for flow in [Flow.appleWalletApp, .appleWalletWeb] {
                 let event = try factory.event(flow)
-                let sealed = try Self.seal(bytes, like: event, to: factory.merchant.currentKey.publicKey)
-                #expect(Fixtures.verify(event.replacingPayload(sealed), with: verifier).codes == [.payloadMalformed], "\(flow.rawValue): \(name)")
+                #expect(try Self.codes(sealing: bytes, like: event, to: factory.merchant.currentKey.publicKey, verifier: verifier) == [.payloadMalformed],
+                        "\(flow.rawValue): \(name)")
             }
         }
     }
@@ -205,6 +204,11 @@ import Verification
         case .appleWalletWeb: try AnnexCEncryptedResponse.seal(deviceResponse: plaintext, transcript: event.transcript, recipient: recipient)
         case .isoDeviceResponse: plaintext
         }
+    }
+
+    /// The codes `event` is reported for with `plaintext` sealed to `recipient` as its payload.
+    static func codes(sealing plaintext: [UInt8], like event: TestIssuer.GeneratedEvent, to recipient: PublicKey, verifier: Verifier) throws -> [ReasonCode] {
+        Fixtures.verify(event.replacingPayload(try seal(plaintext, like: event, to: recipient)), with: verifier).codes
     }
 
     static func flip(_ bytes: [UInt8], round: Int, using random: inout TestIssuer.SeededRandom) -> [UInt8] {

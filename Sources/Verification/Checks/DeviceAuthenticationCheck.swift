@@ -35,13 +35,7 @@ enum DeviceAuthenticationCheck: DocumentCheck {
         let expected = DeviceAuthentication.bytes(transcript: context.transcript, docType: document.docType, nameSpacesBytes: deviceSigned.nameSpacesBytes)
         switch deviceSigned.authentication {
         case .signature(let signature):
-            let algorithm: COSESignatureAlgorithm
-            do {
-                algorithm = try signature.algorithm(context: "\(label) deviceSignature")
-            } catch {
-                report.fail(name, error.isUnsupported ? .payloadUnsupported : .deviceSignatureInvalid, error.detail)
-                return
-            }
+            guard let algorithm = report.algorithm(of: signature, context: "\(label) deviceSignature", failing: name, invalid: .deviceSignatureInvalid) else { return }
             guard deviceKey.type == algorithm.keyType else {
                 report.fail(name, .deviceSignatureInvalid, "\(label): algorithm \(algorithm) does not match the MSO device key")
                 return

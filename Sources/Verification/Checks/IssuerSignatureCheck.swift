@@ -10,13 +10,7 @@ enum IssuerSignatureCheck: DocumentCheck {
     static func run(_ document: inout DocumentUnderVerification, into report: inout CheckReport) {
         let label = document.label
         let issuerAuth = document.document.issuerSigned.issuerAuth
-        let algorithm: COSESignatureAlgorithm
-        do {
-            algorithm = try issuerAuth.algorithm(context: "\(label) issuerAuth")
-        } catch {
-            report.fail(name, error.isUnsupported ? .payloadUnsupported : .issuerSignatureInvalid, error.detail)
-            return
-        }
+        guard let algorithm = report.algorithm(of: issuerAuth, context: "\(label) issuerAuth", failing: name, invalid: .issuerSignatureInvalid) else { return }
         // No usable document signer certificate (issuer.chain failed): the input is
         // missing, so the check is skipped, as reason-codes.md says of such checks.
         guard let signer = document.signer else {

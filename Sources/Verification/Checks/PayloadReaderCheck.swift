@@ -29,13 +29,8 @@ enum PayloadReaderCheck: RequestCheck {
                         "the reader signature does not verify with reader \(attestation.readerID)'s registered key over this submission")
             return
         }
-        let age = request.time.timeIntervalSince(attestation.signedAt)
-        let maxAge = tenant.maxRequestAge
-        if age > maxAge {
-            report.fail(name, .readerUnauthenticated, "the reader signed \(Int(age)) s before verification, more than the allowed \(Int(maxAge)) s")
-        } else if age < -request.allowedClockSkew {
-            report.fail(name, .readerUnauthenticated, "the reader's signing time lies \(Int(-age)) s in the future")
-        } else {
+        if request.isTimely(attestation.signedAt, maxAge: tenant.maxRequestAge, issued: "the reader signed", signedTime: "the reader's signing time",
+                            failing: name, .readerUnauthenticated, into: &report) {
             report.pass(name)
             request.authenticatedReader = attestation.readerID
         }

@@ -27,13 +27,8 @@ enum RequestAgeCheck: RequestCheck {
             }
             return
         }
-        let maxAge = request.configuredTenant?.maxRequestAge ?? 600
-        let age = request.time.timeIntervalSince(request.request.time)
-        if age > maxAge {
-            report.fail(name, .requestExpired, "request issued \(Int(age)) s before verification, more than the allowed \(Int(maxAge)) s")
-        } else if age < -request.allowedClockSkew {
-            report.fail(name, .requestExpired, "request time lies \(Int(-age)) s in the future")
-        } else {
+        if request.isTimely(request.request.time, maxAge: request.configuredTenant?.maxRequestAge ?? 600, issued: "request issued", signedTime: "request time",
+                            failing: name, .requestExpired, into: &report) {
             report.pass(name)
         }
     }
