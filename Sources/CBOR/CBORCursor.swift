@@ -164,6 +164,34 @@ extension CBORCursor {
         guard earlier.insert(key), item(depth: depth) != nil else { return false }
         return true
     }
+
+    /// What a fast path's member reader says of one entry.
+    public enum Member {
+        /// A key it reads, and it read the value.
+        case read
+        /// A key it reads, with a value it refuses (or a second time).
+        case refused
+        /// A key it does not read: `forEachTextKey` skips the entry.
+        case other
+    }
+
+    /// Reads `count` entries of a map with text keys in place: `member` reads
+    /// the value of each key it knows; the others are skipped as `skipEntry`
+    /// skips them (decoded at `depth`, refused when repeated). False when a
+    /// key is not text, `member` refuses a value, or a skipped entry fails.
+    @inlinable
+    public mutating func forEachTextKey(count: Int, depth: Int, _ member: (inout CBORCursor, ArraySlice<UInt8>) -> Member) -> Bool {
+        var otherKeys = TextKeySet()
+        for _ in 0..<count {
+            guard let key = textBytes() else { return false }
+            switch member(&self, key) {
+            case .read: continue
+            case .refused: return false
+            case .other: guard skipEntry(key, among: &otherKeys, depth: depth) else { return false }
+            }
+        }
+        return true
+    }
 }
 
 /// Whether bytes are UTF-8, without making a String of ASCII (nearly every key).

@@ -66,27 +66,27 @@ public struct DeviceResponse: Sendable {
         // The hand-read levels go nine below the response; a tighter depth limit is the general reader's to apply.
         guard cursor.limits.maxDepth > depth + 10, let count = cursor.mapCount() else { return nil }
         var version: String?, status: Int64?, documents: [Document]?
-        var otherKeys = TextKeySet()
-        for _ in 0..<count {
-            guard let key = cursor.textBytes() else { return nil }
+        let wellFormed = cursor.forEachTextKey(count: count, depth: depth + 1) { cursor, key in
             if key.isUTF8("version") {
-                guard cursor.readText(once: &version) else { return nil }
+                guard cursor.readText(once: &version) else { return .refused }
             } else if key.isUTF8("status") {
-                guard status == nil, let value = cursor.unsigned(), value <= UInt64(Int64.max) else { return nil }
+                guard status == nil, let value = cursor.unsigned(), value <= UInt64(Int64.max) else { return .refused }
                 status = Int64(value)
             } else if key.isUTF8("documents") {
-                guard documents == nil, let documentCount = cursor.arrayCount(), documentCount <= maxDocuments else { return nil }
+                guard documents == nil, let documentCount = cursor.arrayCount(), documentCount <= maxDocuments else { return .refused }
                 var read: [Document] = []
                 read.reserveCapacity(documentCount)
                 for _ in 0..<documentCount {
-                    guard let document = Document.read(&cursor, depth: depth + 2) else { return nil }
+                    guard let document = Document.read(&cursor, depth: depth + 2) else { return .refused }
                     read.append(document)
                 }
                 documents = read
             } else {
-                guard cursor.skipEntry(key, among: &otherKeys, depth: depth + 1) else { return nil }
+                return .other
             }
+            return .read
         }
+        guard wellFormed else { return nil }
         guard let version, let status, version.hasPrefix("1.") else { return nil }
         return DeviceResponse(version: version, documents: documents ?? [], status: status)
     }
@@ -121,24 +121,24 @@ extension Document {
     static func read(_ cursor: inout CBORCursor, depth: Int) -> Document? {
         guard let count = cursor.mapCount() else { return nil }
         var docType: String?, issuerSigned: IssuerSigned?, deviceSigned: DeviceSigned?
-        var otherKeys = TextKeySet()
-        for _ in 0..<count {
-            guard let key = cursor.textBytes() else { return nil }
+        let wellFormed = cursor.forEachTextKey(count: count, depth: depth + 1) { cursor, key in
             if key.isUTF8("docType") {
-                guard cursor.readText(once: &docType) else { return nil }
+                guard cursor.readText(once: &docType) else { return .refused }
             } else if key.isUTF8("issuerSigned") {
-                guard issuerSigned == nil, let read = IssuerSigned.read(&cursor, depth: depth + 1) else { return nil }
+                guard issuerSigned == nil, let read = IssuerSigned.read(&cursor, depth: depth + 1) else { return .refused }
                 issuerSigned = read
             } else if key.isUTF8("deviceSigned") {
                 // Context names only errors, and an error here sends the whole response to the general reader.
                 guard deviceSigned == nil, let item = cursor.item(depth: depth + 1),
                       let read = try? DeviceSigned(item, context: "deviceSigned", limits: cursor.limits)
-                else { return nil }
+                else { return .refused }
                 deviceSigned = read
             } else {
-                guard cursor.skipEntry(key, among: &otherKeys, depth: depth + 1) else { return nil }
+                return .other
             }
+            return .read
         }
+        guard wellFormed else { return nil }
         guard let docType, let issuerSigned else { return nil }
         return Document(docType: docType, issuerSigned: issuerSigned, deviceSigned: deviceSigned)
     }
@@ -195,21 +195,21 @@ public struct IssuerSigned: Sendable {
     static func read(_ cursor: inout CBORCursor, depth: Int) -> IssuerSigned? {
         guard let count = cursor.mapCount() else { return nil }
         var issuerAuth: COSESign1?, spaces: [(name: String, items: [IssuerSignedItem])]?
-        var otherKeys = TextKeySet()
-        for _ in 0..<count {
-            guard let key = cursor.textBytes() else { return nil }
+        let wellFormed = cursor.forEachTextKey(count: count, depth: depth + 1) { cursor, key in
             if key.isUTF8("issuerAuth") {
                 guard issuerAuth == nil, let item = cursor.item(depth: depth + 1),
                       let auth = try? COSESign1(item, context: "issuerAuth", limits: cursor.limits)
-                else { return nil }
+                else { return .refused }
                 issuerAuth = auth
             } else if key.isUTF8("nameSpaces") {
-                guard spaces == nil, let read = nameSpaces(&cursor) else { return nil }
+                guard spaces == nil, let read = nameSpaces(&cursor) else { return .refused }
                 spaces = read
             } else {
-                guard cursor.skipEntry(key, among: &otherKeys, depth: depth + 1) else { return nil }
+                return .other
             }
+            return .read
         }
+        guard wellFormed else { return nil }
         guard let issuerAuth else { return nil }
         return IssuerSigned(nameSpaces: spaces ?? [], issuerAuth: issuerAuth)
     }

@@ -109,20 +109,18 @@ public struct MobileSecurityObject: Sendable {
         var digests: [Identifier: [UInt64: ArraySlice<UInt8>]]?
         var deviceKey: PublicKey?, deviceKeyAlgorithm: Int64?
         var validity: (signed: Date, validFrom: Date, validUntil: Date)?
-        // Keys other than the six, to refuse a duplicate among them as the
-        // decoder does (text keys are the same key exactly when their bytes are).
-        var otherKeys = TextKeySet()
-        for _ in 0..<count {
-            guard let key = cursor.textBytes() else { return nil }
+        // Keys other than the six are skipped, a duplicate among them refused as
+        // the decoder refuses it (text keys are the same key exactly when their bytes are).
+        let wellFormed = cursor.forEachTextKey(count: count, depth: 1) { cursor, key in
             if key.isUTF8("version") {
-                guard cursor.readText(once: &version) else { return nil }
+                guard cursor.readText(once: &version) else { return .refused }
             } else if key.isUTF8("digestAlgorithm") {
-                guard algorithm == nil, let text = cursor.text(), let known = HashAlgorithm(rawValue: text) else { return nil }
+                guard algorithm == nil, let text = cursor.text(), let known = HashAlgorithm(rawValue: text) else { return .refused }
                 algorithm = known
             } else if key.isUTF8("docType") {
-                guard cursor.readText(once: &docType) else { return nil }
+                guard cursor.readText(once: &docType) else { return .refused }
             } else if key.isUTF8("valueDigests") {
-                guard digests == nil, let read = valueDigests(&cursor) else { return nil }
+                guard digests == nil, let read = valueDigests(&cursor) else { return .refused }
                 digests = read
             } else if key.isUTF8("deviceKeyInfo") {
                 guard deviceKey == nil, let info = cursor.item(depth: 1),
@@ -132,19 +130,21 @@ public struct MobileSecurityObject: Sendable {
                       case .success(let declared) = Result(catching: { () throws(MDocError) in
                           try COSEKey.declaredAlgorithm(of: keyItem, context: "MSO.deviceKeyInfo.deviceKey")
                       })
-                else { return nil }
+                else { return .refused }
                 deviceKey = key
                 deviceKeyAlgorithm = declared
             } else if key.isUTF8("validityInfo") {
                 guard validity == nil, let info = cursor.item(depth: 1), info.entries != nil,
                       let signed = try? date(info, "signed"), let validFrom = try? date(info, "validFrom"),
                       let validUntil = try? date(info, "validUntil")
-                else { return nil }
+                else { return .refused }
                 validity = (signed, validFrom, validUntil)
             } else {
-                guard cursor.skipEntry(key, among: &otherKeys, depth: 1) else { return nil }
+                return .other
             }
+            return .read
         }
+        guard wellFormed else { return nil }
         guard cursor.isAtEnd, let version, let algorithm, let docType, let digests, let deviceKey, let validity else { return nil }
         return MobileSecurityObject(
             version: version, digestAlgorithm: algorithm, valueDigests: digests, deviceKey: deviceKey,

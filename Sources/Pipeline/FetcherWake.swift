@@ -112,12 +112,7 @@ final class FetcherWaker: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            nameCurrentThreadForOS("vd-wake")
-            run()
-        }
-        thread.name = "veridoc-wake"
-        thread.start()
+        Thread.worker("wake") { [self] in run() }.start()
     }
 
     /// Asks for `partition`'s leader to be woken; returns at once.

@@ -58,11 +58,7 @@ final class Persister: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [unowned self] in
-            nameCurrentThreadForOS("vd-persist")
-            self.run()
-        }
-        thread.name = "veridoc-persist"
+        let thread = Thread.worker("persist") { [unowned self] in self.run() }
         self.thread = thread
         thread.start()
     }

@@ -264,57 +264,10 @@ public final class WorkerHealth: @unchecked Sendable {
 
 /// `SELECT 1` every `probeInterval` on a connection of its own, so readiness
 /// follows PostgreSQL also while no batches are written.
-///
-/// Unchecked Sendable: `stopped` is guarded by `condition`.
-final class PostgresProbe: @unchecked Sendable {
-    private let health: WorkerHealth
-    private let connect: @Sendable () throws -> PostgresConnection
-    private let condition = NSCondition()
-    private var stopped = false
-    private var finished = false
-
-    init(health: WorkerHealth, connect: @escaping @Sendable () throws -> PostgresConnection) {
-        self.health = health
-        self.connect = connect
-    }
-
-    func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "veridoc-pg-probe"
-        thread.start()
-    }
-
-    /// Returns once the probe thread has closed its connection (bounded by a connect or query in progress).
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        let deadline = Date().addingTimeInterval(10)
-        while !finished && condition.wait(until: deadline) {}
-        condition.unlock()
-    }
-
-    private func run() {
-        let connection = ReconnectingConnection(connect)
-        while true {
-            do {
-                _ = try connection.get().execute(HealthProbe.statement)
-                health.postgresRoundTrip(succeeded: true)
-            } catch {
-                connection.drop()
-                health.postgresRoundTrip(succeeded: false)
-            }
-            condition.lock()
-            let deadline = Date().addingTimeInterval(health.probeInterval)
-            while !stopped && condition.wait(until: deadline) {}
-            let done = stopped
-            condition.unlock()
-            if done { break }
-        }
-        connection.drop()
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+enum PostgresProbe {
+    static func make(health: WorkerHealth, connect: @escaping @Sendable () throws -> PostgresConnection) -> PeriodicPass<Void> {
+        PeriodicPass(name: "veridoc-pg-probe", interval: health.probeInterval, connect: connect,
+                     pass: { _ = try $0.execute(HealthProbe.statement) },
+                     report: { health.postgresRoundTrip(succeeded: (try? $0.get()) != nil) })
     }
 }

@@ -72,11 +72,7 @@ final class Publisher: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [unowned self] in
-            nameCurrentThreadForOS("vd-outbox")
-            self.run()
-        }
-        thread.name = "veridoc-outbox"
+        let thread = Thread.worker("outbox") { [unowned self] in self.run() }
         self.thread = thread
         thread.start()
     }

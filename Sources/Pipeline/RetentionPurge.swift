@@ -4,21 +4,23 @@ import Postgres
 import Storage
 import Retention
 
-/// Wires the worker's purge loop to its configuration and log. A pass logs
-/// counts and ages only (values purged, oldest overdue age) and sets the
-/// purge metrics from them.
+/// The worker's purge thread: one `Purger` pass every interval on its own
+/// connection, so expiry never waits for, or holds up, the write path. A
+/// pass logs counts and ages only (values purged, oldest overdue age) and
+/// sets the purge metrics from them; a failed one is retried next interval.
 enum RetentionPurge {
     static func loop(
         _ configuration: RetentionConfiguration, partitions: ValuePartitions, connect: @escaping @Sendable () throws -> PostgresConnection, log: Logger,
         metrics: PipelineMetrics
-    ) -> PurgeLoop {
+    ) -> PeriodicPass<PurgeReport> {
         if configuration.keys == nil {
             log.warning("retention.dataKeys not configured: no element value is stored (metadata only)")
         }
         let interval = configuration.purgeInterval
-        return PurgeLoop(
-            interval: interval, purger: Purger(batchSize: configuration.purgeBatchSize, partitions: partitions, sessionKeep: configuration.sessionKeep), connect: connect,
-            onPass: { result in
+        let purger = Purger(batchSize: configuration.purgeBatchSize, partitions: partitions, sessionKeep: configuration.sessionKeep)
+        return PeriodicPass(
+            name: "veridoc-purge", interval: interval, connect: connect, pass: { try purger.pass(now: Date(), on: $0) },
+            report: { result in
                 switch result {
                 case .success(let report):
                     metrics.purgeLag.set(report.oldestOverdueSeconds)

@@ -45,12 +45,7 @@ package final class VerificationPool: @unchecked Sendable {
         self.verify = verify
         self.deliver = deliver
         for index in 0..<max(1, count) {
-            let thread = Thread { [unowned self] in
-                nameCurrentThreadForOS("vd-verify-\(index)")
-                self.run()
-            }
-            thread.name = "veridoc-verify-\(index)"
-            threads.append(thread)
+            threads.append(Thread.worker("verify-\(index)") { [unowned self] in self.run() })
         }
         threads.forEach { $0.start() }
     }

@@ -22,8 +22,8 @@ final class WorkerStages: Sendable {
     let publisher: Publisher
     let consumer: KafkaConsumer
     let waker: FetcherWaker
-    let probe: PostgresProbe
-    let purgeLoop: PurgeLoop
+    let probe: PeriodicPass<Void>
+    let purgeLoop: PeriodicPass<PurgeReport>
     /// The consumer thread's own connection, for stored positions on assignment and for gaps.
     let positions: ReconnectingConnection
 
@@ -78,7 +78,7 @@ final class WorkerStages: Sendable {
         let (pool, backlog) = (pool, persister)
         metrics.verifyInFlight.sample { Double(pool.inFlight) }
         metrics.persistQueueDepth.sample { Double(backlog.backlog) }
-        probe = PostgresProbe(health: metrics.health, connect: connect)
+        probe = PostgresProbe.make(health: metrics.health, connect: connect)
         purgeLoop = RetentionPurge.loop(configuration.retention, partitions: retention.partitions, connect: connect, log: log, metrics: metrics)
         positions = ReconnectingConnection(connect)
     }

@@ -14,13 +14,7 @@ public struct TenantSettings: Sendable, Equatable {
         public var file: String
         public var anchors: [String]
         /// How long past its nextUpdate the list is still used (docs/trust-anchors.md): 0 by default, at most `maxGraceSeconds`.
-        public var graceSeconds: Int
-
-        public init(file: String, anchors: [String], graceSeconds: Int = 0) {
-            self.file = file
-            self.anchors = anchors
-            self.graceSeconds = graceSeconds
-        }
+        public var graceSeconds: Int = 0
 
         /// A week: long enough to ride out a publisher's or a fetch job's
         /// outage, short enough that an IACA the publisher withdrew does not
@@ -85,11 +79,6 @@ public struct TenantSettings: Sendable, Equatable {
             case simulator
             case developerProfile
         }
-
-        public init(kinds: [Kind], trustAnchors: [String]) {
-            self.kinds = kinds
-            self.trustAnchors = trustAnchors
-        }
         /// The Team ID Apple's Simulator puts in the session transcript.
         public static let simulatorTeamID = "PassKit_Identity_Test_Team_ID"
     }
@@ -101,11 +90,6 @@ public struct TenantSettings: Sendable, Equatable {
         public var id: String
         /// A PEM P-256 public key (SubjectPublicKeyInfo) whose private half stays on the reader.
         public var publicKey: String
-
-        public init(id: String, publicKey: String) {
-            self.id = id
-            self.publicKey = publicKey
-        }
     }
 
     public struct ReaderTokens: Sendable, Equatable {
@@ -115,12 +99,6 @@ public struct TenantSettings: Sendable, Equatable {
         public var keyID: String
         /// A P-256 private key in PEM, a file only its owner can read.
         public var signingKey: String
-
-        public init(brandID: String, keyID: String, signingKey: String) {
-            self.brandID = brandID
-            self.keyID = keyID
-            self.signingKey = signingKey
-        }
     }
 
     /// The longest session: a day. A nonce is for one sitting, not for later.

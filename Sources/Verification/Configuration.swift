@@ -42,14 +42,7 @@ public struct Configuration: Sendable {
 
         // A production tenant never trusts Apple's test issuer, however it is listed.
         let production = entry.testConditions == nil
-        var anchors: [Certificate] = []
-        for (index, entry) in entry.trustAnchors.enumerated() {
-            let setting = "\(path).trustAnchors[\(index)]"
-            let url = settings.resolve(entry)
-            let certificates = try loadCertificates(url, setting: setting)
-            if production { try refuseTestIssuers(certificates, setting: setting, source: url.path) }
-            anchors += certificates
-        }
+        var anchors = try loadCertificateList(entry.trustAnchors, setting: "\(path).trustAnchors", settings: settings, production: production)
         var listed: [ListedAnchor] = []
         var deadlines: [TrustListDeadline] = []
         for (index, vical) in entry.vicals.enumerated() {
@@ -60,14 +53,8 @@ public struct Configuration: Sendable {
         }
         // Signers trusted as they are: a setting of its own, never implied by
         // trustAnchors, whose certificates may issue signers but not be one.
-        var pinned: [Certificate] = []
-        for (index, entry) in entry.pinnedDocumentSigners.enumerated() {
-            let setting = "\(path).pinnedDocumentSigners[\(index)]"
-            let url = settings.resolve(entry)
-            let certificates = try loadCertificates(url, setting: setting)
-            if production { try refuseTestIssuers(certificates, setting: setting, source: url.path) }
-            pinned += certificates
-        }
+        let pinned = try loadCertificateList(entry.pinnedDocumentSigners, setting: "\(path).pinnedDocumentSigners", settings: settings,
+                                             production: production)
         // A test tenant trusts its test roots only (Settings refuses production trust beside them), and may
         // have none: the Simulator's responses and a developer profile's without issuer signature need none.
         var testConditions: TestConditions?
@@ -150,6 +137,21 @@ public struct Configuration: Sendable {
             ListedAnchor(certificate: entry.certificate, docTypes: entry.docTypes, list: list, trustedUntil: deadline?.staleAfter)
         }
         return (anchors, deadline, url.path)
+    }
+
+    /// The certificates of a list of PEM files or folders (`trustAnchors`,
+    /// `pinnedDocumentSigners`); Apple's test issuer refused for a production tenant.
+    private static func loadCertificateList(_ files: [String], setting list: String, settings: VeridocSettings,
+                                            production: Bool) throws(ConfigError) -> [Certificate] {
+        var all: [Certificate] = []
+        for (index, file) in files.enumerated() {
+            let setting = "\(list)[\(index)]"
+            let url = settings.resolve(file)
+            let certificates = try loadCertificates(url, setting: setting)
+            if production { try refuseTestIssuers(certificates, setting: setting, source: url.path) }
+            all += certificates
+        }
+        return all
     }
 
     /// Apple's test issuer in a production tenant's trust is a configuration

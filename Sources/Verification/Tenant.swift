@@ -30,12 +30,6 @@ public struct ReaderTokenKey: Sendable {
     /// The header's `kid`.
     public let keyID: String
     public let signingKey: PrivateKey
-
-    public init(brandID: String, keyID: String, signingKey: PrivateKey) {
-        self.brandID = brandID
-        self.keyID = keyID
-        self.signingKey = signingKey
-    }
 }
 
 /// A tenant: its config entry resolved into keys and a trust store. The one

@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import Settings
+@testable import Settings
 import Testing
 import TestSupport
 

@@ -14,9 +14,7 @@ struct SessionsTableTests {
     let connection: PostgresConnection
 
     init() throws {
-        database = try TestDatabase()
-        connection = try database.connect()
-        try Migrations.apply(on: connection)
+        (database, connection) = try MigratedDatabase.open()
     }
 
     func row(tenant: String = "t1", expiresIn: TimeInterval = 60) -> SessionsTable.Row {

@@ -14,9 +14,7 @@ struct StorageStatementTests {
     let connection: PostgresConnection
 
     init() throws {
-        database = try TestDatabase()
-        connection = try database.connect()
-        try Migrations.apply(on: connection)
+        (database, connection) = try MigratedDatabase.open()
     }
 
     func count(_ sql: String, _ parameters: [PostgresValue] = []) throws -> Int {

@@ -52,6 +52,35 @@ enum CLI {
         return config
     }
 
+    /// A fresh test database, a folder of its own and a worker config for both.
+    struct WorkerSetup {
+        let database: TestDatabase
+        let folder: URL
+        let config: URL
+
+        init() throws {
+            database = try TestDatabase()
+            folder = try CLI.temporaryDirectory()
+            config = try CLI.workerConfig(in: folder, postgres: database.connectionString)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// `veridoc ARGUMENTS` started, its stderr written to `log` (made empty
+    /// first) and its stdout dropped; the caller waits and stops it.
+    static func start(_ arguments: [String], stderrTo log: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = Binaries.veridoc
+        process.arguments = arguments
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// `veridoc-dev ARGUMENTS`.
     static func dev(_ arguments: [String]) throws -> Run {
         try run(arguments, binary: Binaries.veridocDev)

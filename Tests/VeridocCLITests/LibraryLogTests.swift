@@ -9,19 +9,10 @@ import TestSupport
 /// `%3|…|FAIL|…` format.
 @Suite(.enabled(if: Services.available, Services.skipMessage)) struct LibraryLogTests {
     @Test func librdkafkaSpeaksThroughTheWorkersLogger() throws {
-        let database = try TestDatabase()
-        let folder = try CLI.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let config = try CLI.workerConfig(in: folder, postgres: database.connectionString)
-
-        let process = Process()
-        process.executableURL = Binaries.veridoc
-        process.arguments = ["run", "--config", config.path]
-        let log = folder.appendingPathComponent("worker.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: log)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let setup = try CLI.WorkerSetup()
+        defer { setup.remove() }
+        let log = setup.folder.appendingPathComponent("worker.log")
+        let process = try CLI.start(["run", "--config", setup.config.path], stderrTo: log)
         let found = eventually(30, every: 0.2) { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains(#""message":"librdkafka""#) }
         process.terminate()
         process.waitUntilExit()

@@ -7,10 +7,9 @@ import TestSupport
 /// with status 2, naming both versions, and change nothing.
 @Suite(.enabled(if: Services.available, Services.skipMessage)) struct SchemaVersionTests {
     @Test func everyCommandThatOpensTheDatabaseRefusesANewerSchema() throws {
-        let database = try TestDatabase()
-        let folder = try CLI.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let config = try CLI.workerConfig(in: folder, postgres: database.connectionString)
+        let setup = try CLI.WorkerSetup()
+        defer { setup.remove() }
+        let (database, folder, config) = (setup.database, setup.folder, setup.config)
 
         let migrated = try CLI.run(["migrate", "--config", config.path])
         #expect(migrated.status == 0, "\(migrated.stderr)")
@@ -34,15 +33,8 @@ import TestSupport
     /// `veridoc ARGUMENTS`, stopped if it has not exited within 60 s: with the
     /// check gone, `run` and `serve` would start and never end.
     static func run(_ arguments: [String], in folder: URL) throws -> CLI.Run {
-        let process = Process()
-        process.executableURL = Binaries.veridoc
-        process.arguments = arguments
         let errors = folder.appendingPathComponent("stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try CLI.start(arguments, stderrTo: errors)
         let exited = eventually(60, every: 0.1) { !process.isRunning }
         if !exited { process.terminate() }
         process.waitUntilExit()
