@@ -89,7 +89,7 @@ let package = Package(
         // What the test targets share: the built binaries, the shared vectors, hex,
         // a Prometheus text parser, a raw HTTP client, polling, a fresh test database,
         // JSON values as Foundation holds them.
-        .target(name: "TestSupport", dependencies: ["Postgres", "HTTPService", "JSON"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "HTTPService", "JSON", "Kafka"], path: "Tests/TestSupport"),
         .testTarget(name: "CBORTests", dependencies: ["CBOR", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "JSON", "TestSupport"]),

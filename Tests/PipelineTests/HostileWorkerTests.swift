@@ -162,7 +162,7 @@ struct HostileWorkerTests {
         let consumer = try KafkaConsumer(properties: [
             "bootstrap.servers": bootstrap, "group.id": "dlq-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
             "session.timeout.ms": "6000", "fetch.wait.max.ms": "5",
-        ], listener: NoOffsets())
+        ], listener: NoStoredOffsets())
         defer { consumer.close() }
         try consumer.subscribe(["veridoc.requests.dlq"])
         var causes: [String] = []

@@ -155,20 +155,10 @@ struct PipelineTests {
     }
 
     private func readDeadLetters(_ fixture: PipelineFixture, expected: Int) throws -> [[String: String]] {
-        let consumer = try KafkaConsumer(properties: [
-            "bootstrap.servers": fixture.broker.bootstrap, "group.id": "dlq-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
-            "session.timeout.ms": "6000",
-        ], listener: NoOffsets())
-        defer { consumer.close() }
-        try consumer.subscribe(["veridoc.requests.dlq"])
-        var letters: [[String: String]] = []
-        let deadline = Date().addingTimeInterval(30)
-        while letters.count < expected && Date() < deadline {
-            guard let message = try consumer.poll(timeoutMilliseconds: 200) else { continue }
+        try TopicReader.read("veridoc.requests.dlq", bootstrap: fixture.broker.bootstrap, expected: expected).map { message in
             var headers: [String: String] = [:]
             for header in message.headers { headers[header.key] = header.value.map { String(decoding: $0, as: UTF8.self) } }
-            letters.append(headers)
+            return headers
         }
-        return letters
     }
 }

@@ -303,7 +303,7 @@ extension PipelineTests {
             let consumer = try KafkaConsumer(properties: [
                 "bootstrap.servers": fixture.broker.bootstrap, "group.id": "retention-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
                 "session.timeout.ms": "6000", "fetch.wait.max.ms": "5",
-            ], listener: NoOffsets())
+            ], listener: NoStoredOffsets())
             defer { consumer.close() }
             try consumer.subscribe(["veridoc.outcomes"])
             var outcomes: [String: Outcome] = [:]

@@ -227,7 +227,7 @@ final class PipelineFixture {
 
     /// The outcome CloudEvents themselves, one per CloudEvent id, until `expected` distinct subjects or the timeout.
     func outcomeEvents(expected: Int, timeout: TimeInterval = 60) throws -> [[String: Any]] {
-        let listener = NoOffsets()
+        let listener = NoStoredOffsets()
         let consumer = try KafkaConsumer(properties: [
             "bootstrap.servers": broker.bootstrap, "group.id": "outcome-reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
             "session.timeout.ms": "6000", "fetch.wait.max.ms": "5",
@@ -252,10 +252,6 @@ final class PipelineFixture {
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
-final class NoOffsets: RebalanceListener, @unchecked Sendable {
-    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] { [:] }
-    func partitionsRevoked(_ partitions: [TopicPartition]) {}
-}
 
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()

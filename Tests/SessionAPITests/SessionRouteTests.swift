@@ -199,22 +199,9 @@ import Verification
 
     /// The events on the request topic, until `expected` came or 20 s passed.
     func requestEvents(expected: Int) throws -> [[String: Any]] {
-        let consumer = try KafkaConsumer(properties: [
-            "bootstrap.servers": fixture.cluster.bootstrapServers, "group.id": "reader-\(UUID().uuidString)", "auto.offset.reset": "earliest",
-        ], listener: EveryOffset())
-        defer { consumer.close() }
-        try consumer.subscribe(["veridoc.requests"])
-        var events: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(20)
-        while events.count < expected && Date() < deadline {
-            guard let message = try consumer.poll(timeoutMilliseconds: 200) else { continue }
-            if let object = try JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any] { events.append(object) }
+        try TopicReader.read("veridoc.requests", bootstrap: fixture.cluster.bootstrapServers, expected: expected, seconds: 20).compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any]
         }
-        return events
     }
 }
 
-final class EveryOffset: RebalanceListener, @unchecked Sendable {
-    func partitionsAssigned(_ partitions: [TopicPartition]) -> [TopicPartition: Int64] { [:] }
-    func partitionsRevoked(_ partitions: [TopicPartition]) {}
-}
