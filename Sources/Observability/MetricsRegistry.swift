@@ -75,22 +75,16 @@ protocol Metric: AnyObject, Sendable {
 }
 
 /// A monotonically increasing value per label combination.
-///
-/// Unchecked Sendable: `values` is guarded by `lock`.
-public final class Counter: Metric, @unchecked Sendable {
-    let name: String
+public final class Counter: Metric, Sendable {
     let help: String
-    let labelNames: [String]
     var typeName: String { "counter" }
-    private let lock = NSLock()
-    private var values: [[String]: Double] = [:]
+    private let series: LabelledValues
+    var name: String { series.name }
+    var labelNames: [String] { series.labelNames }
 
     init(name: String, help: String, labelNames: [String]) {
-        self.name = name
         self.help = help
-        self.labelNames = labelNames
-        // An unlabelled counter exists from the start (it reads 0, not "absent").
-        if labelNames.isEmpty { values[[]] = 0 }
+        series = LabelledValues(name: name, labelNames: labelNames)
     }
 
     /// Adds `amount` (≥ 0) to the series named by `labels` (one value per label name, in order).
@@ -99,32 +93,21 @@ public final class Counter: Metric, @unchecked Sendable {
     }
 
     public func add(_ amount: Double, labels: [String]) {
-        precondition(labels.count == labelNames.count, "\(name): \(labelNames.count) label values expected")
         guard amount >= 0 else { return }
-        lock.lock()
-        values[labels, default: 0] += amount
-        lock.unlock()
+        series.update(labels) { $0 = ($0 ?? 0) + amount }
     }
 
     /// Makes a series exist (at 0) before its first increment, so rate() sees its start.
     public func initialize(_ labels: String...) {
-        precondition(labels.count == labelNames.count, "\(name): \(labelNames.count) label values expected")
-        lock.lock()
-        if values[labels] == nil { values[labels] = 0 }
-        lock.unlock()
+        series.update(labels) { $0 = $0 ?? 0 }
     }
 
     public func value(_ labels: String...) -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        return values[labels] ?? 0
+        series.value(labels) ?? 0
     }
 
     func render(into out: inout String) {
-        lock.lock()
-        let snapshot = values
-        lock.unlock()
-        Exposition.render(name, labelNames, snapshot, into: &out)
+        Exposition.render(name, labelNames, series.snapshot, into: &out)
     }
 }
 
@@ -132,79 +115,57 @@ public final class Counter: Metric, @unchecked Sendable {
 /// value sampled by a closure at scrape time (cheap reads of state another
 /// component owns: queue depths, assignment sizes).
 ///
-/// Unchecked Sendable: `values` and `sampler` are guarded by `lock`.
+/// Unchecked Sendable: `sampler` is guarded by `lock`.
 public final class Gauge: Metric, @unchecked Sendable {
-    let name: String
     let help: String
-    let labelNames: [String]
     var typeName: String { "gauge" }
+    private let series: LabelledValues
+    var name: String { series.name }
+    var labelNames: [String] { series.labelNames }
     private let lock = NSLock()
-    private var values: [[String]: Double] = [:]
     private var sampler: (@Sendable () -> Double)?
 
     init(name: String, help: String, labelNames: [String]) {
-        self.name = name
         self.help = help
-        self.labelNames = labelNames
-        if labelNames.isEmpty { values[[]] = 0 }
+        series = LabelledValues(name: name, labelNames: labelNames)
     }
 
     public func set(_ value: Double, _ labels: String...) {
-        precondition(labels.count == labelNames.count, "\(name): \(labelNames.count) label values expected")
-        lock.lock()
-        values[labels] = value
-        lock.unlock()
+        series.update(labels) { $0 = value }
     }
 
     public func add(_ delta: Double, _ labels: String...) {
-        precondition(labels.count == labelNames.count, "\(name): \(labelNames.count) label values expected")
-        lock.lock()
-        values[labels, default: 0] += delta
-        lock.unlock()
+        series.update(labels) { $0 = ($0 ?? 0) + delta }
     }
 
     /// Removes one series (for example a partition no longer owned).
     public func remove(_ labels: String...) {
-        lock.lock()
-        values[labels] = nil
-        lock.unlock()
+        series.update(labels) { $0 = nil }
     }
 
     /// Replaces every series at once (for example per-partition lag after a
     /// rebalance: series of partitions no longer owned disappear).
     public func replaceAll(_ series: [[String]: Double]) {
-        precondition(series.keys.allSatisfy { $0.count == labelNames.count }, "\(name): \(labelNames.count) label values expected")
-        lock.lock()
-        values = series
-        lock.unlock()
+        self.series.replaceAll(series)
     }
 
     /// From now on the (unlabelled) value is `sampler()` at each scrape. The
     /// closure runs on the HTTP server's thread: keep it cheap and non-blocking.
     public func sample(_ sampler: @escaping @Sendable () -> Double) {
         precondition(labelNames.isEmpty, "\(name): only an unlabelled gauge can be sampled")
-        lock.lock()
-        self.sampler = sampler
-        lock.unlock()
+        lock.withLock { self.sampler = sampler }
     }
 
     public func value(_ labels: String...) -> Double? {
-        lock.lock()
-        let sampler = self.sampler
-        let value = values[labels]
-        lock.unlock()
-        if labels.isEmpty, let sampler { return sampler() }
-        return value
+        // Sampled outside the lock: the closure may take other locks.
+        if labels.isEmpty, let sampler = lock.withLock({ self.sampler }) { return sampler() }
+        return series.value(labels)
     }
 
     func render(into out: inout String) {
-        lock.lock()
-        var snapshot = values
-        let sampler = self.sampler
-        lock.unlock()
         // Sampled outside the lock: the closure may take other locks.
-        if let sampler { snapshot = [[]: sampler()] }
-        Exposition.render(name, labelNames, snapshot, into: &out)
+        let sampled: [[String]: Double]? = lock.withLock { self.sampler }.map { sampler in [[]: sampler()] }
+        Exposition.render(name, labelNames, sampled ?? series.snapshot, into: &out)
     }
 }
 
