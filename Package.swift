@@ -38,7 +38,9 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
         // The config file, read once and strictly into one typed section per part of the product.
         .target(name: "Settings", dependencies: ["JSON"]),
-        .target(name: "MDoc", dependencies: ["CBOR", "Crypto"]),
+        // Calendar arithmetic without Foundation's calendar: RFC 3339 dates and PostgreSQL timestamps.
+        .target(name: "CivilDate"),
+        .target(name: "MDoc", dependencies: ["CBOR", "Crypto", "CivilDate"]),
         .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc", "JSON", "Settings"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
@@ -49,7 +51,7 @@ let package = Package(
                 linkerSettings: [.unsafeFlags(["-Xlinker", librdkafka + "/librdkafka.so.1", "-Xlinker", "-rpath", "-Xlinker", librdkafka])]),
         // librdkafka's mock cluster, for the tests and the tooling; not part of the product.
         .target(name: "KafkaMock", dependencies: ["Kafka", "CRdKafka"]),
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CivilDate"]),
         // The database's layout and every statement the product runs on it:
         // the migrations and, per table, its row layout and its queries as values.
         .target(name: "Storage", dependencies: ["Postgres", "JSON"]),

@@ -1,3 +1,4 @@
+import CivilDate
 import Foundation
 
 /// RFC 3339 date-times (CBOR tag 0, CloudEvents `time`) and full-dates (tag 1004),
@@ -138,24 +139,12 @@ public enum RFC3339 {
     /// Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm).
     static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int? {
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return Int(CivilDate.days(fromCivil: Int64(year), Int64(month), Int64(day)))
     }
 
     static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let (year, month, day) = CivilDate.civil(fromDays: Int64(days))
+        return (Int(year), Int(month), Int(day))
     }
 
     private static func daysInMonth(year: Int, month: Int) -> Int {

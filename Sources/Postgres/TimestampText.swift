@@ -1,3 +1,4 @@
+import CivilDate
 import Foundation
 
 /// Converts between `Date` and PostgreSQL's text forms of timestamps, in pure
@@ -20,9 +21,9 @@ enum TimestampText {
     /// without building strings on the way; false (nothing appended) outside years 0001–9999.
     static func append(_ date: Date, to out: inout [UInt8]) -> Bool {
         guard let micros = microsecondsSince1970(date) else { return false }
-        let days = floorDiv(micros, microsecondsPerDay)
+        let days = CivilDate.floorDiv(micros, microsecondsPerDay)
         let ofDay = micros - days * microsecondsPerDay
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.civil(fromDays: days)
         let seconds = ofDay / 1_000_000
         digits(year, 4, &out); out.append(UInt8(ascii: "-"))
         digits(month, 2, &out); out.append(UInt8(ascii: "-"))
@@ -47,8 +48,8 @@ enum TimestampText {
     }
 
     /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z.
-    private static let firstMicrosecond = days(fromCivil: 1, 1, 1) * microsecondsPerDay
-    private static let lastMicrosecond = days(fromCivil: 10_000, 1, 1) * microsecondsPerDay - 1
+    private static let firstMicrosecond = CivilDate.days(fromCivil: 1, 1, 1) * microsecondsPerDay
+    private static let lastMicrosecond = CivilDate.days(fromCivil: 10_000, 1, 1) * microsecondsPerDay - 1
 
     /// `value` (0 ≤ value < 10^width) in exactly `width` decimal digits.
     private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
@@ -113,36 +114,10 @@ enum TimestampText {
         }
         if scanner.skipLiteral(" BC") { year = 1 - year }
         guard scanner.atEnd else { return nil }
-        let micros = days(fromCivil: year, month, day) * microsecondsPerDay + ofDay
+        let micros = CivilDate.days(fromCivil: year, month, day) * microsecondsPerDay + ofDay
         return Date(timeIntervalSinceReferenceDate: Double(micros - referenceOffsetMicroseconds) / 1_000_000)
     }
 
-    // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, day 0 = 1970-01-01).
-    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDiv(y, 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = floorDiv(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-    }
 
     private struct Scanner {
         let bytes: [UInt8]
