@@ -6,9 +6,9 @@ import Verification
 /// The config file as the product runs it, made in one step: the file read
 /// once, strictly, into typed sections (listeners, brokers, stores, limits),
 /// and every file it names read by `KeyFile` under one rule: each tenant's
-/// keys and trust, the data keys, the replay key. Every command that takes
-/// `--config` starts from this value, so none reads the file, or a key, a
-/// second time or by a rule of its own.
+/// keys and trust, the data keys, the replay key, serve's TLS files. Every
+/// command that takes `--config` starts from this value, so none reads the
+/// file, or a key, a second time or by a rule of its own.
 ///
 /// Strict for every command alike: `stats` refuses a config the worker would
 /// refuse, so a deployment that one command accepts, all accept.
