@@ -37,7 +37,7 @@ public struct Deployment: Sendable {
         self.settings = settings
         tenants = try Configuration.load(settings, at: time).directory
         retention = try RetentionConfiguration.load(settings)
-        replayKey = settings.replay.nonceKeyFile == nil ? nil : try ReplayKey.load(settings)
+        replayKey = try ReplayKey.loadIfNamed(settings)
         serveTLS = try settings.serve.tls.map { (tls) throws(ConfigError) in try Self.readTLS(tls, settings: settings) }
     }
 
@@ -64,7 +64,7 @@ public struct Deployment: Sendable {
     /// The replay key, for the commands that cannot run without one (the
     /// worker keys single-use nonces with it; serve issues nonces under it).
     public func requiredReplayKey() throws(ConfigError) -> [UInt8] {
-        guard let replayKey else { return try ReplayKey.load(settings) }
+        guard let replayKey else { throw ReplayKey.missing }
         return replayKey
     }
 }

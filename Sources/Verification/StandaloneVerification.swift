@@ -14,7 +14,7 @@ public struct StandaloneVerification: Sendable {
     public init(configFile: URL, at time: Date) throws(ConfigError) {
         let settings = try VeridocSettings.load(from: configFile)
         self.init(tenants: try Configuration.load(settings, at: time).directory,
-                  replayKey: settings.replay.nonceKeyFile == nil ? nil : try ReplayKey.load(settings), at: time)
+                  replayKey: try ReplayKey.loadIfNamed(settings), at: time)
     }
 
     /// With a deployment's tenants and replay key, already loaded.

@@ -39,6 +39,22 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: report.path))
     }
 
+    /// The replay key is optional for the deployment and required by the
+    /// commands that key or issue nonces with it: they say which setting.
+    @Test func theWorkerAndServeNameTheMissingReplayKey() throws {
+        let folder = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = try CLI.workerConfig(in: folder, postgres: "postgresql://127.0.0.1:9/none?connect_timeout=1")
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: config)) as? [String: Any])
+        root["replay"] = nil
+        try JSONSerialization.data(withJSONObject: root).write(to: config)
+        for command in [["run"], ["serve"]] {
+            let run = try CLI.run(Self.withConfig(command, config))
+            #expect(run.status == 2, "\(command): \(run.stderr)")
+            #expect(run.stderr.contains("replay.nonceKeyFile: required"), "\(command): \(run.stderr)")
+        }
+    }
+
     /// `keys rotate-data-key` is two words: `--config` goes after them.
     static func withConfig(_ command: [String], _ config: URL) -> [String] {
         command + ["--config", config.path]
