@@ -6,7 +6,7 @@ SWIFT ?= swift
 # chromium: the report's browser test renders the page headless (ReportBrowserTests).
 # librdkafka is built from Debian trixie's source package (scripts/librdkafka);
 # gcc, make and the -dev packages after libmicrohttpd-dev are what it needs.
-APT_PACKAGES := pkg-config libssl-dev libpq-dev libmicrohttpd-dev postgresql python3-venv valgrind wrk curl openssl chromium \
+APT_PACKAGES := pkg-config libssl-dev libpq-dev libcurl4-openssl-dev libmicrohttpd-dev postgresql python3-venv valgrind wrk curl openssl chromium \
 	gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv

@@ -32,6 +32,9 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // glibc's <malloc.h>, for mallopt (the worker caps its malloc arenas).
         .systemLibrary(name: "CMalloc"),
+        // libcurl (outgoing HTTPS for status lists and CRLs) and zlib (their compressed lists).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "CBOR"),
         // A strict RFC 8259 parser and a deterministic writer, for the events on the hot path.
         .target(name: "JSON"),
@@ -42,9 +45,13 @@ let package = Package(
         .target(name: "CivilDate"),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto", "CivilDate"]),
         .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc", "JSON", "Settings"]),
+        // Status List and identifier list tokens (IETF Token Status List, ISO 18013-5 §12.3.6): read, bounded inflate, signer rules.
+        .target(name: "StatusList", dependencies: ["CBOR", "Crypto", "MDoc", "CZlib"]),
+        // Outgoing HTTP GET on libcurl, bounded in time, size, redirects and addresses.
+        .target(name: "StatusFetch", dependencies: ["CCurl"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
-        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification"]),
+        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification", "CZlib"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"],
                 // By path, not -lrdkafka: the other libraries' pkg-config flags put
                 // -L/usr/lib/x86_64-linux-gnu first, where a librdkafka-dev would win.
@@ -96,7 +103,9 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "JSON", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
-        .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto"]),
+        .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto", "TestSupport"]),
+        .testTarget(name: "StatusListTests", dependencies: ["StatusList", "MDoc", "CBOR", "Crypto", "TestIssuer", "TestSupport"]),
+        .testTarget(name: "StatusFetchTests", dependencies: ["StatusFetch", "HTTPService", "Crypto", "TestIssuer", "TestSupport"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),

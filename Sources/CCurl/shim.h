@@ -1,0 +1,6 @@
+#ifndef VERIDOC_CCURL_SHIM_H
+#define VERIDOC_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+#endif

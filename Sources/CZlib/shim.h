@@ -1,0 +1,6 @@
+#ifndef VERIDOC_CZLIB_SHIM_H
+#define VERIDOC_CZLIB_SHIM_H
+
+#include <zlib.h>
+
+#endif
