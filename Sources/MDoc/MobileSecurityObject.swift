@@ -16,6 +16,8 @@ public struct MobileSecurityObject: Sendable {
     public let signed: Date
     public let validFrom: Date
     public let validUntil: Date
+    /// Where the issuer publishes this credential's revocation status; nil when the MSO has no `status`.
+    public let status: MSOStatus?
 
     /// Parses the issuerAuth payload, `#6.24(bstr .cbor MobileSecurityObject)`.
     /// Some issuers omit the tag-24 wrapper; the MSO map is accepted bare too.
@@ -68,11 +70,12 @@ public struct MobileSecurityObject: Sendable {
         signed = try Self.date(validity, "signed")
         validFrom = try Self.date(validity, "validFrom")
         validUntil = try Self.date(validity, "validUntil")
+        status = try mso["status"].map { item throws(MDocError) in try MSOStatus(item) }
     }
 
     private init(
         version: String, digestAlgorithm: HashAlgorithm, valueDigests: [Identifier: [UInt64: ArraySlice<UInt8>]], deviceKey: PublicKey,
-        deviceKeyAlgorithm: Int64?, docType: String, signed: Date, validFrom: Date, validUntil: Date
+        deviceKeyAlgorithm: Int64?, docType: String, signed: Date, validFrom: Date, validUntil: Date, status: MSOStatus?
     ) {
         self.version = version
         self.digestAlgorithm = digestAlgorithm
@@ -83,13 +86,14 @@ public struct MobileSecurityObject: Sendable {
         self.signed = signed
         self.validFrom = validFrom
         self.validUntil = validUntil
+        self.status = status
     }
 
     /// The MSO read in place, in the form issuers write: a definite map with
     /// text keys, its valueDigests (most of the MSO) a definite map of
     /// namespaces to definite maps of digestID to bstr. That part and the
     /// plain fields are read without building a tree; deviceKeyInfo,
-    /// validityInfo and any other entry are decoded as items and read by the
+    /// validityInfo, status and any other entry are decoded as items and read by the
     /// general code. Anything unusual — an indefinite length, another type, a
     /// duplicate key, a missing field, a bad value, bytes left over — is nil,
     /// and `init(general:)` reads it or refuses it with the precise reason.
@@ -109,7 +113,8 @@ public struct MobileSecurityObject: Sendable {
         var digests: [Identifier: [UInt64: ArraySlice<UInt8>]]?
         var deviceKey: PublicKey?, deviceKeyAlgorithm: Int64?
         var validity: (signed: Date, validFrom: Date, validUntil: Date)?
-        // Keys other than the six are skipped, a duplicate among them refused as
+        var status: MSOStatus?
+        // Keys other than the seven are skipped, a duplicate among them refused as
         // the decoder refuses it (text keys are the same key exactly when their bytes are).
         let wellFormed = cursor.forEachTextKey(count: count, depth: 1) { cursor, key in
             if key.isUTF8("version") {
@@ -139,6 +144,9 @@ public struct MobileSecurityObject: Sendable {
                       let validUntil = try? date(info, "validUntil")
                 else { return .refused }
                 validity = (signed, validFrom, validUntil)
+            } else if key.isUTF8("status") {
+                guard status == nil, let item = cursor.item(depth: 1), let read = try? MSOStatus(item) else { return .refused }
+                status = read
             } else {
                 return .other
             }
@@ -149,7 +157,7 @@ public struct MobileSecurityObject: Sendable {
         return MobileSecurityObject(
             version: version, digestAlgorithm: algorithm, valueDigests: digests, deviceKey: deviceKey,
             deviceKeyAlgorithm: deviceKeyAlgorithm, docType: docType,
-            signed: validity.signed, validFrom: validity.validFrom, validUntil: validity.validUntil)
+            signed: validity.signed, validFrom: validity.validFrom, validUntil: validity.validUntil, status: status)
     }
 
     /// `{* tstr => {* uint => bstr}}` in place. A namespace written twice is

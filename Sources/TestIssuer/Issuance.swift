@@ -20,6 +20,8 @@ extension TestIssuer {
         public var msoDocType: String?
         /// Signed as the issuerAuth payload instead of the MSO (malformed-MSO fixtures).
         public var payloadOverride: [UInt8]?
+        /// The MSO's `status` member (revocation references), as the issuer writes it; nil leaves it out.
+        public var status: CBOR?
 
         public enum X5ChainForm: Sendable, CaseIterable {
             case documentSigner
@@ -115,7 +117,7 @@ extension TestIssuer.Authority {
             digests.append(CBOR.MapEntry(.text(space.name), .map(byID)))
         }
         func tdate(_ date: Date) -> CBOR { .tagged(0, .text(RFC3339.string(from: date))) }
-        let mso: CBOR = [
+        var mso: CBOR = [
             "version": "1.0",
             "digestAlgorithm": .text(digestAlgorithm.rawValue),
             "valueDigests": .map(digests),
@@ -123,6 +125,7 @@ extension TestIssuer.Authority {
             "docType": .text(options.msoDocType ?? credential.docType),
             "validityInfo": ["signed": tdate(options.signed), "validFrom": tdate(options.validFrom), "validUntil": tdate(options.validUntil)],
         ]
+        if let status = options.status { mso = mso.setting("status", to: status) }
         let payload = options.payloadOverride ?? CBOR.embedded(mso).encoded()
         let chain: CBOR = switch options.x5chain {
         case .documentSigner: .bytes(documentSigner.der)

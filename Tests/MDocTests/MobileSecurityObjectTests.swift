@@ -18,8 +18,10 @@ import Testing
         let deviceKey: [UInt8]?
         let docType: String
         let dates: [Date]
+        let status: MSOStatus?
 
         init(_ mso: MobileSecurityObject) {
+            status = mso.status
             version = mso.version
             digestAlgorithm = mso.digestAlgorithm
             valueDigests = mso.valueDigests.mapValues { $0.mapValues(Array.init) }
