@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "StatusList", dependencies: ["CBOR", "Crypto", "MDoc", "CZlib"]),
         // Outgoing HTTP GET on libcurl, bounded in time, size, redirects and addresses.
         .target(name: "StatusFetch", dependencies: ["CCurl"]),
+        // The status service: lists fetched on threads of its own, verified, cached, and queries answered from them.
+        .target(name: "Revocation", dependencies: ["StatusList", "StatusFetch", "Verification", "Settings", "MDoc", "Crypto"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
         .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification", "CZlib"]),

@@ -26,7 +26,6 @@ package final class VerificationPool: @unchecked Sendable {
     private var waitingByKey: [[UInt8]: RingBuffer<Job>] = [:]
     private var activeKeys: Set<[UInt8]> = []
     private var admitted = 0
-    private var running = 0
     private var stopping = false
     private var threads: [Thread] = []
     private var waitingWorkers = 0
@@ -36,13 +35,24 @@ package final class VerificationPool: @unchecked Sendable {
     let capacity: Int
     /// A blocked `submit` resumes when no more than this many jobs are admitted.
     private let resumeAt: Int
-    private let verify: @Sendable (Job) -> JobWork.Outcome
+    private let work: @Sendable (Job, _ finish: @escaping @Sendable (JobWork.Outcome) -> Void) -> Void
     private let deliver: @Sendable (JobWork.Outcome) -> Void
 
-    package init(threads count: Int, capacity: Int, verify: @escaping @Sendable (Job) -> JobWork.Outcome, deliver: @escaping @Sendable (JobWork.Outcome) -> Void) {
+    package convenience init(threads count: Int, capacity: Int, verify: @escaping @Sendable (Job) -> JobWork.Outcome,
+                             deliver: @escaping @Sendable (JobWork.Outcome) -> Void) {
+        self.init(threads: count, capacity: capacity, work: { job, finish in finish(verify(job)) }, deliver: deliver)
+    }
+
+    /// `work` calls `finish` once, on the pool thread or later on another
+    /// (a job waiting for a revocation list): the thread is free as soon as
+    /// `work` returns, while the job stays admitted and its key held, so
+    /// capacity still bounds what waits and jobs of one key still finish in
+    /// arrival order.
+    package init(threads count: Int, capacity: Int, work: @escaping @Sendable (Job, _ finish: @escaping @Sendable (JobWork.Outcome) -> Void) -> Void,
+                 deliver: @escaping @Sendable (JobWork.Outcome) -> Void) {
         self.capacity = max(capacity, count)
         self.resumeAt = self.capacity - max(1, self.capacity / 8)
-        self.verify = verify
+        self.work = work
         self.deliver = deliver
         for index in 0..<max(1, count) {
             threads.append(Thread.worker("verify-\(index)") { [unowned self] in self.run() })
@@ -197,32 +207,35 @@ package final class VerificationPool: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            running += 1
             runningJobs[job.ticket] = job
             if let key = job.key { runningKeys.insert(key) }
             condition.unlock()
 
-            deliver(verify(job))
-
-            condition.lock()
-            running -= 1
-            runningJobs[job.ticket] = nil
-            admitted -= 1
-            var madeReady = false
-            if let key = job.key {
-                runningKeys.remove(key)
-                if let next = waitingByKey[key]?.popFirst() {
-                    ready.append(next)
-                    if waitingByKey[key]?.isEmpty == true { waitingByKey[key] = nil }
-                    madeReady = true
-                } else {
-                    activeKeys.remove(key)
-                }
-            }
-            if waitingForIdle > 0 || (madeReady && waitingWorkers > 0) || (waitingSubmitters > 0 && admitted <= resumeAt) {
-                condition.broadcast()
-            }
-            condition.unlock()
+            // A strong reference: a job finished late still finds its pool.
+            work(job) { outcome in self.finish(job, outcome) }
         }
+    }
+
+    /// Delivers a job's outcome and lets the next job of its key run.
+    private func finish(_ job: Job, _ outcome: JobWork.Outcome) {
+        deliver(outcome)
+        condition.lock()
+        runningJobs[job.ticket] = nil
+        admitted -= 1
+        var madeReady = false
+        if let key = job.key {
+            runningKeys.remove(key)
+            if let next = waitingByKey[key]?.popFirst() {
+                ready.append(next)
+                if waitingByKey[key]?.isEmpty == true { waitingByKey[key] = nil }
+                madeReady = true
+            } else {
+                activeKeys.remove(key)
+            }
+        }
+        if waitingForIdle > 0 || (madeReady && waitingWorkers > 0) || (waitingSubmitters > 0 && admitted <= resumeAt) {
+            condition.broadcast()
+        }
+        condition.unlock()
     }
 }

@@ -63,6 +63,32 @@ public struct TenantSettings: Sendable, Equatable {
     /// verifier Veridoc cannot check (docs/device-authentication.md §2).
     public var acceptOpenID4VPTranscripts = true
 
+    /// How revocation references in MSOs are checked (docs/revocation.md).
+    public var status = StatusPolicy()
+
+    /// The tenant's `status` object.
+    public struct StatusPolicy: Sendable, Equatable {
+        public var mode: Mode = .required
+        /// How long an event may wait for a list that is not cached before it is undetermined.
+        public var maxWaitSeconds: Int = 10
+        /// Whether retained accepted results are re-read when their lists are refetched.
+        public var recheckAfterAcceptance = true
+
+        public enum Mode: String, Sendable, Equatable, CaseIterable {
+            /// An undetermined status rejects.
+            case required
+            /// An undetermined status verifies, and the outcome says so.
+            case bestEffort
+            /// Nothing is fetched; the outcome says `not_checked`.
+            case off
+        }
+
+        /// A few minutes at most: an event waiting longer holds its partition's commits back.
+        public static let maxWaitSecondsLimit = 300
+
+        public init() {}
+    }
+
     /// Apple's test conditions (docs/test-mode.md): the tenant accepts the mock responses of `kinds`,
     /// checks issuers only against `trustAnchors` (test roots such as
     /// Apple's), and marks every outcome as a test.
@@ -188,9 +214,27 @@ public struct TenantSettings: Sendable, Equatable {
             throw ConfigError("\(object.setting("readers"))[\(index)].id: duplicate reader id")
         }
         acceptOpenID4VPTranscripts = try object.bool("acceptOpenID4VPTranscripts") ?? true
+        if var policy = try object.object("status") {
+            status = try Self.statusPolicy(&policy)
+        }
         if var test = try object.object("testConditions") {
             testConditions = try Self.testConditions(&test, tenant: self)
         }
+    }
+
+    private static func statusPolicy(_ policy: inout SettingsObject) throws(ConfigError) -> StatusPolicy {
+        var read = StatusPolicy()
+        if let name = try policy.string("mode") {
+            guard let mode = StatusPolicy.Mode(rawValue: name) else {
+                let known = StatusPolicy.Mode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw ConfigError("\(policy.setting("mode")): one of \(known)")
+            }
+            read.mode = mode
+        }
+        read.maxWaitSeconds = try policy.integer("maxWaitSeconds", range: 1...StatusPolicy.maxWaitSecondsLimit) ?? read.maxWaitSeconds
+        read.recheckAfterAcceptance = try policy.bool("recheckAfterAcceptance") ?? read.recheckAfterAcceptance
+        try policy.finish()
+        return read
     }
 
     /// `testConditions`, refused beside production trust: a test tenant is a tenant of its own.

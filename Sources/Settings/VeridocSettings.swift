@@ -18,6 +18,7 @@ public struct VeridocSettings: Sendable, Equatable {
     public var observability = ObservabilitySettings()
     public var retention = RetentionSettings()
     public var serve = ServeSettings()
+    public var statusLists = StatusListSettings()
 
     /// The largest config file read: far beyond any real one, and bounded so
     /// a wrong path (a device, a log) cannot take the process's memory.
@@ -56,6 +57,7 @@ public struct VeridocSettings: Sendable, Equatable {
         observability = try ObservabilitySettings(file.object("observability"), environment)
         retention = try RetentionSettings(file.object("retention"), environment)
         serve = try ServeSettings(file.object("serve"), environment)
+        statusLists = try StatusListSettings(file.object("statusLists"))
         try file.finish()
     }
 

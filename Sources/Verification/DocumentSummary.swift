@@ -14,6 +14,9 @@ public struct DocumentSummary: Sendable {
     public var elements: [DisclosedElement]
     /// How the holder's device proved itself; nil until the device check passed.
     public var deviceAuthentication: DeviceAuthenticationMethod? = nil
+    /// Whether the issuer still stands by the document; nil until known
+    /// (never for a document rejected before its references could be trusted).
+    public var status: CredentialStatus? = nil
 }
 
 /// How the holder's device authenticated the response (ISO 18013-5 §9.1.3):

@@ -71,6 +71,7 @@ public struct OutcomeEvent: Sendable {
             "document": result.documents.first.map(Self.document) ?? .null,
             "elements": .array(elements),
             "withheld": .array(result.withheldElements.map { ["namespace": .string($0.namespace), "element": .string($0.element)] }),
+            "status": JSONValue(result.status?.word),
         ]
         if let claimsRecipient, let claims = OutcomeClaims.sealed(result, to: claimsRecipient) {
             data["claims"] = claims.jsonValue
@@ -183,6 +184,7 @@ public struct OutcomeEvent: Sendable {
         out.endArray()
         if reduced { out.key("reduced"); out.value(.bool(true)) }
         out.key("requestId"); out.string(requestID)
+        out.key("status"); out.string(orNull: result.status?.word)
         out.key("tenant"); out.string(orNull: result.tenant)
         out.key("verdict"); out.string(result.verdict)
         out.key("withheld")
@@ -242,6 +244,15 @@ public struct OutcomeEvent: Sendable {
         out.key("validFrom"); out.string(orNull: date(summary.validFrom))
         out.key("validUntil"); out.string(orNull: date(summary.validUntil))
         out.endObject()
+        out.key("status")
+        if let status = summary.status {
+            out.beginObject()
+            out.key("cause"); out.string(orNull: status.cause)
+            out.key("state"); out.string(status.word)
+            out.endObject()
+        } else {
+            out.null()
+        }
         out.endObject()
     }
 
@@ -260,6 +271,7 @@ public struct OutcomeEvent: Sendable {
             "docType": .string(summary.docType),
             "issuer": ["subject": JSONValue(summary.issuerSubject), "country": JSONValue(summary.issuerCountry)],
             "mso": ["signed": date(summary.signed), "validFrom": date(summary.validFrom), "validUntil": date(summary.validUntil)],
+            "status": summary.status.map { ["state": .string($0.word), "cause": JSONValue($0.cause)] } ?? .null,
         ]
     }
 }

@@ -10,6 +10,12 @@ public struct StandaloneVerification: Sendable {
     public let tenants: TenantDirectory
     public let time: Date
     private let verifier: Verifier
+    private let statusResolver: StatusResolver?
+
+    /// Answers status queries (one answer each, in order), waiting for
+    /// them: the status service's `resolve`. Without one, a document whose
+    /// MSO names a list is undetermined.
+    public typealias StatusResolver = @Sendable ([StatusQuery], Date) -> [CredentialStatus]
 
     public init(configFile: URL, at time: Date) throws(ConfigError) {
         let settings = try VeridocSettings.load(from: configFile)
@@ -18,14 +24,20 @@ public struct StandaloneVerification: Sendable {
     }
 
     /// With a deployment's tenants and replay key, already loaded.
-    public init(tenants: TenantDirectory, replayKey: [UInt8]?, at time: Date) {
+    public init(tenants: TenantDirectory, replayKey: [UInt8]?, at time: Date, statusResolver: StatusResolver? = nil) {
         self.tenants = tenants
+        self.statusResolver = statusResolver
         verifier = Verifier(directory: tenants, issuedNonceKey: replayKey.map { IssuedNonce.Key(replayKey: $0) })
         self.time = time
     }
 
     public func verify(eventJSON: [UInt8]) -> VerificationResult {
-        verifier.verify(eventJSON: eventJSON, at: time)
+        let result = verifier.verify(eventJSON: eventJSON, at: time)
+        let queries = result.pendingStatusQueries
+        guard !queries.isEmpty else { return result.recordingStatus([]) }
+        let unresolved = StatusUndetermined(step: "fetch", detail: "no status service answers here")
+        let answers = statusResolver?(queries, time) ?? queries.map { _ in .undetermined(unresolved) }
+        return result.recordingStatus(answers)
     }
 
     /// The outcome event the worker would publish for `result`.

@@ -70,6 +70,8 @@ public struct Tenant: Sendable {
     public let readerTokenKey: ReaderTokenKey?
     /// Whether iso-device-response accepts OpenID4VP transcripts (their verifier is not Veridoc's to check).
     public let acceptsOpenID4VPTranscripts: Bool
+    /// How revocation references are checked (`DocumentStatusCheck`).
+    public let statusPolicy: TenantSettings.StatusPolicy
     /// The same identifiers, matched by their bytes (`Identifier`).
     private let exactMerchantIDs: Set<Identifier>
     private let exactOrigins: Set<Identifier>
@@ -79,8 +81,9 @@ public struct Tenant: Sendable {
         pinnedDocumentSigners: [Certificate] = [], listedAnchors: [ListedAnchor] = [], trustListDeadlines: [TrustListDeadline] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, maxSessionSeconds: Int? = nil, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
         requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
-        apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil
+        apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil, statusPolicy: TenantSettings.StatusPolicy = .init()
     ) {
+        self.statusPolicy = statusPolicy
         self.apiKeyHashes = apiKeyHashes
         self.readerTokenKey = readerTokenKey
         self.acceptsOpenID4VPTranscripts = acceptsOpenID4VPTranscripts

@@ -11,8 +11,8 @@ public struct VerificationResult: Sendable {
     public let verifiedAt: Date
     /// The event's `time`: when the request and its nonce were issued.
     public let eventTime: Date?
-    public let report: CheckReport
-    public let documents: [DocumentSummary]
+    public private(set) var report: CheckReport
+    public private(set) var documents: [DocumentSummary]
     public let requestedElements: [RequestedElement]
     /// The value whose single use the pipeline enforces: the Apple nonce, the
     /// Annex C EncryptionInfo nonce, or the proximity SessionTranscript.
@@ -27,14 +27,19 @@ public struct VerificationResult: Sendable {
     /// (`PresentationIdentity`): single use across the whole deployment,
     /// whatever the tenant, flow or entry point. Never logged or stored in clear.
     public var presentationTokens: [[UInt8]] = []
+    /// The documents whose revocation lists are still to be read
+    /// (`DocumentStatusCheck`). While any is left the result is not
+    /// accepted: a status never read is never taken for valid.
+    public private(set) var statusQueries: [StatusQuery] = []
 
     /// Production assurance: `verdict` is "verified". Never true for a test tenant's outcome.
-    public var isVerified: Bool { !assurance.isTest && report.isVerified }
+    public var isVerified: Bool { !assurance.isTest && statusQueries.isEmpty && report.isVerified }
 
     /// Verified, or test-verified: what the pipeline keeps, seals and
     /// single-uses the nonce of. `verdict` says which.
     public var isAccepted: Bool {
-        switch assurance {
+        guard statusQueries.isEmpty else { return false }
+        return switch assurance {
         case .production: report.isVerified
         case .test(let kind): kind != nil && report.isAccepted(allowingNotApplicable: true)
         }
@@ -83,11 +88,9 @@ extension VerificationResult {
     /// `presentation`: what was used before is the presentation itself
     /// (`presentationTokens`), possibly at another tenant, not the tenant's nonce.
     public func recordingNonceCheck(reused: Bool, presentation: Bool = false) -> VerificationResult {
-        let report = RequestNonceCheck.recording(reused: reused, presentation: presentation, tenant: tenant, in: self.report)
-        return VerificationResult(
-            requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report, documents: documents,
-            requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID, assurance: assurance,
-            presentationTokens: presentationTokens)
+        var result = self
+        result.report = RequestNonceCheck.recording(reused: reused, presentation: presentation, tenant: tenant, in: report)
+        return result
     }
 }
 
@@ -96,10 +99,9 @@ extension VerificationResult {
     /// all that is left to hold once the values are sealed for storage and
     /// for the outcome. Released values cannot be sealed again.
     public func releasingElementValues() -> VerificationResult {
-        VerificationResult(
-            requestID: requestID, tenant: tenant, flow: flow, verifiedAt: verifiedAt, eventTime: eventTime, report: report,
-            documents: documents.map { $0.releasingValues() }, requestedElements: requestedElements, replayToken: replayToken, sessionID: sessionID,
-            assurance: assurance, presentationTokens: presentationTokens)
+        var result = self
+        result.documents = documents.map { $0.releasingValues() }
+        return result
     }
 }
 
@@ -112,5 +114,37 @@ extension VerificationResult {
         VerificationResult(
             requestID: requestID, tenant: nil, flow: flow, verifiedAt: verifiedAt, eventTime: nil, report: EventStructureCheck.rejecting(detail),
             documents: [], requestedElements: [], replayToken: nil, assurance: assurance.isTest ? .test(kind: nil) : .production)
+    }
+}
+
+extension VerificationResult {
+    /// The queries the status service is to resolve: none once the result is
+    /// rejected for another reason, since then nothing it could learn would
+    /// change the verdict, and nothing is fetched for a rejected event.
+    public var pendingStatusQueries: [StatusQuery] { report.hasReasons ? [] : statusQueries }
+
+    /// The result with `document.status` recorded: `answers` are those to
+    /// `pendingStatusQueries`, in order (a rejected result takes none, and
+    /// its references stay unread). Afterwards no query is pending.
+    public func recordingStatus(_ answers: [CredentialStatus]) -> VerificationResult {
+        var result = self
+        let queries = pendingStatusQueries
+        precondition(answers.count == queries.count, "one answer per pending status query")
+        result.report = DocumentStatusCheck.recording(answers, for: queries, in: report)
+        for (query, answer) in zip(queries, answers) where result.documents.indices.contains(query.document) {
+            result.documents[query.document].status = answer
+        }
+        result.statusQueries = []
+        return result
+    }
+
+    /// The worst status of any document, the word a consumer reads first
+    /// (`data.status`); nil when no document got as far as its status.
+    public var status: CredentialStatus? {
+        let known = documents.compactMap(\.status)
+        for word in CredentialStatus.words {
+            if let found = known.first(where: { $0.word == word }) { return found }
+        }
+        return nil
     }
 }

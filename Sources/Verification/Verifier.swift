@@ -57,6 +57,6 @@ public struct Verifier: Sendable {
             requestID: request.id, tenant: request.tenant, flow: request.flow, verifiedAt: time, eventTime: request.time, report: report,
             documents: underVerification.documents, requestedElements: request.requestedElements, replayToken: underVerification.replayToken,
             sessionID: underVerification.issuedNonce?.sessionID, assurance: underVerification.assurance,
-            presentationTokens: underVerification.presentationTokens)
+            presentationTokens: underVerification.presentationTokens, statusQueries: underVerification.statusQueries)
     }
 }

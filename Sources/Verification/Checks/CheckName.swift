@@ -20,6 +20,7 @@ public enum CheckName: String, Sendable, CaseIterable, Comparable {
     case msoValidity = "mso.validity"
     case msoDigests = "mso.digests"
     case deviceAuthentication = "device.authentication"
+    case documentStatus = "document.status"
     case requestIssuedNonce = "request.issued_nonce"
     case requestAge = "request.age"
     case requestNonce = "request.nonce"

@@ -2,6 +2,7 @@ import CBOR
 import Crypto
 import Foundation
 import MDoc
+import Settings
 
 /// Everything a document is checked against.
 public struct DocumentVerificationContext: Sendable {
@@ -19,9 +20,13 @@ public struct DocumentVerificationContext: Sendable {
     public var anchorScopes: AnchorScopes
     /// A production tenant: Apple's test issuer on a path is refused, however it got into the trust store.
     public var refusesTestIssuers: Bool
+    /// The tenant's revocation policy (`DocumentStatusCheck`).
+    public var statusPolicy = TenantSettings.StatusPolicy()
 
     public init(transcript: SessionTranscript, trustStore: TrustStore, time: Date, readerKey: PrivateKey? = nil, limits: CBORDecoder.Limits = .default,
-                authenticatedReader: String? = nil, anchorScopes: AnchorScopes = .none, refusesTestIssuers: Bool = true) {
+                authenticatedReader: String? = nil, anchorScopes: AnchorScopes = .none, refusesTestIssuers: Bool = true,
+                statusPolicy: TenantSettings.StatusPolicy = .init()) {
+        self.statusPolicy = statusPolicy
         self.authenticatedReader = authenticatedReader
         self.transcript = transcript
         self.anchorScopes = anchorScopes
@@ -38,6 +43,8 @@ public struct DocumentVerificationContext: Sendable {
 /// keys; its own check reports how that went, in its place in the order.
 struct DocumentUnderVerification {
     let document: Document
+    /// The document's place in the response.
+    let index: Int
     /// "document N", for details.
     let label: String
     let context: DocumentVerificationContext
@@ -50,9 +57,12 @@ struct DocumentUnderVerification {
     /// The validated path, signer … anchor, when the chain check passed.
     var path: [Certificate] = []
     var summary: DocumentSummary
+    /// What the status service is to resolve, set by `DocumentStatusCheck` when the MSO names a list.
+    var statusQuery: StatusQuery?
 
     init(_ document: Document, index: Int, context: DocumentVerificationContext) {
         self.document = document
+        self.index = index
         self.label = "document \(index)"
         self.context = context
         self.summary = DocumentSummary(docType: document.docType, elements: [])

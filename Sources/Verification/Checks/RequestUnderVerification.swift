@@ -56,6 +56,8 @@ struct RequestUnderVerification {
     /// Set by the response check.
     var response: DeviceResponse?
     var documents: [DocumentSummary] = []
+    /// The documents whose lists the status service is to read (`DocumentStatusCheck`).
+    var statusQueries: [StatusQuery] = []
     /// The value whose single use the pipeline enforces (`VerificationResult.replayToken`).
     var replayToken: [UInt8]?
     /// Set by the issued-nonce check when the nonce is one Veridoc issued.
@@ -90,7 +92,8 @@ struct RequestUnderVerification {
         guard let response, let tenant, let transcript else { return }
         let context = DocumentVerificationContext(
             transcript: transcript, trustStore: tenant.trustStore, time: time, readerKey: readerKey, limits: limits,
-            authenticatedReader: authenticatedReader, anchorScopes: tenant.anchorScopes, refusesTestIssuers: tenant.testConditions == nil)
+            authenticatedReader: authenticatedReader, anchorScopes: tenant.anchorScopes, refusesTestIssuers: tenant.testConditions == nil,
+            statusPolicy: tenant.statusPolicy)
         let shapes = testShapes(of: response, tenant: tenant)
         // Data minimisation: with a request stated, what was not asked for is
         // neither stored nor put in the outcome (it is still digest-checked).
@@ -106,6 +109,7 @@ struct RequestUnderVerification {
                 }
             }
             if let key = underVerification.parsedMSO?.deviceKey { deviceKeys.append(key) }
+            if let query = underVerification.statusQuery { statusQueries.append(query) }
             var summary = underVerification.finishedSummary()
             if let requested {
                 summary.elements.removeAll { requested[namespace: $0.namespace, element: $0.identifier] == nil }

@@ -24,6 +24,8 @@ public enum VerificationPolicy {
         MSOValidityCheck.self,
         MSODigestsCheck.self,
         DeviceAuthenticationCheck.self,
+        // Reads the reference here; the status service records it (`VerificationResult.recordingStatus`).
+        DocumentStatusCheck.self,
         RequestIssuedNonceCheck.self,
         RequestAgeCheck.self,
         // Applied when the result is stored (the worker's nonce store), after every other.

@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+import StatusList
+import Verification
+
+/// A fetched, parsed list token and what is known of it: when it was
+/// fetched, the validators for a conditional refetch, and, per document
+/// issuer, whether its signer may sign for that issuer (a path validation
+/// and a signature check, done once per issuer rather than once per event).
+final class CachedList: @unchecked Sendable {
+    let token: ListToken
+    let fetchedAt: Date
+    let etag: String?
+    let lastModified: String?
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var authorizations: [AuthorizationKey: StatusUndetermined?] = [:]
+
+    /// Lists without a `ttl` are fetched again after this long: an issuer
+    /// that names no refresh interval still revokes between a list's `iat`
+    /// and its `exp`, which may be a year apart.
+    static let defaultTimeToLive: TimeInterval = 3_600
+    /// At most this many issuer decisions are remembered per list.
+    static let maxAuthorizations = 64
+
+    init(token: ListToken, fetchedAt: Date, etag: String?, lastModified: String?) {
+        self.token = token
+        self.fetchedAt = fetchedAt
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// The same token, confirmed current by a 304 at `time`.
+    func confirmed(at time: Date) -> CachedList {
+        CachedList(token: token, fetchedAt: time, etag: etag, lastModified: lastModified)
+    }
+
+    /// When it must be fetched again: its `ttl` (or the default) after it was
+    /// fetched, never after its `exp`.
+    var refreshAt: Date {
+        min(fetchedAt.addingTimeInterval(token.timeToLive ?? Self.defaultTimeToLive), token.expiresAt)
+    }
+
+    func isFresh(at time: Date) -> Bool { time < refreshAt }
+
+    private struct AuthorizationKey: Hashable {
+        let anchor: Certificate
+        let documentSigner: Certificate
+        let referenceCertificate: [UInt8]?
+    }
+
+    /// Whether the list's signer may speak for the document of `query`
+    /// (`ListSignerRule`), and the signature is that signer's. nil: it may.
+    func authorization(for query: StatusQuery, referenceCertificate: [UInt8]?, at time: Date) -> StatusUndetermined? {
+        let key = AuthorizationKey(anchor: query.issuingAnchor, documentSigner: query.documentSigner, referenceCertificate: referenceCertificate)
+        lock.lock()
+        if let known = authorizations[key] {
+            lock.unlock()
+            return known
+        }
+        lock.unlock()
+        let decided: StatusUndetermined?
+        switch ListSignerRule.authorize(token: token, referenceCertificate: referenceCertificate, documentSigner: query.documentSigner,
+                                        issuingAnchor: query.issuingAnchor, at: time) {
+        case .failure(let error):
+            decided = StatusUndetermined(error)
+        case .success(let signer):
+            do {
+                try token.verifySignature(by: signer)
+                decided = nil
+            } catch {
+                decided = StatusUndetermined(error)
+            }
+        }
+        lock.lock()
+        if authorizations.count >= Self.maxAuthorizations { authorizations.removeAll(keepingCapacity: true) }
+        authorizations[key] = .some(decided)
+        lock.unlock()
+        return decided
+    }
+}
+
+extension StatusUndetermined {
+    init(_ error: StatusListError) {
+        self.init(step: error.step, detail: error.detail)
+    }
+}

@@ -1,0 +1,324 @@
+import Dispatch
+import Foundation
+import MDoc
+import Settings
+import StatusFetch
+import StatusList
+import Verification
+
+/// Fetches, verifies and caches the revocation lists MSOs name, and answers
+/// status queries from them (docs/revocation.md).
+///
+/// Fetches run on the service's own threads, never on the caller's: a
+/// verification thread hands its queries over and is called back. One fetch
+/// per list at a time, however many queries wait for it; a list is used until
+/// its `ttl` (or an hour) runs out and never after its `exp`, and a failed
+/// fetch is remembered briefly so that a dead server is not asked once per
+/// event. Each query waits at most its tenant's `status.maxWaitSeconds`.
+public final class StatusService: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var fetch: FetchPolicy
+        public var limits: ListLimits
+        public var maxCachedLists: Int
+        /// How far a list's `iat` may lie in the future.
+        public var allowedClockSkew: TimeInterval = 300
+        /// How long a failed fetch answers for its list before it is tried again.
+        public var failureRetryAfter: TimeInterval = 10
+        public var fetchThreads: Int = 4
+
+        public init(fetch: FetchPolicy, limits: ListLimits = ListLimits(), maxCachedLists: Int = 1_000) {
+            self.fetch = fetch
+            self.limits = limits
+            self.maxCachedLists = maxCachedLists
+        }
+
+        /// The deployment's `statusLists` section, `caFile` already resolved.
+        public init(_ settings: StatusListSettings, caFile: String?) {
+            fetch = FetchPolicy(
+                allowInsecure: settings.allowInsecure, connectTimeout: Double(settings.connectTimeoutSeconds),
+                totalTimeout: Double(settings.timeoutSeconds), maxBodyBytes: settings.maxResponseBytes,
+                perHostConcurrency: settings.perHostConcurrency, caFile: caFile)
+            limits = ListLimits(maxTokenBytes: settings.maxResponseBytes, maxListBytes: settings.maxListBytes)
+            maxCachedLists = settings.maxCachedLists
+        }
+    }
+
+    let configuration: Configuration
+    private let fetcher: StatusFetcher
+    /// Guards everything below it.
+    private let condition = NSCondition()
+    private var lists: [ListKey: CachedList] = [:]
+    private var lastUse: [ListKey: UInt64] = [:]
+    private var useClock: UInt64 = 0
+    private var failures: [ListKey: (cause: StatusUndetermined, until: Date)] = [:]
+    /// Lists being fetched or queued for a fetch, with who waits for each.
+    private var flights: [ListKey: [@Sendable (Fetched) -> Void]] = [:]
+    private var queued: [ListKey] = []
+    private var stopping = false
+    private var threads: [Thread] = []
+    /// Fetches made, for tests and the benchmark: one per list however many queries wait.
+    private var fetchCount = 0
+
+    enum Fetched: Sendable {
+        case list(CachedList)
+        case failed(StatusUndetermined)
+    }
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        fetcher = StatusFetcher(policy: configuration.fetch)
+        for index in 0..<max(1, configuration.fetchThreads) {
+            let thread = Thread { [unowned self] in self.runFetches() }
+            thread.name = "status-fetch-\(index)"
+            threads.append(thread)
+        }
+        threads.forEach { $0.start() }
+    }
+
+    deinit { stop() }
+
+    /// Stops the fetch threads once the fetches under way end; queries still waiting are undetermined.
+    public func stop() {
+        condition.lock()
+        stopping = true
+        let abandoned = flights
+        flights = [:]
+        queued = []
+        condition.broadcast()
+        condition.unlock()
+        let cause = StatusUndetermined(step: "fetch", detail: "the status service stopped")
+        for waiters in abandoned.values { waiters.forEach { $0(.failed(cause)) } }
+    }
+
+    /// Fetches made so far.
+    public var fetches: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return fetchCount
+    }
+
+    /// Answers `queries` (one answer each, in order) on a thread of the
+    /// service's, or on the caller's when every list is cached: `completion`
+    /// is called exactly once.
+    public func resolve(_ queries: [StatusQuery], at time: Date, completion: @escaping @Sendable ([CredentialStatus]) -> Void) {
+        let slots = queries.map(Self.references)
+        let resolution = Resolution(slots: slots, completion: completion)
+        guard !queries.isEmpty else { return resolution.finish() }
+        for (queryIndex, query) in queries.enumerated() {
+            for (referenceIndex, reference) in slots[queryIndex].enumerated() {
+                let fill: @Sendable (Fetched) -> Void = { [configuration] fetched in
+                    let answer: CredentialStatus = switch fetched {
+                    case .failed(let cause): .undetermined(cause)
+                    case .list(let list): reference.answer(list, query, time, configuration.allowedClockSkew)
+                    }
+                    resolution.fill(queryIndex, referenceIndex, answer)
+                }
+                if let ready = lookup(reference.key, waiter: fill) { fill(ready) }
+            }
+        }
+        let wait = queries.map { TimeInterval($0.policy.maxWaitSeconds) }.min() ?? 10
+        if !resolution.isFinished {
+            DispatchQueue.global().asyncAfter(deadline: .now() + wait) {
+                resolution.expire(StatusUndetermined(step: "wait", detail: "the list could not be had within \(Int(wait)) s (status.maxWaitSeconds)"))
+            }
+        }
+    }
+
+    /// `resolve`, waiting for the answers.
+    public func resolve(_ queries: [StatusQuery], at time: Date) -> [CredentialStatus] {
+        let done = DispatchSemaphore(value: 0)
+        let box = AnswerBox()
+        resolve(queries, at: time) { answers in
+            box.answers = answers
+            done.signal()
+        }
+        done.wait()
+        return box.answers
+    }
+
+    /// What is cached for `key` now, or nil after registering `waiter` for
+    /// the fetch (starting one if none is under way).
+    private func lookup(_ key: ListKey, waiter: @escaping @Sendable (Fetched) -> Void) -> Fetched? {
+        let now = Date()
+        condition.lock()
+        defer { condition.unlock() }
+        if let list = lists[key], list.isFresh(at: now) {
+            useClock += 1
+            lastUse[key] = useClock
+            return .list(list)
+        }
+        if let failure = failures[key], now < failure.until { return .failed(failure.cause) }
+        if stopping { return .failed(StatusUndetermined(step: "fetch", detail: "the status service stopped")) }
+        if flights[key] == nil {
+            flights[key] = [waiter]
+            queued.append(key)
+            condition.signal()
+        } else {
+            flights[key]!.append(waiter)
+        }
+        return nil
+    }
+
+    private func runFetches() {
+        while true {
+            condition.lock()
+            while queued.isEmpty && !stopping { condition.wait() }
+            if stopping {
+                condition.unlock()
+                return
+            }
+            let key = queued.removeFirst()
+            let previous = lists[key]
+            fetchCount += 1
+            condition.unlock()
+
+            let fetched = fetch(key, previous: previous)
+
+            condition.lock()
+            let waiters = flights.removeValue(forKey: key) ?? []
+            switch fetched {
+            case .list(let list):
+                failures[key] = nil
+                store(list, under: key)
+            case .failed(let cause):
+                failures[key] = (cause, Date().addingTimeInterval(configuration.failureRetryAfter))
+                if failures.count > configuration.maxCachedLists { failures = failures.filter { $0.value.until > Date() } }
+            }
+            condition.unlock()
+            waiters.forEach { $0(fetched) }
+        }
+    }
+
+    private func store(_ list: CachedList, under key: ListKey) {
+        lists[key] = list
+        useClock += 1
+        lastUse[key] = useClock
+        if lists.count > configuration.maxCachedLists, let oldest = lastUse.min(by: { $0.value < $1.value })?.key {
+            lists[oldest] = nil
+            lastUse[oldest] = nil
+        }
+    }
+
+    /// One GET (conditional when a list is held), then the token read strictly.
+    private func fetch(_ key: ListKey, previous: CachedList?) -> Fetched {
+        let request = FetchRequest(url: key.uriText, accept: key.kind.mediaType, ifNoneMatch: previous?.etag, ifModifiedSince: previous?.lastModified)
+        switch fetcher.fetch(request) {
+        case .failure(let error):
+            return .failed(StatusUndetermined(error))
+        case .success(.notModified):
+            guard let previous else { return .failed(StatusUndetermined(step: "http_status", detail: "HTTP 304 to an unconditional request")) }
+            return .list(previous.confirmed(at: Date()))
+        case .success(.fetched(let body, let contentType, let etag, let lastModified, _)):
+            if let contentType, !Self.accepts(contentType, for: key.kind) {
+                return .failed(StatusUndetermined(step: "media_type", detail: "the server sent \(Self.mediaTypeName(contentType)), not \(key.kind.mediaType)"))
+            }
+            do {
+                let token = try ListToken(bytes: body, kind: key.kind, limits: configuration.limits)
+                return .list(CachedList(token: token, fetchedAt: Date(), etag: etag, lastModified: lastModified))
+            } catch {
+                return .failed(StatusUndetermined(error))
+            }
+        }
+    }
+
+    /// The Content-Type a list may come with: its own media type, or the
+    /// generic CWT and binary types servers fall back to. A JSON or JWT
+    /// answer is the wrong format, whatever its bytes.
+    static func accepts(_ contentType: String, for kind: ListKind) -> Bool {
+        let name = mediaTypeName(contentType)
+        return name == kind.mediaType || name == "application/cwt" || name == "application/octet-stream"
+    }
+
+    /// The media type without parameters, lowercased, at most 100 bytes (it is put in details).
+    static func mediaTypeName(_ contentType: String) -> String {
+        let name = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+        let printable = trimmed.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f }
+        return printable && trimmed.utf8.count <= 100 ? trimmed : "an unreadable media type"
+    }
+
+    /// The lists one query names: its status list and its identifier list, each when present.
+    private static func references(_ query: StatusQuery) -> [Reference] {
+        var references: [Reference] = []
+        if let list = query.reference.statusList {
+            references.append(Reference(key: ListKey(.statusList, list.uri)) { cached, query, time, skew in
+                ListAnswer.statusList(list, in: cached, for: query, at: time, allowedClockSkew: skew)
+            })
+        }
+        if let list = query.reference.identifierList {
+            references.append(Reference(key: ListKey(.identifierList, list.uri)) { cached, query, time, skew in
+                ListAnswer.identifierList(list, in: cached, for: query, at: time, allowedClockSkew: skew)
+            })
+        }
+        return references
+    }
+
+    struct Reference: Sendable {
+        let key: ListKey
+        let answer: @Sendable (CachedList, StatusQuery, Date, TimeInterval) -> CredentialStatus
+    }
+}
+
+extension StatusUndetermined {
+    init(_ error: FetchError) {
+        let step: String = switch error {
+        case .httpStatus: "http_status"
+        case .tooLarge: "too_large"
+        default: "fetch"
+        }
+        self.init(step: step, detail: error.detail)
+    }
+}
+
+/// The answers of one `resolve` call as they come in, completed once: when
+/// the last arrives, or when the wait runs out (the rest undetermined).
+private final class Resolution: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answers: [[CredentialStatus?]]
+    private var remaining: Int
+    private var finished = false
+    private let completion: @Sendable ([CredentialStatus]) -> Void
+
+    init(slots: [[StatusService.Reference]], completion: @escaping @Sendable ([CredentialStatus]) -> Void) {
+        answers = slots.map { [CredentialStatus?](repeating: nil, count: $0.count) }
+        remaining = slots.reduce(0) { $0 + $1.count }
+        self.completion = completion
+    }
+
+    var isFinished: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return finished
+    }
+
+    func fill(_ query: Int, _ reference: Int, _ answer: CredentialStatus) {
+        lock.lock()
+        guard !finished, answers[query][reference] == nil else { return lock.unlock() }
+        answers[query][reference] = answer
+        remaining -= 1
+        let done = remaining == 0
+        lock.unlock()
+        if done { finish() }
+    }
+
+    func expire(_ cause: StatusUndetermined) {
+        lock.lock()
+        answers = answers.map { slots in slots.map { $0 ?? .undetermined(cause) } }
+        remaining = 0
+        lock.unlock()
+        finish()
+    }
+
+    func finish() {
+        lock.lock()
+        guard !finished else { return lock.unlock() }
+        finished = true
+        let combined = answers.map { CredentialStatus.combining($0.compactMap { $0 }) }
+        lock.unlock()
+        completion(combined)
+    }
+}
+
+private final class AnswerBox: @unchecked Sendable {
+    var answers: [CredentialStatus] = []
+}

@@ -1,0 +1,40 @@
+/// The `statusLists` section: how revocation lists named in MSOs are fetched
+/// (docs/revocation.md). The URIs come from issuer-signed MSOs, but an
+/// issuer is still a stranger on the network: fetches are bounded in time,
+/// size and concurrency, and go to public HTTPS addresses only.
+public struct StatusListSettings: Sendable, Equatable {
+    /// Plain http and private, loopback and link-local addresses allowed:
+    /// for tests and development only, never in production.
+    public var allowInsecure = false
+    /// A PEM CA bundle trusted besides the system's (a private issuer's or a test CA).
+    public var caFile: String?
+    public var connectTimeoutSeconds = 5
+    /// The whole fetch, redirects included.
+    public var timeoutSeconds = 15
+    /// The most a list response may carry.
+    public var maxResponseBytes = 8 << 20
+    /// The most a list may inflate to: 2^24 entries of 8 bits, or 16 million of 1 bit.
+    public var maxListBytes = 16 << 20
+    /// Concurrent fetches to one host.
+    public var perHostConcurrency = 4
+    /// Lists kept in memory; the least recently used beyond it are dropped (and fetched again when needed).
+    public var maxCachedLists = 1_000
+
+    public init() {}
+
+    init(_ section: SettingsObject?) throws(ConfigError) {
+        guard var section else { return }
+        allowInsecure = try section.bool("allowInsecure") ?? allowInsecure
+        caFile = try section.nonEmptyString("caFile")
+        connectTimeoutSeconds = try section.integer("connectTimeoutSeconds", range: 1...60) ?? connectTimeoutSeconds
+        timeoutSeconds = try section.integer("timeoutSeconds", range: 1...300) ?? timeoutSeconds
+        maxResponseBytes = try section.integer("maxResponseBytes", range: 1_024...(256 << 20)) ?? maxResponseBytes
+        maxListBytes = try section.integer("maxListBytes", range: 1_024...(256 << 20)) ?? maxListBytes
+        perHostConcurrency = try section.integer("perHostConcurrency", range: 1...64) ?? perHostConcurrency
+        maxCachedLists = try section.integer("maxCachedLists", range: 1...1_000_000) ?? maxCachedLists
+        if connectTimeoutSeconds > timeoutSeconds {
+            throw ConfigError("\(section.setting("connectTimeoutSeconds")): at most statusLists.timeoutSeconds")
+        }
+        try section.finish()
+    }
+}
