@@ -1,18 +1,23 @@
 import Foundation
 import Observability
 import Retention
+import Revocation
 import Verification
 
 /// What a pool thread does with one consumed record: read it, verify it, and
 /// prepare its write (outcome JSON, sealed values). All of it is CPU work
 /// that parallelises; what is left for the single-threaded stages after it
-/// is I/O.
+/// is I/O. A result whose documents name revocation lists is finished by the
+/// status service once the lists are read, off the pool thread when they are
+/// not cached.
 package struct JobWork: Sendable {
     let verifier: Verifier
     let intake: RecordIntake
     let retention: RetentionWriter
     let metrics: PipelineMetrics
     let log: Logger
+    /// Reads the revocation lists documents name; nil: such documents are undetermined.
+    let status: StatusService?
 
     package enum Outcome: Sendable {
         /// For the persister.
@@ -21,7 +26,9 @@ package struct JobWork: Sendable {
         case deadLetter(Job)
     }
 
-    package init(verifier: Verifier, intake: RecordIntake, retention: RetentionWriter, metrics: PipelineMetrics, log: Logger) {
+    package init(verifier: Verifier, intake: RecordIntake, retention: RetentionWriter, metrics: PipelineMetrics, log: Logger,
+                 status: StatusService? = nil) {
+        self.status = status
         self.verifier = verifier
         self.intake = intake
         self.retention = retention
@@ -29,7 +36,21 @@ package struct JobWork: Sendable {
         self.log = log
     }
 
+    /// `complete`, waiting for a list fetch where one is needed (benchmarks, tests).
     package func complete(_ consumed: Job) -> Outcome {
+        let done = DispatchSemaphore(value: 0)
+        let box = OutcomeBox()
+        complete(consumed) { outcome in
+            box.outcome = outcome
+            done.signal()
+        }
+        done.wait()
+        return box.outcome!
+    }
+
+    /// Reads and verifies the job, then calls `finish` once: on this thread,
+    /// or on the status service's when the documents' lists must be fetched.
+    package func complete(_ consumed: Job, finish: @escaping @Sendable (Outcome) -> Void) {
         let job = consumed.read(with: intake)
         let result: VerificationResult
         switch job.content {
@@ -39,10 +60,22 @@ package struct JobWork: Sendable {
             let origin = letter.record.topicPartition
             log.warning("record dead-lettered", ["cause": letter.cause, "topic": origin.topic,
                                                  "partition": "\(origin.partition)", "offset": "\(letter.record.offset)"])
-            return .deadLetter(job)
+            return finish(.deadLetter(job))
         case .unread:
             preconditionFailure("read(with:) leaves no job unread")
         }
+        let queries = result.pendingStatusQueries
+        guard !queries.isEmpty else { return finish(prepared(job, result.recordingStatus([]))) }
+        guard let status else {
+            let cause = StatusUndetermined(step: "fetch", detail: "this worker has no status service")
+            return finish(prepared(job, result.recordingStatus(queries.map { _ in .undetermined(cause) })))
+        }
+        status.resolve(queries, at: result.verifiedAt) { answers in
+            finish(prepared(job, result.recordingStatus(answers)))
+        }
+    }
+
+    private func prepared(_ job: Job, _ result: VerificationResult) -> Outcome {
         metrics.processDuration.observe(Date().timeIntervalSince(job.receivedAt))
         let prepared = PreparedWrite(result: result, retention: retention)
         // Personal data is held no longer than it must be: once sealed, the
@@ -52,4 +85,8 @@ package struct JobWork: Sendable {
         let kept = prepared.values == nil ? result : result.releasingElementValues()
         return .completion(Completion(ticket: job.ticket, key: job.key, receivedAt: job.receivedAt, result: kept, prepared: prepared))
     }
+}
+
+private final class OutcomeBox: @unchecked Sendable {
+    var outcome: JobWork.Outcome?
 }

@@ -58,7 +58,7 @@ final class WorkerStages: Sendable {
             metrics: metrics)
         pool = VerificationPool(
             threads: configuration.workers, capacity: configuration.workers * Worker.admittedPerThread,
-            verify: { job in work.complete(job) },
+            work: { job, finish in work.complete(job, finish: finish) },
             deliver: { outcome in
                 switch outcome {
                 case .completion(let completion): persister.enqueue(completion)
