@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "Revocation", dependencies: ["StatusList", "StatusFetch", "Verification", "Settings", "MDoc", "Crypto"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
-        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification", "CZlib"]),
+        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification", "Settings", "CZlib"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"],
                 // By path, not -lrdkafka: the other libraries' pkg-config flags put
                 // -L/usr/lib/x86_64-linux-gnu first, where a librdkafka-dev would win.
@@ -92,7 +92,7 @@ let package = Package(
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka", "Crypto", "HTTPService", "Storage"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["CommandLineSupport", "Deployment", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
+            dependencies: ["CommandLineSupport", "Deployment", "Revocation", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
             dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
@@ -107,6 +107,9 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "StatusListTests", dependencies: ["StatusList", "MDoc", "CBOR", "Crypto", "TestIssuer", "TestSupport"]),
+        // The status service against list servers over real HTTP, with the test issuer's documents and lists.
+        .testTarget(name: "RevocationTests", dependencies: ["Revocation", "StatusList", "StatusFetch", "Verification", "Settings", "TestIssuer", "TestSupport",
+                                                            "MDoc", "CBOR", "Crypto", "HTTPService"]),
         .testTarget(name: "StatusFetchTests", dependencies: ["StatusFetch", "HTTPService", "Crypto", "TestIssuer", "TestSupport"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),

@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 import Retention
+import Revocation
 import Settings
 import Verification
 
@@ -25,6 +27,8 @@ public struct Deployment: Sendable {
     public let replayKey: [UInt8]?
     /// `serve.tls`'s certificate chain and key, as PEM text; nil: serve speaks plain HTTP.
     public let serveTLS: ServeTLS?
+    /// How revocation lists are fetched and kept (`statusLists`), its CA file checked.
+    public let statusLists: StatusService.Configuration
 
     public struct ServeTLS: Sendable {
         public let certificatePEM: String
@@ -39,6 +43,18 @@ public struct Deployment: Sendable {
         retention = try RetentionConfiguration.load(settings)
         replayKey = try ReplayKey.loadIfNamed(settings)
         serveTLS = try settings.serve.tls.map { (tls) throws(ConfigError) in try Self.readTLS(tls, settings: settings) }
+        let caFile = try settings.statusLists.caFile.map { (file) throws(ConfigError) in try Self.checkedCAFile(file, settings: settings) }
+        statusLists = StatusService.Configuration(settings.statusLists, caFile: caFile)
+    }
+
+    /// The CA file's path, once it reads as PEM certificates (libcurl reads it at each fetch).
+    private static func checkedCAFile(_ file: String, settings: VeridocSettings) throws(ConfigError) -> String {
+        let url = settings.resolve(file)
+        let text = String(decoding: try KeyFile.read(url, setting: "statusLists.caFile", .published), as: UTF8.self)
+        guard let certificates = try? Certificate.parsePEM(text), !certificates.isEmpty else {
+            throw ConfigError("statusLists.caFile: \(url.path) holds no PEM certificate")
+        }
+        return url.path
     }
 
     private static func readTLS(_ tls: ServeSettings.TLS, settings: VeridocSettings) throws(ConfigError) -> ServeTLS {

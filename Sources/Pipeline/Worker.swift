@@ -4,6 +4,7 @@ import Kafka
 import Observability
 import Postgres
 import Retention
+import Revocation
 import Verification
 
 /// The long-running worker: consume → verify in a pool → persist in batches →
@@ -23,6 +24,8 @@ public final class Worker: Sendable {
     private let workerID: String
     private let tracker = PartitionTracker()
     private let work: JobWork
+    /// Reads the revocation lists documents name, on threads of its own.
+    private let status: StatusService
     private let retention: RetentionWriter
     private let state = WorkerState()
 
@@ -44,7 +47,9 @@ public final class Worker: Sendable {
         TrustedSignatures.shared.memo.reset(capacity: configuration.signatureMemoEntries)
         let retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
         self.retention = retention
-        self.work = JobWork(verifier: verifier, intake: RecordIntake(parser: parser), retention: retention, metrics: metrics, log: log)
+        let status = StatusService(configuration: configuration.statusLists)
+        self.status = status
+        self.work = JobWork(verifier: verifier, intake: RecordIntake(parser: parser), retention: retention, metrics: metrics, log: log, status: status)
         let host = ProcessInfo.processInfo.hostName
         self.workerID = "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
     }
@@ -61,6 +66,8 @@ public final class Worker: Sendable {
 
     /// Runs until `requestStop`, then drains within the drain timeout and leaves the group.
     public func run() throws {
+        // After the drain: a job still waiting for a list then finishes undetermined, and is not committed.
+        defer { status.stop() }
         let relay = RebalanceRelay()
         let stages = try WorkerStages(configuration: configuration, workerID: workerID, tracker: tracker, work: work, retention: retention,
                                       state: state, metrics: metrics, log: log, listener: relay)

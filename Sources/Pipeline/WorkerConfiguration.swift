@@ -4,6 +4,7 @@ import Foundation
 import Observability
 import Postgres
 import Retention
+import Revocation
 import Settings
 import Verification
 
@@ -51,6 +52,8 @@ public struct WorkerConfiguration: Sendable {
     public var logLevel: Logger.Level = .info
     /// The `retention` section: data keys for stored values, purge pace.
     public var retention = RetentionConfiguration(keys: nil)
+    /// How the status service fetches and keeps revocation lists.
+    public var statusLists = StatusService.Configuration(StatusListSettings(), caFile: nil)
 
     /// A connection to `postgres` with these settings.
     public func connectPostgres(applicationName: String) throws(PostgresError) -> PostgresConnection {
@@ -114,7 +117,9 @@ public struct WorkerConfiguration: Sendable {
 
     /// The worker's part of the deployment, which has read every file it needs.
     public static func load(_ deployment: Deployment) throws(ConfigError) -> WorkerConfiguration {
-        try load(deployment.settings, replayKey: deployment.requiredReplayKey(), retention: deployment.retention)
+        var configuration = try load(deployment.settings, replayKey: deployment.requiredReplayKey(), retention: deployment.retention)
+        configuration.statusLists = deployment.statusLists
+        return configuration
     }
 
     private static func load(_ settings: VeridocSettings, replayKey: [UInt8], retention: RetentionConfiguration) throws(ConfigError) -> WorkerConfiguration {
@@ -142,6 +147,7 @@ public struct WorkerConfiguration: Sendable {
 
         configuration.nonceKey = replayKey
         configuration.retention = retention
+        configuration.statusLists = StatusService.Configuration(settings.statusLists, caFile: settings.statusLists.caFile.map { settings.resolve($0).path })
         return configuration
     }
 }

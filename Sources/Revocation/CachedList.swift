@@ -35,13 +35,13 @@ final class CachedList: @unchecked Sendable {
         CachedList(token: token, fetchedAt: time, etag: etag, lastModified: lastModified)
     }
 
-    /// When it must be fetched again: its `ttl` (or the default) after it was
-    /// fetched, never after its `exp`.
-    var refreshAt: Date {
-        min(fetchedAt.addingTimeInterval(token.timeToLive ?? Self.defaultTimeToLive), token.expiresAt)
-    }
+    /// When it must be fetched again: its `ttl` (or the default) after it was fetched.
+    var refreshAt: Date { fetchedAt.addingTimeInterval(token.timeToLive ?? Self.defaultTimeToLive) }
 
-    func isFresh(at time: Date) -> Bool { time < refreshAt }
+    /// Whether it may answer now for a verification at `time`: within its
+    /// `ttl` by the clock, and not past its `exp` at that time (a list past
+    /// its `exp` is fetched again, never used).
+    func isFresh(now: Date, for time: Date) -> Bool { now < refreshAt && time < token.expiresAt }
 
     private struct AuthorizationKey: Hashable {
         let anchor: Certificate

@@ -113,7 +113,7 @@ public final class StatusService: @unchecked Sendable {
                     }
                     resolution.fill(queryIndex, referenceIndex, answer)
                 }
-                if let ready = lookup(reference.key, waiter: fill) { fill(ready) }
+                if let ready = lookup(reference.key, for: time, waiter: fill) { fill(ready) }
             }
         }
         let wait = queries.map { TimeInterval($0.policy.maxWaitSeconds) }.min() ?? 10
@@ -138,11 +138,11 @@ public final class StatusService: @unchecked Sendable {
 
     /// What is cached for `key` now, or nil after registering `waiter` for
     /// the fetch (starting one if none is under way).
-    private func lookup(_ key: ListKey, waiter: @escaping @Sendable (Fetched) -> Void) -> Fetched? {
+    private func lookup(_ key: ListKey, for time: Date, waiter: @escaping @Sendable (Fetched) -> Void) -> Fetched? {
         let now = Date()
         condition.lock()
         defer { condition.unlock() }
-        if let list = lists[key], list.isFresh(at: now) {
+        if let list = lists[key], list.isFresh(now: now, for: time) {
             useClock += 1
             lastUse[key] = useClock
             return .list(list)

@@ -6,7 +6,7 @@ public struct StatusListSettings: Sendable, Equatable {
     /// Plain http and private, loopback and link-local addresses allowed:
     /// for tests and development only, never in production.
     public var allowInsecure = false
-    /// A PEM CA bundle trusted besides the system's (a private issuer's or a test CA).
+    /// A PEM CA bundle list servers must chain to, instead of the system's store (a private issuer's CA, a test CA).
     public var caFile: String?
     public var connectTimeoutSeconds = 5
     /// The whole fetch, redirects included.

@@ -28,6 +28,8 @@ extension TestIssuer {
         public var presentAgain = false
         /// One of Apple's mock responses instead of a real one (accepted only by a test tenant).
         public var mockShape: MockShape?
+        /// The MSO's `status` member: where the issuer publishes revocation (nil: none).
+        public var status: MSOStatus?
 
         public init() {}
     }
@@ -194,6 +196,7 @@ extension TestIssuer {
             var issuance = IssuanceOptions(now: now)
             issuance.x5chain = options.x5chain
             issuance.taggedIssuerAuth = options.taggedIssuerAuth
+            issuance.status = options.status?.encoded
             switch fault {
             case .untrustedIssuer:
                 signer = try Authority(curve: authority.curve, now: now, name: "Untrusted Test Issuer", state: "NV")

@@ -8,6 +8,11 @@ extension TestIssuer {
     public struct ListSigner: Sendable {
         public let key: PrivateKey
         public let certificate: Certificate
+
+        public init(key: PrivateKey, certificate: Certificate) {
+            self.key = key
+            self.certificate = certificate
+        }
     }
 }
 

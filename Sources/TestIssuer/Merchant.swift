@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import MDoc
+import Settings
 import Verification
 
 extension TestIssuer {
@@ -72,12 +73,13 @@ extension TestIssuer {
 
         /// The tenant as the verifier sees it, trusting `anchors` (IACA certificates;
         /// test roots when `testConditions` makes it a test tenant).
-        public func tenant(trusting anchors: [Certificate], requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil) throws -> Tenant {
+        public func tenant(trusting anchors: [Certificate], requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil,
+                           statusPolicy: TenantSettings.StatusPolicy = .init()) throws -> Tenant {
             Tenant(
                 id: tenantID, merchantIDs: [merchantID], teamID: teamID,
                 keys: [try TenantKey(currentKey), try TenantKey(rotatedKey)], trustAnchors: anchors,
                 origins: [origin], maxRequestAge: TimeInterval(maxRequestAgeSeconds), requireIssuedNonces: requireIssuedNonces,
-                testConditions: testConditions, readers: readerKey.map { [Self.readerID: $0.publicKey] } ?? [:])
+                testConditions: testConditions, readers: readerKey.map { [Self.readerID: $0.publicKey] } ?? [:], statusPolicy: statusPolicy)
         }
 
         /// A verifier serving only this tenant.

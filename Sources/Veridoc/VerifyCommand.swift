@@ -2,6 +2,7 @@ import CommandLineSupport
 import Deployment
 import Foundation
 import MDoc
+import Revocation
 import Settings
 import Verification
 
@@ -21,7 +22,10 @@ enum VerifyCommand {
                 time = parsedTime
             }
             let deployment = try Deployment.load(from: URL(fileURLWithPath: configPath), at: time)
-            let verification = StandaloneVerification(tenants: deployment.tenants, replayKey: deployment.replayKey, at: time)
+            let status = StatusService(configuration: deployment.statusLists)
+            defer { status.stop() }
+            let verification = StandaloneVerification(tenants: deployment.tenants, replayKey: deployment.replayKey, at: time,
+                                                      statusResolver: { queries, time in status.resolve(queries, at: time) })
             let result = verification.verify(eventJSON: try readEvent(parsed.positional[0]))
             if parsed.flags.contains("--json") {
                 print(verification.outcome(of: result).json())
