@@ -6,9 +6,11 @@ extension TestIssuer.Merchant {
     /// `config.json`, `pki/merchant-current.pem` and `pki/merchant-rotated.pem`
     /// (0600, created that way so the keys are never readable by others, not
     /// even briefly), and one `pki/iaca-N.pem` per trust anchor. Returns the
-    /// URL of `config.json`.
+    /// URL of `config.json`. `tenantSettings` and `settings` add members to
+    /// the tenant and to the file (a tenant's `status`, a `statusLists` section).
     @discardableResult
-    public func writeConfiguration(to directory: URL, trustAnchors: [Certificate]) throws -> URL {
+    public func writeConfiguration(to directory: URL, trustAnchors: [Certificate], tenantSettings: [String: Any] = [:],
+                                   settings: [String: Any] = [:]) throws -> URL {
         let files = FileManager.default
         let pki = directory.appendingPathComponent("pki")
         try files.createDirectory(at: pki, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -44,7 +46,9 @@ extension TestIssuer.Merchant {
                 "maxRequestAgeSeconds": maxRequestAgeSeconds,
         ]
         if readerKey != nil { tenant["readers"] = [["id": Self.readerID, "publicKey": "pki/reader-public.pem"]] }
-        let config: [String: Any] = ["tenants": [tenant]]
+        tenant.merge(tenantSettings) { _, added in added }
+        var config: [String: Any] = ["tenants": [tenant]]
+        config.merge(settings) { _, added in added }
         let json = try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         try write(String(decoding: json, as: UTF8.self) + "\n", "config.json", permissions: 0o644)
         return directory.appendingPathComponent("config.json")
