@@ -156,7 +156,7 @@ final class PipelineFixture {
     let verifier: Verifier
 
     init(groupID: String = "veridoc", batchSize: Int = 200, workerThreads: Int = 2, postgres: String? = nil, brokers: Int = 3,
-         tenantID: String? = nil) throws {
+         tenantID: String? = nil, tenantSettings: [String: Any] = [:], settings: [String: Any] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-pipeline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = try TestDatabase(server: postgres)
@@ -164,7 +164,8 @@ final class PipelineFixture {
         factory = try TestIssuer.EventFactory(now: Date(), seed: UInt64.random(in: 0...UInt64.max))
         if let tenantID { factory.merchant = try TestIssuer.Merchant(tenantID: tenantID) }
         verifier = try factory.verifier()
-        let file = try factory.merchant.writeConfiguration(to: directory, trustAnchors: [factory.authority.iaca])
+        let file = try factory.merchant.writeConfiguration(to: directory, trustAnchors: [factory.authority.iaca], tenantSettings: tenantSettings,
+                                                           settings: settings)
         var root = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
         root["kafka"] = [
             "bootstrapServers": broker.bootstrap, "groupId": groupID,
