@@ -70,7 +70,8 @@ package struct JobWork: Sendable {
             let cause = StatusUndetermined(step: "fetch", detail: "this worker has no status service")
             return finish(prepared(job, result.recordingStatus(queries.map { _ in .undetermined(cause) })))
         }
-        status.resolve(queries, at: result.verifiedAt) { answers in
+        status.resolve(queries, at: result.verifiedAt) { [metrics] answers in
+            for case .undetermined(let cause) in answers { metrics.statusUndetermined.increment(cause.step) }
             finish(prepared(job, result.recordingStatus(answers)))
         }
     }

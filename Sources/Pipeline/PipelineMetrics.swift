@@ -79,6 +79,18 @@ public final class PipelineMetrics: Sendable {
     public let purgeLag: Gauge
     /// Element values deleted by the worker's purge loop.
     public let valuesPurged: Counter
+    /// Revocation lists fetched, by result: `fetched`, `not_modified`, or the step that failed.
+    let statusListFetches: Counter
+    /// Status lookups answered from the cache (`hit`) or waiting for a fetch (`miss`).
+    let statusListLookups: Counter
+    /// Documents whose status could not be determined, by the step that failed.
+    let statusUndetermined: Counter
+    /// Age of the oldest revocation list the worker holds.
+    let statusListAge: Gauge
+    /// References of retained accepted results read again.
+    let statusRechecked: Counter
+    /// Accepted credentials found revoked or suspended later.
+    let statusChangedAfterAcceptance: Counter
     /// Issuer signatures remembered as verified (`TrustedSignatures.shared.memo`).
     let signatureMemoEntries: Gauge
     /// Document signer keys with a fixed-base table (`SignatureVerifierCache.shared`).
@@ -117,6 +129,18 @@ public final class PipelineMetrics: Sendable {
         purgeLag = registry.gauge("veridoc_purge_lag_seconds", help: "Age past its retention deadline of the oldest row not yet purged.")
         valuesPurged = registry.counter("veridoc_values_purged_total", help: "Element values deleted by the purge loop after their retention ended.")
 
+        statusListFetches = registry.counter("veridoc_status_list_fetches_total",
+                                             help: "Revocation list fetches, by result: fetched, not_modified, or the step that failed (fetch, http_status, too_large, token, …).",
+                                             labels: ["result"])
+        statusListLookups = registry.counter("veridoc_status_list_lookups_total", help: "Revocation list lookups, answered from the cache (hit) or waiting for a fetch (miss).",
+                                             labels: ["cache"])
+        statusUndetermined = registry.counter("veridoc_status_undetermined_total", help: "Documents whose revocation status could not be determined, by the step that failed.",
+                                              labels: ["cause"])
+        statusListAge = registry.gauge("veridoc_status_list_age_seconds", help: "Age of the oldest revocation list held in memory (0 when none).")
+        statusRechecked = registry.counter("veridoc_status_rechecked_total", help: "References of retained accepted results read again from their refreshed lists.")
+        statusChangedAfterAcceptance = registry.counter("veridoc_status_changed_after_acceptance_total",
+                                                        help: "Accepted credentials found revoked or suspended later (each announced once as veridoc.credential.status-changed.v1).")
+        for cache in ["hit", "miss"] { statusListLookups.initialize(cache) }
         for cause in [RecordIntake.Cause.tooLarge, RecordIntake.Cause.notUTF8, RecordIntake.Cause.noID] { deadLetters.initialize(cause) }
         for kind in ["assigned", "revoked"] { rebalances.initialize(kind) }
         for kind in OffsetGap.Kind.allCases { offsetGaps.initialize(kind.rawValue) }

@@ -125,6 +125,7 @@ package struct ResultStore {
                                           reasonCodes: item.result.report.reasons.map(\.code.rawValue))
             }
             if let kept = try valueStatement(fresh, values: values) { statements.append(kept) }
+            if let references = try referenceStatement(fresh, values: values) { statements.append(references) }
             let outbox = outboxEntries(fresh)
             if !outbox.isEmpty { statements.append(try outboxStatement(outbox)) }
             if let sessions = sessionStatement(fresh, outbox: outbox) { statements.append(sessions) }
@@ -148,6 +149,7 @@ package struct ResultStore {
             written.duplicates = decided.count - newIDs.count
             let firsts = Self.firstOccurrences(decided) { newIDs.contains(Identifier($0)) }
             if let kept = try valueStatement(firsts, values: values) { try connection.execute(kept) }
+            if let references = try referenceStatement(firsts, values: values) { try connection.execute(references) }
             written.outbox = outboxEntries(firsts)
             if !written.outbox.isEmpty { try connection.execute(try outboxStatement(written.outbox)) }
             if let sessions = sessionStatement(firsts, outbox: written.outbox) { try connection.execute(sessions) }
@@ -279,6 +281,7 @@ package struct ResultStore {
                 assurance: result.assurance.isTest ? "test" : "production", testKind: result.assurance.kind?.rawValue,
                 elementGroups: item.completion.prepared?.elementGroups ?? ElementGroupsColumn.Value(retention.elementGroups(for: result)),
                 deviceAuth: document?.deviceAuthentication?.method, deviceReader: document?.deviceAuthentication?.reader))
+            rows[rows.count - 1].revocationStatus = result.status?.word
         }
         return rows
     }
@@ -296,6 +299,55 @@ package struct ResultStore {
         let kept = items.filter(\.result.isAccepted).flatMap { values[Identifier($0.result.requestID ?? "")] ?? [] }
         guard !kept.isEmpty else { return nil }
         return try ElementValuesTable.insert(kept)
+    }
+
+    /// The revocation references of the accepted results among `items`
+    /// whose documents named lists, kept as long as the result's values
+    /// (the longest `retain_until` of its value rows): a result that keeps
+    /// no value keeps no reference, and is not read again.
+    private func referenceStatement(_ items: [Decided], values: [Identifier: [ElementValuesTable.Row]]) throws -> PostgresStatement? {
+        var rows: [StatusReferencesTable.Row] = []
+        for item in items where item.result.isAccepted {
+            let result = item.result
+            guard let id = result.requestID, let tenant = result.tenant, !result.resolvedStatus.isEmpty,
+                  let retainUntil = Self.longest(values[Identifier(id)] ?? [])
+            else { continue }
+            for resolved in result.resolvedStatus {
+                let accepted: String
+                switch resolved.answer {
+                case .valid: accepted = "valid"
+                case .undetermined: accepted = "undetermined"
+                default: continue
+                }
+                let query = resolved.query
+                func row(_ kind: StatusReferencesTable.Kind, uri: String, index: Int64?, listID: [UInt8]?, certificate: [UInt8]?) -> StatusReferencesTable.Row {
+                    StatusReferencesTable.Row(
+                        eventID: id, document: Int32(query.document), kind: kind, tenant: tenant, uri: uri, index: index, id: listID,
+                        referenceCertificate: certificate, documentSigner: query.documentSigner.der, issuingAnchor: query.issuingAnchor.der,
+                        acceptedStatus: accepted, retainUntil: retainUntil)
+                }
+                if let list = query.reference.statusList, let index = Int64(exactly: list.index) {
+                    rows.append(row(.statusList, uri: list.uri, index: index, listID: nil, certificate: list.certificate))
+                }
+                if let list = query.reference.identifierList {
+                    rows.append(row(.identifierList, uri: list.uri, index: nil, listID: list.id, certificate: list.certificate))
+                }
+            }
+        }
+        guard !rows.isEmpty else { return nil }
+        return try StatusReferencesTable.insert(rows)
+    }
+
+    /// The latest `retain_until` of `rows`; nil when there are none.
+    private static func longest(_ rows: [ElementValuesTable.Row]) -> RetainUntil? {
+        var longest: Date?
+        for row in rows {
+            switch row.retainUntil {
+            case .never: return .never
+            case .at(let date): longest = max(longest ?? date, date)
+            }
+        }
+        return longest.map(RetainUntil.at)
     }
 
     private func outboxEntries(_ items: [Decided]) -> [OutboxEntry] {

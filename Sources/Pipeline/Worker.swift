@@ -47,7 +47,11 @@ public final class Worker: Sendable {
         TrustedSignatures.shared.memo.reset(capacity: configuration.signatureMemoEntries)
         let retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
         self.retention = retention
-        let status = StatusService(configuration: configuration.statusLists)
+        var statusConfiguration = configuration.statusLists
+        statusConfiguration.observer = StatusObserver(
+            fetched: { result in metrics.statusListFetches.increment(result) }, lookedUp: { hit in metrics.statusListLookups.increment(hit ? "hit" : "miss") })
+        let status = StatusService(configuration: statusConfiguration)
+        metrics.statusListAge.sample { status.oldestListAge() }
         self.status = status
         self.work = JobWork(verifier: verifier, intake: RecordIntake(parser: parser), retention: retention, metrics: metrics, log: log, status: status)
         let host = ProcessInfo.processInfo.hostName
@@ -69,7 +73,7 @@ public final class Worker: Sendable {
         // After the drain: a job still waiting for a list then finishes undetermined, and is not committed.
         defer { status.stop() }
         let relay = RebalanceRelay()
-        let stages = try WorkerStages(configuration: configuration, workerID: workerID, tracker: tracker, work: work, retention: retention,
+        let stages = try WorkerStages(configuration: configuration, workerID: workerID, tracker: tracker, work: work, retention: retention, status: status,
                                       state: state, metrics: metrics, log: log, listener: relay)
         let prefetch = Int(configuration.consumerProperties["queued.max.messages.kbytes"] ?? "") ?? WorkerConfiguration.prefetchKilobytesPerThread
         let loop = WorkerLoop(configuration: configuration, workerID: workerID, stages: stages, tracker: tracker, state: state, metrics: metrics,
@@ -316,6 +320,7 @@ final class WorkerLoop: @unchecked Sendable {
         persister.stop(timeout: max(0.1, deadline.timeIntervalSinceNow))
         stages.publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
         stages.purgeLoop.stop(timeout: max(1, deadline.timeIntervalSinceNow))
+        stages.statusRecheck.stop(timeout: max(1, deadline.timeIntervalSinceNow))
         stages.positions.drop()
         stages.probe.stop()
         // The samplers hold the pool and persister (and through them the publisher): let go.

@@ -54,6 +54,8 @@ public struct WorkerConfiguration: Sendable {
     public var retention = RetentionConfiguration(keys: nil)
     /// How the status service fetches and keeps revocation lists.
     public var statusLists = StatusService.Configuration(StatusListSettings(), caFile: nil)
+    /// How often retained accepted results' lists are read again.
+    public var statusRecheckInterval: TimeInterval = 300
 
     /// A connection to `postgres` with these settings.
     public func connectPostgres(applicationName: String) throws(PostgresError) -> PostgresConnection {
@@ -148,6 +150,7 @@ public struct WorkerConfiguration: Sendable {
         configuration.nonceKey = replayKey
         configuration.retention = retention
         configuration.statusLists = StatusService.Configuration(settings.statusLists, caFile: settings.statusLists.caFile.map { settings.resolve($0).path })
+        configuration.statusRecheckInterval = TimeInterval(settings.statusLists.recheckIntervalSeconds)
         return configuration
     }
 }

@@ -3,6 +3,7 @@ import Kafka
 import Observability
 import Postgres
 import Retention
+import Revocation
 import Synchronization
 import Verification
 
@@ -24,10 +25,11 @@ final class WorkerStages: Sendable {
     let waker: FetcherWaker
     let probe: PeriodicPass<Void>
     let purgeLoop: PeriodicPass<PurgeReport>
+    let statusRecheck: PeriodicPass<StatusRechecker.Report>
     /// The consumer thread's own connection, for stored positions on assignment and for gaps.
     let positions: ReconnectingConnection
 
-    init(configuration: WorkerConfiguration, workerID: String, tracker: PartitionTracker, work: JobWork, retention: RetentionWriter,
+    init(configuration: WorkerConfiguration, workerID: String, tracker: PartitionTracker, work: JobWork, retention: RetentionWriter, status: StatusService,
          state: WorkerState, metrics: PipelineMetrics, log: Logger, listener: RebalanceListener) throws {
         let connect: @Sendable () throws -> PostgresConnection = {
             try configuration.connectPostgres(applicationName: "veridoc-worker")
@@ -80,6 +82,8 @@ final class WorkerStages: Sendable {
         metrics.persistQueueDepth.sample { Double(backlog.backlog) }
         probe = PostgresProbe.make(health: metrics.health, connect: connect)
         purgeLoop = RetentionPurge.loop(configuration.retention, partitions: retention.partitions, connect: connect, log: log, metrics: metrics)
+        statusRecheck = StatusRecheck.loop(StatusRechecker(service: status, directory: retention.directory), interval: configuration.statusRecheckInterval,
+                                           connect: connect, log: log, metrics: metrics)
         positions = ReconnectingConnection(connect)
     }
 
@@ -90,6 +94,7 @@ final class WorkerStages: Sendable {
         persister.start()
         publisher.start()
         purgeLoop.start()
+        statusRecheck.start()
     }
 }
 

@@ -3,7 +3,7 @@ import Postgres
 import Storage
 
 /// Right to erasure: removes a person's (one request's) or a whole tenant's
-/// retained values on demand, and the sealed claims of their outcomes still
+/// retained values and revocation references on demand, and the sealed claims of their outcomes still
 /// in the outbox or kept with a session. Results and element metadata stay: they are the
 /// non-personal facts analytics count.
 public struct Eraser: Sendable {
@@ -16,6 +16,8 @@ public struct Eraser: Sendable {
     public struct Erased: Sendable, Equatable {
         public var values = 0
         public var claims = 0
+        /// Revocation references (a stable handle on each credential) removed.
+        public var statusReferences = 0
         /// Results rows matching the request/tenant, kept.
         public var resultsKept = 0
     }
@@ -35,6 +37,11 @@ public struct Eraser: Sendable {
         while true {
             let deleted = try connection.execute(ElementValuesTable.delete(matching: scope, limit: batchSize)).affectedRows
             erased.values += deleted
+            if deleted < batchSize { break }
+        }
+        while true {
+            let deleted = try connection.execute(StatusReferencesTable.delete(matching: scope, limit: batchSize)).affectedRows
+            erased.statusReferences += deleted
             if deleted < batchSize { break }
         }
         while true {

@@ -17,6 +17,8 @@ public struct PurgeReport: Sendable, Equatable {
     public var publishedOutcomesRemoved = 0
     /// Sessions removed (they expired more than `sessionKeep` ago).
     public var sessionsRemoved = 0
+    /// Revocation references removed with their results' values.
+    public var statusReferencesRemoved = 0
 
     public init() {}
 }
@@ -59,6 +61,12 @@ public struct Purger: Sendable {
             let deleted = try connection.execute(ElementValuesTable.deleteExpired(at: now, limit: batchSize)).affectedRows
             report.purged += deleted
             if deleted < batchSize { break }
+        }
+
+        while true {
+            let removed = try connection.execute(StatusReferencesTable.deleteExpired(at: now, limit: batchSize)).affectedRows
+            report.statusReferencesRemoved += removed
+            if removed < batchSize { break }
         }
 
         let day: TimeInterval = 86_400

@@ -12,6 +12,8 @@ final class CachedList: @unchecked Sendable {
     let fetchedAt: Date
     let etag: String?
     let lastModified: String?
+    /// Kept by a 304 rather than fetched anew.
+    let revalidated: Bool
     // Guarded by `lock`.
     private let lock = NSLock()
     private var authorizations: [AuthorizationKey: StatusUndetermined?] = [:]
@@ -23,7 +25,8 @@ final class CachedList: @unchecked Sendable {
     /// At most this many issuer decisions are remembered per list.
     static let maxAuthorizations = 64
 
-    init(token: ListToken, fetchedAt: Date, etag: String?, lastModified: String?) {
+    init(token: ListToken, fetchedAt: Date, etag: String?, lastModified: String?, revalidated: Bool = false) {
+        self.revalidated = revalidated
         self.token = token
         self.fetchedAt = fetchedAt
         self.etag = etag
@@ -32,7 +35,7 @@ final class CachedList: @unchecked Sendable {
 
     /// The same token, confirmed current by a 304 at `time`.
     func confirmed(at time: Date) -> CachedList {
-        CachedList(token: token, fetchedAt: time, etag: etag, lastModified: lastModified)
+        CachedList(token: token, fetchedAt: time, etag: etag, lastModified: lastModified, revalidated: true)
     }
 
     /// When it must be fetched again: its `ttl` (or the default) after it was fetched.

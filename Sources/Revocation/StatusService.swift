@@ -25,6 +25,8 @@ public final class StatusService: @unchecked Sendable {
         /// How long a failed fetch answers for its list before it is tried again.
         public var failureRetryAfter: TimeInterval = 10
         public var fetchThreads: Int = 4
+        /// Told of every fetch and lookup, for metrics; never of a URI or an index.
+        public var observer = StatusObserver()
 
         public init(fetch: FetchPolicy, limits: ListLimits = ListLimits(), maxCachedLists: Int = 1_000) {
             self.fetch = fetch
@@ -90,6 +92,13 @@ public final class StatusService: @unchecked Sendable {
         for waiters in abandoned.values { waiters.forEach { $0(.failed(cause)) } }
     }
 
+    /// Age of the oldest list held, 0 when none.
+    public func oldestListAge(now: Date = Date()) -> TimeInterval {
+        condition.lock()
+        defer { condition.unlock() }
+        return lists.values.map { now.timeIntervalSince($0.fetchedAt) }.max() ?? 0
+    }
+
     /// Fetches made so far.
     public var fetches: Int {
         condition.lock()
@@ -145,8 +154,10 @@ public final class StatusService: @unchecked Sendable {
         if let list = lists[key], list.isFresh(now: now, for: time) {
             useClock += 1
             lastUse[key] = useClock
+            configuration.observer.lookedUp(true)
             return .list(list)
         }
+        configuration.observer.lookedUp(false)
         if let failure = failures[key], now < failure.until { return .failed(failure.cause) }
         if stopping { return .failed(StatusUndetermined(step: "fetch", detail: "the status service stopped")) }
         if flights[key] == nil {
@@ -172,7 +183,8 @@ public final class StatusService: @unchecked Sendable {
             fetchCount += 1
             condition.unlock()
 
-            let fetched = fetch(key, previous: previous)
+            let (fetched, outcome) = fetch(key, previous: previous)
+            configuration.observer.fetched(outcome)
 
             condition.lock()
             let waiters = flights.removeValue(forKey: key) ?? []
@@ -199,8 +211,18 @@ public final class StatusService: @unchecked Sendable {
         }
     }
 
-    /// One GET (conditional when a list is held), then the token read strictly.
-    private func fetch(_ key: ListKey, previous: CachedList?) -> Fetched {
+    /// One GET (conditional when a list is held), then the token read
+    /// strictly; with the fetch's result as metrics name it.
+    private func fetch(_ key: ListKey, previous: CachedList?) -> (Fetched, String) {
+        let fetched = fetchList(key, previous: previous)
+        switch fetched {
+        case .list(let list) where list.revalidated: return (fetched, "not_modified")
+        case .list: return (fetched, "fetched")
+        case .failed(let cause): return (fetched, cause.step)
+        }
+    }
+
+    private func fetchList(_ key: ListKey, previous: CachedList?) -> Fetched {
         let request = FetchRequest(url: key.uriText, accept: key.kind.mediaType, ifNoneMatch: previous?.etag, ifModifiedSince: previous?.lastModified)
         switch fetcher.fetch(request) {
         case .failure(let error):
@@ -256,6 +278,18 @@ public final class StatusService: @unchecked Sendable {
     struct Reference: Sendable {
         let key: ListKey
         let answer: @Sendable (CachedList, StatusQuery, Date, TimeInterval) -> CredentialStatus
+    }
+}
+
+/// What the service tells its owner's metrics: each fetch's result (`fetched`,
+/// `not_modified`, or the step that failed) and whether a lookup was cached.
+public struct StatusObserver: Sendable {
+    public var fetched: @Sendable (String) -> Void
+    public var lookedUp: @Sendable (_ hit: Bool) -> Void
+
+    public init(fetched: @escaping @Sendable (String) -> Void = { _ in }, lookedUp: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        self.fetched = fetched
+        self.lookedUp = lookedUp
     }
 }
 

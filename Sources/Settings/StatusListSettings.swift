@@ -19,6 +19,8 @@ public struct StatusListSettings: Sendable, Equatable {
     public var perHostConcurrency = 4
     /// Lists kept in memory; the least recently used beyond it are dropped (and fetched again when needed).
     public var maxCachedLists = 1_000
+    /// How often the worker reads the lists of retained accepted results again.
+    public var recheckIntervalSeconds = 300
 
     public init() {}
 
@@ -32,6 +34,7 @@ public struct StatusListSettings: Sendable, Equatable {
         maxListBytes = try section.integer("maxListBytes", range: 1_024...(256 << 20)) ?? maxListBytes
         perHostConcurrency = try section.integer("perHostConcurrency", range: 1...64) ?? perHostConcurrency
         maxCachedLists = try section.integer("maxCachedLists", range: 1...1_000_000) ?? maxCachedLists
+        recheckIntervalSeconds = try section.integer("recheckIntervalSeconds", range: 1...86_400) ?? recheckIntervalSeconds
         if connectTimeoutSeconds > timeoutSeconds {
             throw ConfigError("\(section.setting("connectTimeoutSeconds")): at most statusLists.timeoutSeconds")
         }

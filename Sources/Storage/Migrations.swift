@@ -342,6 +342,38 @@ public enum Migrations {
                 CHECK ((device_auth IS NULL AND device_reader IS NULL) OR (device_auth = 'signature' AND device_reader IS NULL)
                        OR (device_auth = 'mac' AND device_reader IS NOT NULL)) NOT VALID;
             """),
+        // Revocation (docs/revocation.md): the status a result was accepted
+        // or rejected with, the first revoked or suspended found after it was
+        // accepted, and the references of accepted results kept while their
+        // values are, for those re-checks. Catalog-only on `results`, as 13.
+        Migration(version: 14, name: "revocation status of results; status references", sql: """
+            ALTER TABLE results ADD COLUMN revocation_status text;
+            ALTER TABLE results ADD COLUMN later_status text;
+            ALTER TABLE results ADD COLUMN later_status_at timestamptz;
+            ALTER TABLE results ADD CONSTRAINT results_revocation_status_check
+                CHECK (revocation_status IS NULL OR revocation_status IN ('none', 'not_checked', 'valid', 'revoked', 'suspended', 'undetermined')) NOT VALID;
+            ALTER TABLE results ADD CONSTRAINT results_later_status_check
+                CHECK ((later_status IS NULL AND later_status_at IS NULL)
+                       OR (later_status IN ('revoked', 'suspended') AND later_status_at IS NOT NULL)) NOT VALID;
+            CREATE TABLE status_references (
+                event_id text COLLATE "C" NOT NULL,
+                document integer NOT NULL,
+                list_kind text NOT NULL CHECK (list_kind IN ('status_list', 'identifier_list')),
+                tenant text COLLATE "C" NOT NULL,
+                list_uri text COLLATE "C" NOT NULL,
+                list_index bigint,
+                list_id bytea,
+                reference_certificate bytea,
+                document_signer bytea NOT NULL,
+                issuing_anchor bytea NOT NULL,
+                accepted_status text NOT NULL CHECK (accepted_status IN ('valid', 'undetermined')),
+                retain_until timestamptz NOT NULL,
+                PRIMARY KEY (event_id, document, list_kind),
+                CHECK ((list_kind = 'status_list' AND list_index IS NOT NULL AND list_id IS NULL)
+                       OR (list_kind = 'identifier_list' AND list_id IS NOT NULL AND list_index IS NULL)));
+            CREATE INDEX status_references_list ON status_references (list_kind, list_uri, event_id);
+            CREATE INDEX status_references_retain_until ON status_references (retain_until);
+            """),
     ]
 
     /// The newest version this binary knows.

@@ -44,6 +44,18 @@ public enum OutboxTable {
             })
     }
 
+    /// Rows no worker has claimed yet, each id once: an id already there is
+    /// the same event found again (`StatusChangedEvent` ids follow from what
+    /// they report), left as it is. The publisher's sweep (`claimExpired`) sends them.
+    public static func insertUnclaimed(_ rows: [Row]) throws(PostgresError) -> PostgresStatement {
+        try .insertColumns(
+            into: "outbox", columns: columns,
+            rows: rows.map { row in
+                [.text(row.id), .text(row.eventID), row.key.map(PostgresValue.bytes) ?? .null, .text(row.payload), .null, .null, .bool(row.hasClaims)]
+            },
+            suffix: "ON CONFLICT (id) DO NOTHING")
+    }
+
     /// Delivered outcomes leave the outbox.
     public static func deleteDelivered(ids: [String]) -> PostgresStatement {
         PostgresStatement("DELETE FROM outbox WHERE id = ANY($1::text[])", [.textArray(ids)])

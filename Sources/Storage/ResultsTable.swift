@@ -12,7 +12,7 @@ public enum ResultsTable {
         .init("received_at", "timestamptz"), .init("verified_at", "timestamptz"), .init("processing_seconds", "double precision"),
         .init("source_topic", "text"), .init("source_partition", "integer"), .init("source_offset", "bigint"),
         .init("assurance", "text"), .init("test_kind", "text"), .init("element_groups", "json"),
-        .init("device_auth", "text"), .init("device_reader", "text"),
+        .init("device_auth", "text"), .init("device_reader", "text"), .init("revocation_status", "text"),
     ]
 
     /// One result. Optional text comes from the event or the credential (an
@@ -49,6 +49,8 @@ public enum ResultsTable {
         public var deviceAuth: String?
         /// The reader a MAC was computed for.
         public var deviceReader: String?
+        /// The response's revocation status (`CredentialStatus.word`); nil when no document got that far.
+        public var revocationStatus: String? = nil
 
         public init(eventID: String, tenant: String?, flow: String?, verdict: String, reasonCodes: [String], docType: String?,
                     issuerSubject: String?, issuerCountry: String?, msoSigned: Date?, msoValidFrom: Date?, msoValidUntil: Date?,
@@ -89,7 +91,7 @@ public enum ResultsTable {
             text(row.issuerSubject), text(row.issuerCountry), .storableTimestamp(row.msoSigned), .storableTimestamp(row.msoValidFrom),
             .storableTimestamp(row.msoValidUntil), .storableTimestamp(row.eventTime), .timestamp(row.receivedAt), .timestamp(row.verifiedAt),
             .double(row.processingSeconds), .text(row.sourceTopic), .int(Int64(row.sourcePartition)), .int(row.sourceOffset),
-            .text(row.assurance), text(row.testKind), row.elementGroups.parameter, text(row.deviceAuth), text(row.deviceReader),
+            .text(row.assurance), text(row.testKind), row.elementGroups.parameter, text(row.deviceAuth), text(row.deviceReader), text(row.revocationStatus),
         ]
     }
 
@@ -104,6 +106,16 @@ public enum ResultsTable {
     public static func recordReplay(eventID: String, verdict: String, reasonCodes: [String]) -> PostgresStatement {
         PostgresStatement("UPDATE results SET verdict = $2, reason_codes = $3::text[] WHERE event_id = $1",
                           [.text(eventID), .text(verdict), .textArray(reasonCodes)])
+    }
+
+    /// A retained accepted result whose credential turned `status`
+    /// (revoked or suspended) since: recorded once, the first time; the
+    /// statement returns the row only when it recorded it.
+    public static func recordLaterStatus(eventID: String, status: String) -> PostgresStatement {
+        PostgresStatement("""
+            UPDATE results SET later_status = $2, later_status_at = now()
+            WHERE event_id = $1 AND later_status IS NULL AND verdict IN ('verified', 'test_verified') RETURNING event_id, tenant
+            """, [.text(eventID), .text(status)])
     }
 
     /// How many results match a request (`event_id`) or a tenant: erasure keeps them and says so.

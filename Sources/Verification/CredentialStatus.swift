@@ -80,3 +80,9 @@ public struct StatusQuery: Sendable {
         self.policy = policy
     }
 }
+
+/// A status query with the status service's answer.
+public struct ResolvedStatus: Sendable {
+    public let query: StatusQuery
+    public let answer: CredentialStatus
+}

@@ -27,6 +27,11 @@ public struct OutcomeEvent: Sendable {
     public static func id(forRequest requestID: String) -> String {
         var input = Array("veridoc.verification.completed.v1\u{0}".utf8)
         input.append(contentsOf: requestID.utf8)
+        return derivedID(input)
+    }
+
+    /// A UUID (version 8) from the SHA-256 of `input`: the same input, the same id.
+    static func derivedID(_ input: [UInt8]) -> String {
         var bytes = sha256(input)
         bytes[6] = bytes[6] & 0x0f | 0x80  // UUID version 8 (custom, RFC 9562)
         bytes[8] = bytes[8] & 0x3f | 0x80  // RFC 4122 variant

@@ -31,6 +31,10 @@ public struct VerificationResult: Sendable {
     /// (`DocumentStatusCheck`). While any is left the result is not
     /// accepted: a status never read is never taken for valid.
     public private(set) var statusQueries: [StatusQuery] = []
+    /// The queries the status service answered, with their answers: what the
+    /// worker keeps of an accepted result to read its lists again later. In
+    /// memory only until then; never logged.
+    public private(set) var resolvedStatus: [ResolvedStatus] = []
 
     /// Production assurance: `verdict` is "verified". Never true for a test tenant's outcome.
     public var isVerified: Bool { !assurance.isTest && statusQueries.isEmpty && report.isVerified }
@@ -135,6 +139,7 @@ extension VerificationResult {
             result.documents[query.document].status = answer
         }
         result.statusQueries = []
+        result.resolvedStatus = zip(queries, answers).map { ResolvedStatus(query: $0, answer: $1) }
         return result
     }
 

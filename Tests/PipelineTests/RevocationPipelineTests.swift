@@ -1,5 +1,7 @@
 import Foundation
+import Kafka
 import MDoc
+import Retention
 import Testing
 import TestIssuer
 import TestSupport
@@ -82,5 +84,71 @@ import Verification
         #expect(all.allSatisfy { ($0["data"] as? [String: Any])?["verdict"] as? String == "verified" })
         #expect(server.requests("/slow") == 1)
         #expect(worker.terminate() == 0)
+    }
+
+    /// §5: a credential accepted as valid whose list later says revoked is
+    /// recorded beside its result and announced once on the outcome topic;
+    /// `forget` erases its reference with its values.
+    @Test func aCredentialRevokedAfterAcceptanceIsAnnouncedOnceAndRecorded() throws {
+        let server = try ListServer()
+        defer { server.stop() }
+        let fixture = try PipelineFixture(
+            tenantSettings: [
+                "status": ["mode": "required", "maxWaitSeconds": 120],
+                "retentionDefaults": [["namespace": "*", "element": "*", "retention": ["intent": "mayStore", "days": 30]]],
+            ],
+            settings: ["statusLists": ["allowInsecure": true, "timeoutSeconds": 60, "recheckIntervalSeconds": 1]])
+        try DataKeyRing.generateKeyFile(fixture.directory.appendingPathComponent("data-k1.key"))
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.config)) as? [String: Any])
+        root["retention"] = ["dataKeys": [["id": "k1", "file": "data-k1.key"]], "activeKey": "k1"]
+        try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: fixture.config)
+        let signer = try fixture.factory.authority.issuingListSigner(now: fixture.factory.now)
+        func publish(_ entries: [UInt8]) throws {
+            let issued = Int64(Date().timeIntervalSince1970)
+            var publisher = TestIssuer.ListPublisher(kind: .statusList, content: .statuses(bits: 1, entries), subject: server.url("/later"),
+                                                     issuedAt: issued - 60, expiresAt: issued + 3_600)
+            publisher.timeToLive = 1
+            server.publish("/later", try publisher.signed(by: signer.key, chain: [signer.certificate]), mediaType: "application/statuslist+cwt")
+        }
+        try publish([0, 0])
+        let accepted = try Self.event(fixture, MSOStatus(statusList: .init(index: 1, uri: server.url("/later"))))
+        // Stays valid: its reference keeps the list read on every pass.
+        let staying = try Self.event(fixture, MSOStatus(statusList: .init(index: 0, uri: server.url("/later"))))
+        let id = try #require(accepted.id)
+        let worker = try fixture.startWorker()
+        try fixture.produce([("k", accepted.json()), ("s", staying.json())])
+        let first = try fixture.outcomeEvents(expected: 2, timeout: 120)
+        #expect(first.count == 2 && first.allSatisfy { ($0["data"] as? [String: Any])?["verdict"] as? String == "verified" }, "\(worker.log.suffix(1500))")
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references WHERE event_id = '\(id)'") == 1)
+
+        try publish([0, 1])
+        #expect(try eventually(120) {
+            try fixture.database.count("SELECT count(*) AS count FROM results WHERE event_id = '\(id)' AND later_status = 'revoked'") == 1
+        }, "\(worker.log.suffix(1500))")
+        let messages = try TopicReader.read("veridoc.outcomes", bootstrap: fixture.broker.bootstrap, expected: 3, seconds: 120)
+        let changed = messages.compactMap { try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any] }
+            .filter { $0["type"] as? String == StatusChangedEvent.eventType }
+        #expect(changed.count == 1)
+        let event = try #require(changed.first)
+        #expect(event["id"] as? String == StatusChangedEvent.id(forRequest: id, status: "revoked"))
+        #expect(event["subject"] as? String == id)
+        let data = try #require(event["data"] as? [String: Any])
+        #expect(data["status"] as? String == "revoked" && data["acceptedStatus"] as? String == "valid" && data["tenant"] as? String == fixture.factory.merchant.tenantID)
+        #expect(!String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self).contains("/later"), "the event names no list")
+
+        // More passes, each reading the list again: still one announcement.
+        let port = try #require(worker.httpPort())
+        func fetches() throws -> Double {
+            try PrometheusText(RawHTTP.request("GET", "/metrics", port: port).body).values("veridoc_status_list_fetches_total").reduce(0) { $0 + $1.value }
+        }
+        let before = try fetches()
+        #expect(try eventually(120) { try fetches() >= before + 2 })
+        #expect(try TopicReader.read("veridoc.outcomes", bootstrap: fixture.broker.bootstrap, expected: 4, seconds: 3).count == 3)
+        #expect(worker.terminate() == 0)
+
+        let forget = try Subprocess.run(Binaries.veridoc, ["forget", "--config", fixture.config.path, "--request", id], mergingStandardError: true)
+        #expect(forget.status == 0 && forget.output.contains("1 revocation references"), "\(forget.output)")
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references WHERE event_id = '\(id)'") == 0)
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references") == 1, "the other result's reference stays")
     }
 }
