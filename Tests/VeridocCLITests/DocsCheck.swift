@@ -1,4 +1,5 @@
 import Foundation
+import Verification
 
 /// A Markdown file cut into what DocsCheck reads: paragraphs (a list item
 /// or a table row is one of its own), each with the heading it is under,
@@ -408,6 +409,8 @@ enum DocsCheck {
                           candidate.contains(".") || candidate.hasSuffix("[]") else { continue }
                     // `config.json`, `nonce.key`: a file, not a path of settings.
                     if let last = candidate.split(separator: ".").last, fileExtensions.contains(String(last)) { continue }
+                    // `status.revoked`: a reason code, whose family shares its name with the tenant's `status`.
+                    if ReasonCode(rawValue: candidate) != nil { continue }
                     let root = String(candidate.split(separator: ".").first ?? "").replacingOccurrences(of: "[]", with: "")
                     guard known.roots.contains(root) else { continue }
                     problems.checked.append(candidate)
