@@ -55,6 +55,12 @@ public enum ReportHTML {
             [$0.tenant, $0.flow, $0.verdict, $0.method, $0.reader, Suppression.display($0.count)]
         }, id: "device-authentication")
 
+        body += "<h2>Revocation</h2>\n<p class=\"note\">status: what the documents' status lists and identifier lists said when the result was made "
+            + "(none: the MSO names no list); later: revoked or suspended found after the result was accepted (docs/revocation.md).</p>\n"
+        body += htmlTable(["Tenant", "Verdict", "Status", "Later", "Count"], snapshot.revocation.map {
+            [$0.tenant, $0.verdict, $0.status, $0.later, Suppression.display($0.count)]
+        }, id: "revocation")
+
         body += "<h2>Processing latency (seconds, receipt → verification)</h2>\n"
         body += ReportCharts.latency(snapshot.latency)
         body += htmlTable(["Tenant", "Flow", "Count", "p50", "p90", "p99"], snapshot.latency.map(latencyCells), id: "latency")

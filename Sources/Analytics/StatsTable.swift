@@ -14,6 +14,10 @@ public enum StatsTable {
         out += table(["TENANT", "FLOW", "VERDICT", "METHOD", "READER", "COUNT"], snapshot.deviceAuthentication.map {
             [$0.tenant, $0.flow, $0.verdict, $0.method, $0.reader, Suppression.display($0.count)]
         })
+        out += "\nRevocation (STATUS as in the outcome's status; LATER: revoked or suspended found after acceptance)\n\n"
+        out += table(["TENANT", "VERDICT", "STATUS", "LATER", "COUNT"], snapshot.revocation.map {
+            [$0.tenant, $0.verdict, $0.status, $0.later, Suppression.display($0.count)]
+        })
         out += "\nProcessing latency, seconds from receipt to verification (percentiles hidden under 5 events)\n\n"
         out += table(["TENANT", "FLOW", "COUNT", "P50", "P90", "P99"], snapshot.latency.map { row in
             let hide = Suppression.isSuppressed(row.count)

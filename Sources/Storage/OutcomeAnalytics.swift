@@ -27,6 +27,13 @@ public struct AnalyticsSnapshot: Sendable {
         public let tenant, flow, verdict, method, reader: String
         public let count: Int
     }
+    /// Outcomes by revocation status (migration 14): `status` the word of the
+    /// outcome's `status` (none, valid, revoked, …), `later` a revoked or
+    /// suspended found after acceptance, or "-".
+    public struct Revocation: Sendable, Equatable {
+        public let tenant, verdict, status, later: String
+        public let count: Int
+    }
     public struct Latency: Sendable, Equatable {
         public let hour: Date?
         public let tenant, flow: String
@@ -43,6 +50,7 @@ public struct AnalyticsSnapshot: Sendable {
     public let latency: [Latency]
     public let hourlyLatency: [Latency]
     public var deviceAuthentication: [DeviceAuthentication] = []
+    public var revocation: [Revocation] = []
     /// Which outcomes were read: production only unless asked (migration 11).
     public var assurance: AssuranceScope = .production
 
@@ -124,9 +132,22 @@ public struct AnalyticsSnapshot: Sendable {
                 method: deviceRows.string(row, "device_auth") ?? "", reader: deviceRows.string(row, "device_reader") ?? "-",
                 count: Int(deviceRows.int(row, "count") ?? 0))
         }
+        let revocationRows = try connection.execute("""
+            SELECT COALESCE(tenant, '(none)') AS tenant, verdict, revocation_status, COALESCE(later_status, '-') AS later_status,
+                   count(*)::bigint AS count
+            FROM results WHERE verified_at >= $1 AND ($2::text IS NULL OR tenant = $2) AND ($3::text IS NULL OR assurance = $3)
+              AND revocation_status IS NOT NULL
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+            """, parameters)
+        let revocation = (0..<revocationRows.rowCount).map { row in
+            Revocation(
+                tenant: revocationRows.string(row, "tenant") ?? "", verdict: revocationRows.string(row, "verdict") ?? "",
+                status: revocationRows.string(row, "revocation_status") ?? "", later: revocationRows.string(row, "later_status") ?? "-",
+                count: Int(revocationRows.int(row, "count") ?? 0))
+        }
         return AnalyticsSnapshot(
             since: since, tenant: tenant, outcomes: outcomes, reasons: reasons, hours: hours,
             latency: latencies(latencyRows, hourly: false), hourlyLatency: latencies(hourlyRows, hourly: true), deviceAuthentication: devices,
-            assurance: assurance)
+            revocation: revocation, assurance: assurance)
     }
 }

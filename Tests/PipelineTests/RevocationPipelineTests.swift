@@ -146,6 +146,11 @@ import Verification
         #expect(try TopicReader.read("veridoc.outcomes", bootstrap: fixture.broker.bootstrap, expected: 4, seconds: 3).count == 3)
         #expect(worker.terminate() == 0)
 
+        // Analytics count it: accepted valid, revoked later.
+        let stats = try Subprocess.run(Binaries.veridoc, ["stats", "--config", fixture.config.path], mergingStandardError: true)
+        let revocationRows = stats.output.split(separator: "\n").drop { !$0.hasPrefix("Revocation") }
+        #expect(stats.status == 0 && revocationRows.contains { $0.contains("verified") && $0.contains("valid") && $0.contains("revoked") }, "\(stats.output)")
+
         let forget = try Subprocess.run(Binaries.veridoc, ["forget", "--config", fixture.config.path, "--request", id], mergingStandardError: true)
         #expect(forget.status == 0 && forget.output.contains("1 revocation references"), "\(forget.output)")
         #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references WHERE event_id = '\(id)'") == 0)
