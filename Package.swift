@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "Analytics", dependencies: ["Storage"], resources: [.embedInCode("reason-codes.md")]),
         // The config file as the product runs it: read once, every file it names loaded under one rule.
         .target(name: "Deployment", dependencies: ["Settings", "Verification", "Retention", "Revocation", "Crypto"]),
-        .target(name: "Pipeline", dependencies: ["Deployment", "Revocation", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
+        .target(name: "Pipeline", dependencies: ["Deployment", "Revocation", "StatusList", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and what it stands on: embedded PostgreSQL, tansu, the load
         // generator and outcome reader, the schema examples.
         .target(name: "DemoKit", dependencies: ["Deployment", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Storage", "TestIssuer", "Verification", "Crypto", "HTTPService", "MDoc"]),

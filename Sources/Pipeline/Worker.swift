@@ -26,6 +26,7 @@ public final class Worker: Sendable {
     private let work: JobWork
     /// Reads the revocation lists documents name, on threads of its own.
     private let status: StatusService
+    private let listStore: PostgresListStore
     private let retention: RetentionWriter
     private let state = WorkerState()
 
@@ -48,6 +49,9 @@ public final class Worker: Sendable {
         let retention = RetentionWriter(directory: directory, keys: configuration.retention.keys)
         self.retention = retention
         var statusConfiguration = configuration.statusLists
+        let listStore = PostgresListStore { try configuration.connectPostgres(applicationName: "veridoc-status-lists") }
+        statusConfiguration.sharedStore = listStore
+        self.listStore = listStore
         statusConfiguration.observer = StatusObserver(
             fetched: { result in metrics.statusListFetches.increment(result) }, lookedUp: { hit in metrics.statusListLookups.increment(hit ? "hit" : "miss") })
         let status = StatusService(configuration: statusConfiguration)
@@ -71,7 +75,10 @@ public final class Worker: Sendable {
     /// Runs until `requestStop`, then drains within the drain timeout and leaves the group.
     public func run() throws {
         // After the drain: a job still waiting for a list then finishes undetermined, and is not committed.
-        defer { status.stop() }
+        defer {
+            status.stop()
+            listStore.close()
+        }
         let relay = RebalanceRelay()
         let stages = try WorkerStages(configuration: configuration, workerID: workerID, tracker: tracker, work: work, retention: retention, status: status,
                                       state: state, metrics: metrics, log: log, listener: relay)

@@ -69,6 +69,11 @@ public struct Purger: Sendable {
             if removed < batchSize { break }
         }
 
+        while true {
+            let removed = try connection.execute(StatusListsTable.deleteExpired(at: now, limit: batchSize)).affectedRows
+            if removed < batchSize { break }
+        }
+
         let day: TimeInterval = 86_400
         try partitions.ensure(covering: [now, now + day, now + 2 * day], now: now, on: connection)
 

@@ -9,6 +9,8 @@ import Verification
 /// and a signature check, done once per issuer rather than once per event).
 final class CachedList: @unchecked Sendable {
     let token: ListToken
+    /// As fetched, for the shared store.
+    let tokenBytes: [UInt8]
     let fetchedAt: Date
     let etag: String?
     let lastModified: String?
@@ -25,17 +27,23 @@ final class CachedList: @unchecked Sendable {
     /// At most this many issuer decisions are remembered per list.
     static let maxAuthorizations = 64
 
-    init(token: ListToken, fetchedAt: Date, etag: String?, lastModified: String?, revalidated: Bool = false) {
+    init(token: ListToken, tokenBytes: [UInt8], fetchedAt: Date, etag: String?, lastModified: String?, revalidated: Bool = false) {
         self.revalidated = revalidated
         self.token = token
+        self.tokenBytes = tokenBytes
         self.fetchedAt = fetchedAt
         self.etag = etag
         self.lastModified = lastModified
     }
 
+    /// What the shared store keeps of it.
+    var shared: SharedList {
+        SharedList(token: tokenBytes, etag: etag, lastModified: lastModified, fetchedAt: fetchedAt, expiresAt: token.expiresAt)
+    }
+
     /// The same token, confirmed current by a 304 at `time`.
     func confirmed(at time: Date) -> CachedList {
-        CachedList(token: token, fetchedAt: time, etag: etag, lastModified: lastModified, revalidated: true)
+        CachedList(token: token, tokenBytes: tokenBytes, fetchedAt: time, etag: etag, lastModified: lastModified, revalidated: true)
     }
 
     /// When it must be fetched again: its `ttl` (or the default) after it was fetched.

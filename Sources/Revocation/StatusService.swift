@@ -27,6 +27,8 @@ public final class StatusService: @unchecked Sendable {
         public var fetchThreads: Int = 4
         /// Told of every fetch and lookup, for metrics; never of a URI or an index.
         public var observer = StatusObserver()
+        /// Lists other processes fetched (the workers' database); nil: this process's memory only.
+        public var sharedStore: (any SharedListStore)?
 
         public init(fetch: FetchPolicy, limits: ListLimits = ListLimits(), maxCachedLists: Int = 1_000) {
             self.fetch = fetch
@@ -214,7 +216,16 @@ public final class StatusService: @unchecked Sendable {
     /// One GET (conditional when a list is held), then the token read
     /// strictly; with the fetch's result as metrics name it.
     private func fetch(_ key: ListKey, previous: CachedList?) -> (Fetched, String) {
+        var previous = previous
+        if previous == nil, let store = configuration.sharedStore, let kept = store.load(key.kind, uri: key.uriText),
+           let token = try? ListToken(bytes: kept.token, kind: key.kind, limits: configuration.limits) {
+            let list = CachedList(token: token, tokenBytes: kept.token, fetchedAt: kept.fetchedAt, etag: kept.etag, lastModified: kept.lastModified)
+            // Another process fetched it within its ttl: no request at all.
+            if Date() < list.refreshAt { return (.list(list), "shared") }
+            previous = list
+        }
         let fetched = fetchList(key, previous: previous)
+        if case .list(let list) = fetched { configuration.sharedStore?.save(key.kind, uri: key.uriText, list.shared) }
         switch fetched {
         case .list(let list) where list.revalidated: return (fetched, "not_modified")
         case .list: return (fetched, "fetched")
@@ -236,7 +247,7 @@ public final class StatusService: @unchecked Sendable {
             }
             do {
                 let token = try ListToken(bytes: body, kind: key.kind, limits: configuration.limits)
-                return .list(CachedList(token: token, fetchedAt: Date(), etag: etag, lastModified: lastModified))
+                return .list(CachedList(token: token, tokenBytes: body, fetchedAt: Date(), etag: etag, lastModified: lastModified))
             } catch {
                 return .failed(StatusUndetermined(error))
             }

@@ -374,6 +374,21 @@ public enum Migrations {
             CREATE INDEX status_references_list ON status_references (list_kind, list_uri, event_id);
             CREATE INDEX status_references_retain_until ON status_references (retain_until);
             """),
+        // The revocation lists the workers fetched, as fetched (signed tokens,
+        // public issuer data): every worker, and a restarted one, starts from
+        // them instead of fetching again (docs/revocation.md).
+        Migration(version: 15, name: "status lists shared by workers", sql: """
+            CREATE TABLE status_lists (
+                list_kind text NOT NULL CHECK (list_kind IN ('status_list', 'identifier_list')),
+                list_uri text COLLATE "C" NOT NULL,
+                token bytea NOT NULL,
+                etag text,
+                last_modified text,
+                fetched_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL,
+                PRIMARY KEY (list_kind, list_uri));
+            CREATE INDEX status_lists_expires_at ON status_lists (expires_at);
+            """),
     ]
 
     /// The newest version this binary knows.

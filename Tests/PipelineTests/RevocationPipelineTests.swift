@@ -156,4 +156,29 @@ import Verification
         #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references WHERE event_id = '\(id)'") == 0)
         #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references") == 1, "the other result's reference stays")
     }
+
+    /// A list one worker fetched is in the database: a restarted worker (a
+    /// new process, an empty memory) answers from it without a request.
+    @Test func aRestartedWorkerSharesTheListsAlreadyFetched() throws {
+        let server = try ListServer()
+        defer { server.stop() }
+        let (fixture, signer) = try Self.fixture(mode: "required", server: server)
+        try Self.publish([0, 1, 0, 0, 0, 0, 0, 0], at: "/shared", on: server, signer: signer, now: fixture.factory.now)
+        let first = try Self.event(fixture, MSOStatus(statusList: .init(index: 0, uri: server.url("/shared"))))
+        let second = try Self.event(fixture, MSOStatus(statusList: .init(index: 1, uri: server.url("/shared"))))
+        let worker = try fixture.startWorker()
+        try fixture.produce([("a", first.json())])
+        #expect(try fixture.outcomeEvents(expected: 1, timeout: 120).count == 1, "\(worker.log.suffix(1500))")
+        #expect(worker.terminate() == 0)
+        #expect(server.requests("/shared") == 1)
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM status_lists") == 1)
+
+        let restarted = try fixture.startWorker("restarted")
+        try fixture.produce([("b", second.json())])
+        let outcomes = try fixture.outcomeEvents(expected: 2, timeout: 120)
+        let answer = try #require(outcomes.first { $0["subject"] as? String == second.id }?["data"] as? [String: Any], "\(restarted.log.suffix(1500))")
+        #expect(answer["status"] as? String == "revoked")
+        #expect(server.requests("/shared") == 1, "the restarted worker fetched the list again")
+        #expect(restarted.terminate() == 0)
+    }
 }
