@@ -284,13 +284,16 @@ public struct BenchReport: Codable, Sendable {
     public var store: Store?
     /// nil when the run skipped it (`--skip-api`).
     public var api: API?
+    /// nil when the run skipped it (`--skip-status`).
+    public var status: Status?
     public var notes: [String]
     /// The product's goals, from the sections above (`BenchReport.targets`).
     public var targets: [Target]
 
     public init(generatedAt: String, quick: Bool, machine: Machine, ceiling: Ceiling, verifyPool: [PoolRun], endToEnd: EndToEnd?,
-                scaling: [ScalingRow], hostile: Hostile? = nil, store: Store? = nil, api: API? = nil, notes: [String]) {
-        targets = Self.targets(ceiling: ceiling, verifyPool: verifyPool, endToEnd: endToEnd, api: api)
+                scaling: [ScalingRow], hostile: Hostile? = nil, store: Store? = nil, api: API? = nil, status: Status? = nil, notes: [String]) {
+        targets = Self.targets(ceiling: ceiling, verifyPool: verifyPool, endToEnd: endToEnd, api: api) + (status?.targets ?? [])
+        self.status = status
         self.generatedAt = generatedAt
         self.quick = quick
         self.machine = machine
@@ -402,7 +405,7 @@ public struct BenchReport: Codable, Sendable {
         lines.append("")
         // Sections a run may skip: their table, or their heading and "(skipped)".
         let optional: [([String]?, String)] = [(hostile?.table(), "## 5. Hostile input"), (store?.table(), "## 6. Storage"),
-                                               (api?.table(), "## 7. Session API")]
+                                               (api?.table(), "## 7. Session API"), (status?.table(), "## 8. Revocation (status lists)")]
         for (index, (table, heading)) in optional.enumerated() {
             if index > 0 { lines.append("") }
             lines.append(contentsOf: table ?? [heading, "", "(skipped)"])

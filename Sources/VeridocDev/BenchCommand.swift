@@ -31,7 +31,7 @@ enum BenchCommand {
         return ExitStatus.returning(usage: Usage.text, failure: "bench failed") {
             let parsed = try ParsedArguments(arguments, options: ["--events", "--seconds", "--threads", "--duration", "--output", "--profile-verify", "--backlog", "--issuers", "--tenants",
                                                                   "--hostile-bytes", "--hostile-runs", "--hostile-timeout", "--hostile-keep"],
-                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--skip-store", "--skip-api", "--hostile-only", "--api-only"])
+                                             flags: ["--quick", "--skip-e2e", "--skip-scaling", "--skip-hostile", "--skip-store", "--skip-api", "--skip-status", "--hostile-only", "--api-only", "--status-only"])
             Interruption.installHandlers()
             if let profile = parsed.options["--profile-verify"] {
                 guard let count = Int(profile), count > 0 else { throw UsageError("--profile-verify needs a number of events") }
@@ -76,6 +76,16 @@ enum BenchCommand {
                 for line in api.table() { print(line) }
                 for target in api.targets {
                     print("target: \(target.name): \(String(format: "%.2f", target.measured)) \(target.unit), goal \(target.goal), \(target.met ? "met" : "NOT met")")
+                }
+                return 0
+            }
+            if parsed.flags.contains("--status-only") {
+                // Section 8 alone, printed; the report files are the whole run's.
+                let status = try StatusBench(options: quick ? .quick : .full, progress: log).run()
+                print("")
+                for line in status.table() { print(line) }
+                for target in status.targets {
+                    print("target: \(target.name): \(String(format: "%.3f", target.measured)) \(target.unit), goal \(target.goal), \(target.met ? "met" : "NOT met")")
                 }
                 return 0
             }
@@ -228,6 +238,12 @@ enum BenchCommand {
                 apiRow = try APIBench(binary: try Binaries.product().path, options: quick ? .quick : .full, progress: log).run()
                 log("")
             }
+            // 8. Revocation, in this process.
+            var statusRow: BenchReport.Status?
+            if !parsed.flags.contains("--skip-status") {
+                statusRow = try StatusBench(options: quick ? .quick : .full, progress: log).run()
+                log("")
+            }
             // 5. Hostile input, last: its child processes run alone on the machine.
             let hostileRow = parsed.flags.contains("--skip-hostile") ? nil : try hostile()
 
@@ -236,7 +252,8 @@ enum BenchCommand {
 
             let formatter = ISO8601DateFormatter()
             let report = BenchReport(generatedAt: formatter.string(from: Date()), quick: quick, machine: machine, ceiling: ceiling,
-                                     verifyPool: pool, endToEnd: endToEnd, scaling: scaling, hostile: hostileRow, store: storeRow, api: apiRow, notes: notes)
+                                     verifyPool: pool, endToEnd: endToEnd, scaling: scaling, hostile: hostileRow, store: storeRow, api: apiRow,
+                                     status: statusRow, notes: notes)
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             try report.json().write(to: output.appendingPathComponent("latest.json"))
             try Data(report.markdown().utf8).write(to: output.appendingPathComponent("latest.md"))

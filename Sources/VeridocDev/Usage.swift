@@ -9,7 +9,7 @@ enum Usage {
           demo [--events N] [--rate R] [--workers W] [--keep] [--seed S] [--mix M]
                               The main job on embedded defaults: its own PostgreSQL and broker, a test issuer,
                               a realistic stream through the real worker, a summary checked against the database.
-          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling] [--skip-store] [--skip-api] [--skip-hostile]
+          bench [--quick] [--events N] [--seconds S] [--duration D] [--threads T] [--backlog N] [--output DIR] [--skip-e2e] [--skip-scaling] [--skip-store] [--skip-api] [--skip-status] [--skip-hostile]
                               Crypto ceiling, verify pool, end to end (worker processes, broker, PostgreSQL), scaling,
                               hostile input and what the persister's statements cost PostgreSQL;
                               a table on stdout, DIR/latest.json and DIR/latest.md (default DIR bench/results);
@@ -66,8 +66,10 @@ extension Usage {
                       Option("--skip-scaling", "Leave out the scaling runs."),
                       Option("--skip-store", "Leave out what the persister's statements cost PostgreSQL."),
                       Option("--skip-api", "Leave out the session API stage."),
+                      Option("--skip-status", "Leave out the revocation (status list) stage."),
                       Option("--skip-hostile", "Leave out the hostile-input row."),
                       Option("--api-only", "Only the session API stage, printed (no report files)."),
+                      Option("--status-only", "Only the revocation (status list) stage, printed (no report files)."),
                       Option("--hostile-only", "Only the hostile-input row, into DIR/hostile.json and DIR/hostile.md."),
                       Option("--hostile-bytes B", "Size of each hostile event (default 4 MiB)."),
                       Option("--hostile-runs R", "Runs per hostile dimension (default 5; quick 1)."),

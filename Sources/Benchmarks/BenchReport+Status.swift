@@ -1,0 +1,43 @@
+import Foundation
+
+extension BenchReport {
+    /// Section 8: revocation checking (`StatusBench`).
+    public struct Status: Codable, Sendable {
+        public var events: Int
+        public var rounds: Int
+        /// One thread's CPU per event, verification and status resolution, best of the rounds.
+        public var cpuMicrosecondsPerEventWithout: Double
+        public var cpuMicrosecondsPerEventWith: Double
+        public var verifiedWithReference: Int
+        public var coldListEntries: Int
+        public var coldListMilliseconds: Double
+        public var coldListRSSGrowthMegabytes: Double
+        public var coldListVerdict: String
+        public var waitingQueries: Int
+        public var fetchesForWaitingQueries: Int
+        public var retainedReferences: Int
+        public var recheckMicrosecondsPerReference: Double
+
+        /// CPU per event with a cached list ÷ without a reference.
+        public var warmCacheRatio: Double { cpuMicrosecondsPerEventWith / max(cpuMicrosecondsPerEventWithout, 1e-9) }
+
+        public var targets: [BenchReport.Target] {
+            [BenchReport.Target("status check with a cached list: CPU per event ÷ without a reference", warmCacheRatio, "×", atMost: 1.05),
+             BenchReport.Target("fetches for \(waitingQueries) queries naming one cold list", Double(fetchesForWaitingQueries), "", atMost: 1),
+             BenchReport.Target("RSS growth reading a cold \(coldListEntries)-entry 8-bit list", coldListRSSGrowthMegabytes, "MB", atMost: 16)]
+        }
+
+        public func table() -> [String] {
+            func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+            var lines = BenchReport.section("## 8. Revocation (status lists)",
+                                            about: "Lists served over HTTP on loopback by this process. One thread; CPU per event = verification and status resolution, best of \(rounds) rounds of \(events) iso-device-response events each.",
+                                            table: "| measure | value |", "|---|---:|")
+            lines.append("| CPU per event, no status reference | \(f(cpuMicrosecondsPerEventWithout, 1)) µs |")
+            lines.append("| CPU per event, status list cached | \(f(cpuMicrosecondsPerEventWith, 1)) µs (\(f(warmCacheRatio, 3))×; \(verifiedWithReference) of \(events) verified) |")
+            lines.append("| cold \(coldListEntries)-entry 8-bit list: fetch, inflate, index, answer | \(f(coldListMilliseconds, 1)) ms, RSS +\(f(coldListRSSGrowthMegabytes, 1)) MB (\(coldListVerdict)) |")
+            lines.append("| \(waitingQueries) queries waiting on one cold list | \(fetchesForWaitingQueries) fetch(es) |")
+            lines.append("| re-reading a retained reference from a cached list | \(f(recheckMicrosecondsPerReference, 2)) µs CPU each |")
+            return lines
+        }
+    }
+}
