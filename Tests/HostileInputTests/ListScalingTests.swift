@@ -1,0 +1,78 @@
+import CBOR
+import Foundation
+import MDoc
+import Testing
+import TestIssuer
+import TestSupport
+import Verification
+
+/// The revocation lists a document names are the issuer's, but their size is
+/// whatever the list server sends: reading one costs time linear in it, as
+/// every other dimension (ScalingTests' rule). `veridoc verify` runs under
+/// callgrind on one event whose list, served by this process, has n, 2n and
+/// 4n entries, identifiers or claims.
+@Suite(.enabled(if: Callgrind.available, "valgrind not installed (make setup installs it)"))
+struct ListCostScalingTests {
+    struct Dimension: CustomTestStringConvertible, Sendable {
+        let name: String
+        let base: Int
+        let kind: TestIssuer.ListPublisher.Kind
+        let content: @Sendable (Int) -> TestIssuer.ListPublisher.Content
+        var extraClaims: @Sendable (Int) -> [CBOR.MapEntry] = { _ in [] }
+        var testDescription: String { name }
+    }
+
+    static let dimensions: [Dimension] = [
+        // Entries of 8 bits, each a different value, so compression keeps the list large.
+        Dimension(name: "statusListEntries", base: 100_000, kind: .statusList) { count in
+            .statuses(bits: 8, (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) % 3 })
+        },
+        Dimension(name: "identifiers", base: 2_000, kind: .identifierList) { count in
+            .identifiers((0..<count).map { index in withUnsafeBytes(of: UInt64(index).bigEndian) { Array($0) } + [UInt8](repeating: 0xa5, count: 24) })
+        },
+        Dimension(name: "tokenClaims", base: 2_000, kind: .statusList, content: { _ in .statuses(bits: 1, [0]) },
+                  extraClaims: { count in (0..<count).map { CBOR.MapEntry(.unsigned(UInt64(100_000 + $0)), .unsigned(UInt64($0))) } }),
+    ]
+
+    @Test(arguments: dimensions)
+    func costIsLinearInTheList(_ dimension: Dimension) throws {
+        let events = try TestIssuer.HostileEvents(now: Date(), seed: 78)
+        let server = try ListServer()
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-list-scaling-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = try events.factory.merchant.writeConfiguration(
+            to: directory, trustAnchors: [events.factory.authority.iaca], tenantSettings: ["status": ["mode": "required", "maxWaitSeconds": 300]],
+            settings: ["statusLists": ["allowInsecure": true, "timeoutSeconds": 300, "maxResponseBytes": 64 << 20]])
+        let signer = try events.factory.authority.issuingListSigner(now: events.now)
+        var factory = events.factory
+        var options = TestIssuer.EventOptions()
+        let reference: MSOStatus = dimension.kind == .statusList
+            ? MSOStatus(statusList: .init(index: 0, uri: server.url("/list")))
+            : MSOStatus(identifierList: .init(id: [UInt8](repeating: 0xff, count: 32), uri: server.url("/list")))
+        options.status = reference
+        let event = directory.appendingPathComponent("event.json")
+        try Data(try factory.event(.isoDeviceResponse, options: options).json()).write(to: event)
+
+        let n = dimension.base
+        var costs: [Int] = []
+        for count in [n, 2 * n, 4 * n] {
+            let issued = Int64(events.now.timeIntervalSince1970)
+            var publisher = TestIssuer.ListPublisher(kind: dimension.kind, content: dimension.content(count), subject: server.url("/list"),
+                                                     issuedAt: issued - 60, expiresAt: issued + 3_600)
+            publisher.extraClaims = dimension.extraClaims(count)
+            server.publish("/list", try publisher.signed(by: signer.key, chain: [signer.certificate]), mediaType: dimension.kind.mediaType)
+            costs.append(try Callgrind.instructions(["verify", "--config", config.path, "--json", event.path]))
+        }
+        // The largest list was read to its answer, not refused at a bound.
+        let run = try Subprocess.run(Binaries.veridoc, ["verify", "--config", config.path, "--json", event.path])
+        let data = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])?["data"] as? [String: Any]
+        #expect(data?["status"] as? String == "valid", "\(dimension.name): \(run.output.prefix(2000))")
+        let first = Double(costs[1] - costs[0]), second = Double(costs[2] - costs[1])
+        print("list scaling \(dimension.name): n = \(n), \(2 * n), \(4 * n): instructions \(costs), growth \(String(format: "%.2f", second / first))")
+        #expect(first > 0, "\(dimension.name): \(costs)")
+        #expect(second / first <= ScalingTests.maximumGrowth,
+                "\(dimension.name): doubling \(2 * n) to \(4 * n) added \(Int(second)) instructions, \(n) more added \(Int(first)): \(costs)")
+    }
+}
