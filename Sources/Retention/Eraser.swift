@@ -34,26 +34,10 @@ public struct Eraser: Sendable {
     /// tenant never holds locks the write path waits for.
     private func erase(_ scope: ErasureScope, on connection: PostgresConnection) throws -> Erased {
         var erased = Erased()
-        while true {
-            let deleted = try connection.execute(ElementValuesTable.delete(matching: scope, limit: batchSize)).affectedRows
-            erased.values += deleted
-            if deleted < batchSize { break }
-        }
-        while true {
-            let deleted = try connection.execute(StatusReferencesTable.delete(matching: scope, limit: batchSize)).affectedRows
-            erased.statusReferences += deleted
-            if deleted < batchSize { break }
-        }
-        while true {
-            let stripped = try connection.execute(OutboxTable.stripClaims(matching: scope, limit: batchSize)).affectedRows
-            erased.claims += stripped
-            if stripped < batchSize { break }
-        }
-        while true {
-            let stripped = try connection.execute(SessionsTable.stripClaims(matching: scope, limit: batchSize)).affectedRows
-            erased.claims += stripped
-            if stripped < batchSize { break }
-        }
+        erased.values = try connection.repeatUntilDone(batchSize: batchSize) { ElementValuesTable.delete(matching: scope, limit: $0) }
+        erased.statusReferences = try connection.repeatUntilDone(batchSize: batchSize) { StatusReferencesTable.delete(matching: scope, limit: $0) }
+        erased.claims = try connection.repeatUntilDone(batchSize: batchSize) { OutboxTable.stripClaims(matching: scope, limit: $0) }
+        erased.claims += try connection.repeatUntilDone(batchSize: batchSize) { SessionsTable.stripClaims(matching: scope, limit: $0) }
         erased.resultsKept = Int(try connection.execute(ResultsTable.count(matching: scope)).int(0, "count") ?? 0)
         return erased
     }

@@ -57,36 +57,15 @@ public struct Purger: Sendable {
         }
         if report.droppedPartitions > 0 { partitions.invalidate() }
 
-        while true {
-            let deleted = try connection.execute(ElementValuesTable.deleteExpired(at: now, limit: batchSize)).affectedRows
-            report.purged += deleted
-            if deleted < batchSize { break }
-        }
-
-        while true {
-            let removed = try connection.execute(StatusReferencesTable.deleteExpired(at: now, limit: batchSize)).affectedRows
-            report.statusReferencesRemoved += removed
-            if removed < batchSize { break }
-        }
-
-        while true {
-            let removed = try connection.execute(StatusListsTable.deleteExpired(at: now, limit: batchSize)).affectedRows
-            if removed < batchSize { break }
-        }
+        report.purged += try connection.repeatUntilDone(batchSize: batchSize) { ElementValuesTable.deleteExpired(at: now, limit: $0) }
+        report.statusReferencesRemoved = try connection.repeatUntilDone(batchSize: batchSize) { StatusReferencesTable.deleteExpired(at: now, limit: $0) }
+        _ = try connection.repeatUntilDone(batchSize: batchSize) { StatusListsTable.deleteExpired(at: now, limit: $0) }
 
         let day: TimeInterval = 86_400
         try partitions.ensure(covering: [now, now + day, now + 2 * day], now: now, on: connection)
 
-        while true {
-            let removed = try connection.execute(OutboxTable.deletePublished(limit: batchSize)).affectedRows
-            report.publishedOutcomesRemoved += removed
-            if removed < batchSize { break }
-        }
-        while true {
-            let removed = try connection.execute(SessionsTable.deleteExpired(before: now - sessionKeep, limit: batchSize)).affectedRows
-            report.sessionsRemoved += removed
-            if removed < batchSize { break }
-        }
+        report.publishedOutcomesRemoved = try connection.repeatUntilDone(batchSize: batchSize) { OutboxTable.deletePublished(limit: $0) }
+        report.sessionsRemoved = try connection.repeatUntilDone(batchSize: batchSize) { SessionsTable.deleteExpired(before: now - sessionKeep, limit: $0) }
         report.oldestOverdueAfterSeconds = try Self.oldestOverdue(now: now, on: connection)
         return report
     }

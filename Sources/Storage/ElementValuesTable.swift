@@ -62,10 +62,7 @@ public enum ElementValuesTable {
     }
 
     private static func deleteBatch(where condition: String, _ value: PostgresValue, limit: Int) -> PostgresStatement {
-        PostgresStatement("""
-            DELETE FROM element_values WHERE (event_id, namespace, element, retain_until) IN (
-                SELECT event_id, namespace, element, retain_until FROM element_values WHERE \(condition) LIMIT $2)
-            """, [value, .int(Int64(limit))])
+        .boundedDelete(from: "element_values", key: "event_id, namespace, element, retain_until", where: condition, value, limit: limit)
     }
 
     /// How long the oldest value past its `retain_until` at `now` has been

@@ -46,8 +46,6 @@ public enum StatusListsTable {
 
     /// Up to `limit` lists expired before `now` (a list is never used after its `exp`).
     public static func deleteExpired(at now: Date, limit: Int) -> PostgresStatement {
-        PostgresStatement("""
-            DELETE FROM status_lists WHERE (list_kind, list_uri) IN (SELECT list_kind, list_uri FROM status_lists WHERE expires_at <= $1 LIMIT $2)
-            """, [.timestamp(now), .int(Int64(limit))])
+        .boundedDelete(from: "status_lists", key: "list_kind, list_uri", where: "expires_at <= $1", .timestamp(now), limit: limit)
     }
 }

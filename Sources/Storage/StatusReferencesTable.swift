@@ -101,9 +101,6 @@ public enum StatusReferencesTable {
     }
 
     private static func deleteBatch(where condition: String, _ value: PostgresValue, limit: Int) -> PostgresStatement {
-        PostgresStatement("""
-            DELETE FROM status_references WHERE (event_id, document, list_kind) IN (
-                SELECT event_id, document, list_kind FROM status_references WHERE \(condition) LIMIT $2)
-            """, [value, .int(Int64(limit))])
+        .boundedDelete(from: "status_references", key: "event_id, document, list_kind", where: condition, value, limit: limit)
     }
 }

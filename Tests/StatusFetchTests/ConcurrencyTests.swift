@@ -14,7 +14,12 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test func withALimitOfOneFetchesToAHostDoNotOverlap() throws {
+    /// Two fetches to one host: with a limit of one, one is in the handler
+    /// and the other waits for the host's slot (without the limit it would
+    /// reach the handler and never wait); with a limit of two, the same
+    /// observation sees them overlap.
+    @Test(arguments: [1, 2])
+    func fetchesToAHostOverlapUpToTheLimit(_ limit: Int) throws {
         let gate = Gate()
         let probe = Probe()
         let daemon = try Self.heldServer(gate, probe)
@@ -23,40 +28,17 @@ struct ConcurrencyTests {
             daemon.stop()
         }
         var policy = insecurePolicy()
-        policy.perHostConcurrency = 1
+        policy.perHostConcurrency = limit
         let fetcher = StatusFetcher(policy: policy)
         let url = "http://127.0.0.1:\(daemon.port)/list"
         let fetches = Thread.detachedResults(2) { fetcher.fetch(FetchRequest(url: url, accept: "*/*")) }
-        // One fetch is in the handler and the other waits for the host's slot;
-        // without the limit the second would reach the handler and never wait.
-        let oneHeldOneWaiting = eventually(60) { probe.inFlight == 1 && fetcher.waitingForSlot(host: "127.0.0.1", port: daemon.port) == 1 }
-        #expect(oneHeldOneWaiting, "in the handler: \(probe.inFlight), waiting: \(fetcher.waitingForSlot(host: "127.0.0.1", port: daemon.port))")
+        let settled = eventually(60) { probe.inFlight == limit && fetcher.waitingForSlot(host: "127.0.0.1", port: daemon.port) == 2 - limit }
+        #expect(settled, "in the handler: \(probe.inFlight), waiting: \(fetcher.waitingForSlot(host: "127.0.0.1", port: daemon.port))")
         gate.open()
         let results = try fetches.wait()
         #expect(results.allSatisfy { $0.body == Array("done".utf8) })
         #expect(probe.requests == 2)
-        #expect(probe.maxInFlight == 1)
-    }
-
-    /// The same observation sees overlap when the limit allows it.
-    @Test func withALimitOfTwoTwoFetchesOverlap() throws {
-        let gate = Gate()
-        let probe = Probe()
-        let daemon = try Self.heldServer(gate, probe)
-        defer {
-            gate.open()
-            daemon.stop()
-        }
-        var policy = insecurePolicy()
-        policy.perHostConcurrency = 2
-        let fetcher = StatusFetcher(policy: policy)
-        let url = "http://127.0.0.1:\(daemon.port)/list"
-        let fetches = Thread.detachedResults(2) { fetcher.fetch(FetchRequest(url: url, accept: "*/*")) }
-        #expect(eventually(60) { probe.inFlight == 2 })
-        gate.open()
-        let results = try fetches.wait()
-        #expect(results.allSatisfy { $0.body == Array("done".utf8) })
-        #expect(probe.maxInFlight == 2)
+        #expect(probe.maxInFlight == limit)
     }
 
     /// The limit is per host and port: another server is not held up.
