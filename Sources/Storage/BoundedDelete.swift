@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 
 extension PostgresStatement {
@@ -8,5 +9,27 @@ extension PostgresStatement {
         PostgresStatement("""
             DELETE FROM \(table) WHERE (\(key)) IN (SELECT \(key) FROM \(table) WHERE \(condition) LIMIT $2)
             """, [value, .int(Int64(limit))])
+    }
+}
+
+/// A table of what is kept about a person only while a result's retention
+/// allows (`retain_until`), and erased with a request or tenant: the
+/// element values, and the revocation references kept with them. Purge and
+/// erasure delete from each the same way.
+public protocol RetainedRows {
+    static var tableName: String { get }
+    /// The columns that name one row.
+    static var keyColumns: String { get }
+}
+
+extension RetainedRows {
+    /// Up to `limit` rows past their `retain_until` at `now`.
+    public static func deleteExpired(at now: Date, limit: Int) -> PostgresStatement {
+        .boundedDelete(from: tableName, key: keyColumns, where: "retain_until <= $1", .timestamp(now), limit: limit)
+    }
+
+    /// Up to `limit` rows of one request or tenant.
+    public static func delete(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
+        .boundedDelete(from: tableName, key: keyColumns, where: "\(scope.column) = $1", .text(scope.value), limit: limit)
     }
 }

@@ -5,7 +5,10 @@ import Postgres
 /// by `retain_until` (`ValuePartitions`). Every statement that deletes or
 /// rewrites rows here is bounded by a `LIMIT`, so a large purge, erasure or
 /// rotation never holds locks the write path waits for.
-public enum ElementValuesTable {
+public enum ElementValuesTable: RetainedRows {
+    public static let tableName = "element_values"
+    public static let keyColumns = "event_id, namespace, element, retain_until"
+
     /// The table's columns, in the order `parameters(_:)` gives a row's values.
     package static let columns: [PostgresColumn] = [
         .init("event_id", "text"), .init("tenant", "text"), .init("namespace", "text"), .init("element", "text"), .init("key_id", "text"),
@@ -49,20 +52,6 @@ public enum ElementValuesTable {
     /// there yet (as for `OutboxTable.insert`): a row already there fails the statement.
     public static func insert(_ rows: [Row]) throws(PostgresError) -> PostgresStatement {
         try .insertColumns(into: "element_values", columns: columns, rows: rows.map(parameters))
-    }
-
-    /// Up to `limit` rows past their `retain_until` at `now`.
-    public static func deleteExpired(at now: Date, limit: Int) -> PostgresStatement {
-        deleteBatch(where: "retain_until <= $1", .timestamp(now), limit: limit)
-    }
-
-    /// Up to `limit` rows of one request or tenant.
-    public static func delete(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
-        deleteBatch(where: "\(scope.column) = $1", .text(scope.value), limit: limit)
-    }
-
-    private static func deleteBatch(where condition: String, _ value: PostgresValue, limit: Int) -> PostgresStatement {
-        .boundedDelete(from: "element_values", key: "event_id, namespace, element, retain_until", where: condition, value, limit: limit)
     }
 
     /// How long the oldest value past its `retain_until` at `now` has been

@@ -6,7 +6,10 @@ import Postgres
 /// refetched later can be read again for them (docs/revocation.md). A
 /// reference is a stable handle on one credential: it is deleted with the
 /// values, by purge and by `forget`, and appears in no log.
-public enum StatusReferencesTable {
+public enum StatusReferencesTable: RetainedRows {
+    public static let tableName = "status_references"
+    public static let keyColumns = "event_id, document, list_kind"
+
     static let columns: [PostgresColumn] = [
         .init("event_id", "text"), .init("document", "integer"), .init("list_kind", "text"), .init("tenant", "text"),
         .init("list_uri", "text"), .init("list_index", "bigint"), .init("list_id", "bytea"), .init("reference_certificate", "bytea"),
@@ -88,19 +91,5 @@ public enum StatusReferencesTable {
               AND r.later_status IS NULL
             ORDER BY s.event_id, s.document LIMIT $6
             """, [.text(kind.rawValue), .text(uri), .text(afterEventID), .int(Int64(afterDocument)), .timestamp(now), .int(Int64(limit))])
-    }
-
-    /// Up to `limit` references past their `retain_until` at `now`.
-    public static func deleteExpired(at now: Date, limit: Int) -> PostgresStatement {
-        deleteBatch(where: "retain_until <= $1", .timestamp(now), limit: limit)
-    }
-
-    /// Up to `limit` references of one request or tenant.
-    public static func delete(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
-        deleteBatch(where: "\(scope.column) = $1", .text(scope.value), limit: limit)
-    }
-
-    private static func deleteBatch(where condition: String, _ value: PostgresValue, limit: Int) -> PostgresStatement {
-        .boundedDelete(from: "status_references", key: "event_id, document, list_kind", where: condition, value, limit: limit)
     }
 }

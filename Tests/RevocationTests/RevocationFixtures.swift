@@ -78,3 +78,20 @@ extension VerificationResult {
     /// The `status.undetermined` detail, if any.
     var undeterminedDetail: String? { report.reasons.first { $0.code == .statusUndetermined }?.detail }
 }
+
+/// A list server and a status service that may reach it, for one test;
+/// both stopped when the test's suite value goes.
+final class ServedLists: Sendable {
+    let server: ListServer
+    let service: StatusService
+
+    init() throws {
+        server = try ListServer()
+        service = RevocationScenario.service()
+    }
+
+    deinit {
+        service.stop()
+        server.stop()
+    }
+}

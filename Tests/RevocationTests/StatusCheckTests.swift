@@ -12,13 +12,11 @@ import Verification
 /// over real HTTP by a test issuer, verified and resolved by the status
 /// service, for every answer a list can give and every way one can fail.
 @Suite struct StatusCheckTests {
-    let server: ListServer
-    let service: StatusService
+    let served: ServedLists
+    var server: ListServer { served.server }
+    var service: StatusService { served.service }
 
-    init() throws {
-        server = try ListServer()
-        service = RevocationScenario.service()
-    }
+    init() throws { served = try ServedLists() }
 
     @Test(arguments: [(UInt8(0), CredentialStatus.valid), (1, .revoked), (2, .suspended)])
     func aStatusListEntryDecides(_ value: UInt8, _ expected: CredentialStatus) throws {

@@ -12,13 +12,11 @@ import Verification
 /// that failed (never valid, never revoked), and rejected under the default
 /// `required` mode. The URI and the index appear in no detail.
 @Suite struct StatusFailureTests {
-    let server: ListServer
-    let service: StatusService
+    let served: ServedLists
+    var server: ListServer { served.server }
+    var service: StatusService { served.service }
 
-    init() throws {
-        server = try ListServer()
-        service = RevocationScenario.service()
-    }
+    init() throws { served = try ServedLists() }
 
     /// What a test serves at the document's list path.
     enum Serving: String, CaseIterable {
