@@ -94,6 +94,9 @@ enum HumanReport {
             lines.append("  issuer:   \(document.issuerSubject ?? "—")\(document.issuerCountry.map { " (country \($0))" } ?? "")")
             let dates = [document.signed, document.validFrom, document.validUntil].map { $0.map(RFC3339.string(from:)) ?? "—" }
             lines.append("  MSO:      signed \(dates[0]), valid \(dates[1]) … \(dates[2])")
+            if let status = document.status {
+                lines.append("  status:   \(Self.describe(status))")
+            }
             var byNamespace: [(String, [String])] = []
             for element in document.elements {
                 if let index = byNamespace.firstIndex(where: { $0.0 == element.namespace }) {
@@ -108,6 +111,18 @@ enum HumanReport {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What the issuer's lists said of the document (docs/revocation.md).
+    static func describe(_ status: CredentialStatus) -> String {
+        switch status {
+        case .none: "none (the MSO names no revocation list)"
+        case .notChecked: "not checked (tenant status.mode off)"
+        case .valid: "valid (not revoked)"
+        case .revoked: "REVOKED by its issuer"
+        case .suspended: "SUSPENDED by its issuer"
+        case .undetermined(let cause): "undetermined (\(cause.step): \(cause.detail))"
+        }
     }
 
     private static func testKind(_ kind: TestKind?) -> String {

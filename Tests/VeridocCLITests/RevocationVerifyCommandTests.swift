@@ -64,6 +64,9 @@ struct RevocationVerifyCommandTests {
         #expect(revoked.status == 1 && Self.codes(revoked.data) == ["status.revoked"] && revoked.data["status"] as? String == "revoked")
         let document = try #require(revoked.data["document"] as? [String: Any])
         #expect((document["status"] as? [String: Any])?["state"] as? String == "revoked")
+        // The readable report says it too.
+        let human = try CLI.run(["verify", "--config", setup.config.path, setup.directory.appendingPathComponent("event-1.json").path])
+        #expect(human.status == 1 && human.stdout.contains("✗ document.status") && human.stdout.contains("status:   REVOKED by its issuer"), "\(human.stdout)")
     }
 
     @Test func requiredRejectsWhatCannotBeDeterminedAndBestEffortSaysSo() throws {
