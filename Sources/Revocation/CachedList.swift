@@ -6,7 +6,8 @@ import Verification
 /// A fetched, parsed list token and what is known of it: when it was
 /// fetched, the validators for a conditional refetch, and, per document
 /// issuer, whether its signer may sign for that issuer (a path validation
-/// and a signature check, done once per issuer rather than once per event).
+/// and a signature check, done once per issuer and time window rather than
+/// once per event).
 final class CachedList: @unchecked Sendable {
     let token: ListToken
     /// As fetched, for the shared store.
@@ -18,7 +19,9 @@ final class CachedList: @unchecked Sendable {
     let revalidated: Bool
     // Guarded by `lock`.
     private let lock = NSLock()
-    private var authorizations: [AuthorizationKey: StatusUndetermined?] = [:]
+    private var authorizations: [AuthorizationKey: ClosedRange<Date>] = [:]
+    private var offeredToStore = false
+    private var everAccepted = false
 
     /// Lists without a `ttl` are fetched again after this long: an issuer
     /// that names no refresh interval still revokes between a list's `iat`
@@ -54,40 +57,68 @@ final class CachedList: @unchecked Sendable {
     /// its `exp` is fetched again, never used).
     func isFresh(now: Date, for time: Date) -> Bool { now < refreshAt && time < token.expiresAt }
 
+    /// Whether some document's issuer has accepted its signer: a list that
+    /// one issuer accepts is not dropped because another's document names it.
+    var wasAccepted: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return everAccepted
+    }
+
+    /// True the first time only: whether to hand the list to the shared
+    /// store, once a document's issuer has accepted its signer (a token no
+    /// one vouched for is never shared).
+    func takeStoreOffer() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if offeredToStore { return false }
+        offeredToStore = true
+        return true
+    }
+
     private struct AuthorizationKey: Hashable {
         let anchor: Certificate
         let documentSigner: Certificate
         let referenceCertificate: [UInt8]?
     }
 
-    /// Whether the list's signer may speak for the document of `query`
-    /// (`ListSignerRule`), and the signature is that signer's. nil: it may.
+    /// Whether the list's signer may speak for the document of `query` at
+    /// `time` (`ListSignerRule`), and the signature is that signer's. nil: it
+    /// may. A yes is remembered for the window its certificates are valid
+    /// in; a no is worked out again each time (the service drops a list no
+    /// document's issuer accepts).
     func authorization(for query: StatusQuery, referenceCertificate: [UInt8]?, at time: Date) -> StatusUndetermined? {
         let key = AuthorizationKey(anchor: query.issuingAnchor, documentSigner: query.documentSigner, referenceCertificate: referenceCertificate)
         lock.lock()
-        if let known = authorizations[key] {
+        if let window = authorizations[key], window.contains(time) {
             lock.unlock()
-            return known
+            return nil
         }
+        let accepted = everAccepted
         lock.unlock()
-        let decided: StatusUndetermined?
+        let signer: Certificate
         switch ListSignerRule.authorize(token: token, referenceCertificate: referenceCertificate, documentSigner: query.documentSigner,
                                         issuingAnchor: query.issuingAnchor, at: time) {
-        case .failure(let error):
-            decided = StatusUndetermined(error)
-        case .success(let signer):
-            do {
-                try token.verifySignature(by: signer)
-                decided = nil
-            } catch {
-                decided = StatusUndetermined(error)
-            }
+        case .failure(let error): return StatusUndetermined(error)
+        case .success(let authorized): signer = authorized
         }
+        do {
+            try token.verifySignature(by: signer)
+        } catch {
+            return StatusUndetermined(error)
+        }
+        if !accepted {
+            lock.lock()
+            everAccepted = true
+            lock.unlock()
+        }
+        let from = max(signer.notBefore, query.issuingAnchor.notBefore), until = min(signer.notAfter, query.issuingAnchor.notAfter)
+        guard from <= time, time <= until else { return nil }
         lock.lock()
         if authorizations.count >= Self.maxAuthorizations { authorizations.removeAll(keepingCapacity: true) }
-        authorizations[key] = .some(decided)
+        authorizations[key] = from...until
         lock.unlock()
-        return decided
+        return nil
     }
 }
 

@@ -24,7 +24,10 @@ public final class StatusService: @unchecked Sendable {
         public var allowedClockSkew: TimeInterval = 300
         /// How long a failed fetch answers for its list before it is tried again.
         public var failureRetryAfter: TimeInterval = 10
-        public var fetchThreads: Int = 4
+        /// More than one host's share (`fetch.perHostConcurrency`): a slow
+        /// or silent issuer holds at most its share, and the other hosts'
+        /// lists are still fetched.
+        public var fetchThreads: Int = 16
         /// Told of every fetch and lookup, for metrics; never of a URI or an index.
         public var observer = StatusObserver()
         /// Lists other processes fetched (the workers' database); nil: this process's memory only.
@@ -58,6 +61,12 @@ public final class StatusService: @unchecked Sendable {
     /// Lists being fetched or queued for a fetch, with who waits for each.
     private var flights: [ListKey: [@Sendable (Fetched) -> Void]] = [:]
     private var queued: [ListKey] = []
+    /// The verification time of the query that asked for each queued list: what its token must be current at.
+    private var neededAt: [ListKey: Date] = [:]
+    /// Fetches under way per host: a fetch thread takes a list whose host has room.
+    private var fetchingByHost: [String: Int] = [:]
+    /// Lists a document's issuer accepted, for the fetch threads to hand to the shared store.
+    private var toShare: [(ListKey, CachedList)] = []
     private var stopping = false
     private var threads: [Thread] = []
     /// Fetches made, for tests and the benchmark: one per list however many queries wait.
@@ -88,6 +97,7 @@ public final class StatusService: @unchecked Sendable {
         let abandoned = flights
         flights = [:]
         queued = []
+        neededAt = [:]
         condition.broadcast()
         condition.unlock()
         let cause = StatusUndetermined(step: "fetch", detail: "the status service stopped")
@@ -117,10 +127,14 @@ public final class StatusService: @unchecked Sendable {
         guard !queries.isEmpty else { return resolution.finish() }
         for (queryIndex, query) in queries.enumerated() {
             for (referenceIndex, reference) in slots[queryIndex].enumerated() {
-                let fill: @Sendable (Fetched) -> Void = { [configuration] fetched in
-                    let answer: CredentialStatus = switch fetched {
-                    case .failed(let cause): .undetermined(cause)
-                    case .list(let list): reference.answer(list, query, time, configuration.allowedClockSkew)
+                let fill: @Sendable (Fetched) -> Void = { [self] fetched in
+                    let answer: CredentialStatus
+                    switch fetched {
+                    case .failed(let cause):
+                        answer = .undetermined(cause)
+                    case .list(let list):
+                        answer = reference.answer(list, query, time, configuration.allowedClockSkew)
+                        judged(list, under: reference.key, answer)
                     }
                     resolution.fill(queryIndex, referenceIndex, answer)
                 }
@@ -147,6 +161,29 @@ public final class StatusService: @unchecked Sendable {
         return box.answers
     }
 
+    /// A list whose signer no document's issuer has accepted, or whose
+    /// signature is not its signer's, is dropped and answers as a failed
+    /// fetch until the retry: a token no one vouches for never keeps the
+    /// issuer's own list away for its `ttl`. (One that an issuer accepted
+    /// stays, whatever another issuer's document names.) One accepted is
+    /// offered to the shared store once.
+    private func judged(_ list: CachedList, under key: ListKey, _ answer: CredentialStatus) {
+        if case .undetermined(let cause) = answer, cause.step == "signer" || cause.step == "signature", !list.wasAccepted {
+            condition.lock()
+            if lists[key] === list {
+                lists[key] = nil
+                lastUse[key] = nil
+                failures[key] = (cause, Date().addingTimeInterval(configuration.failureRetryAfter))
+            }
+            condition.unlock()
+        } else if configuration.sharedStore != nil, list.wasAccepted, list.takeStoreOffer() {
+            condition.lock()
+            toShare.append((key, list))
+            condition.signal()
+            condition.unlock()
+        }
+    }
+
     /// What is cached for `key` now, or nil after registering `waiter` for
     /// the fetch (starting one if none is under way).
     private func lookup(_ key: ListKey, for time: Date, waiter: @escaping @Sendable (Fetched) -> Void) -> Fetched? {
@@ -165,6 +202,7 @@ public final class StatusService: @unchecked Sendable {
         if flights[key] == nil {
             flights[key] = [waiter]
             queued.append(key)
+            neededAt[key] = time
             condition.signal()
         } else {
             flights[key]!.append(waiter)
@@ -175,20 +213,36 @@ public final class StatusService: @unchecked Sendable {
     private func runFetches() {
         while true {
             condition.lock()
-            while queued.isEmpty && !stopping { condition.wait() }
+            var next: Int?
+            while !stopping {
+                if !toShare.isEmpty { break }
+                next = queued.firstIndex { (fetchingByHost[$0.host] ?? 0) < configuration.fetch.perHostConcurrency }
+                if next != nil { break }
+                condition.wait()
+            }
             if stopping {
                 condition.unlock()
                 return
             }
-            let key = queued.removeFirst()
+            if !toShare.isEmpty {
+                let (key, list) = toShare.removeFirst()
+                condition.unlock()
+                configuration.sharedStore?.save(key.kind, uri: key.uriText, list.shared)
+                continue
+            }
+            let key = queued.remove(at: next!)
+            let time = neededAt.removeValue(forKey: key) ?? Date()
             let previous = lists[key]
             fetchCount += 1
+            fetchingByHost[key.host, default: 0] += 1
             condition.unlock()
 
-            let (fetched, outcome) = fetch(key, previous: previous)
+            let (fetched, outcome) = fetch(key, previous: previous, neededAt: time)
             configuration.observer.fetched(outcome)
 
             condition.lock()
+            fetchingByHost[key.host, default: 1] -= 1
+            if fetchingByHost[key.host] == 0 { fetchingByHost[key.host] = nil }
             let waiters = flights.removeValue(forKey: key) ?? []
             switch fetched {
             case .list(let list):
@@ -198,6 +252,8 @@ public final class StatusService: @unchecked Sendable {
                 failures[key] = (cause, Date().addingTimeInterval(configuration.failureRetryAfter))
                 if failures.count > configuration.maxCachedLists { failures = failures.filter { $0.value.until > Date() } }
             }
+            // Another thread may now take a list of this host.
+            condition.broadcast()
             condition.unlock()
             waiters.forEach { $0(fetched) }
         }
@@ -215,17 +271,17 @@ public final class StatusService: @unchecked Sendable {
 
     /// One GET (conditional when a list is held), then the token read
     /// strictly; with the fetch's result as metrics name it.
-    private func fetch(_ key: ListKey, previous: CachedList?) -> (Fetched, String) {
+    private func fetch(_ key: ListKey, previous: CachedList?, neededAt time: Date) -> (Fetched, String) {
         var previous = previous
         if previous == nil, let store = configuration.sharedStore, let kept = store.load(key.kind, uri: key.uriText),
-           let token = try? ListToken(bytes: kept.token, kind: key.kind, limits: configuration.limits) {
+           let token = try? ListToken(bytes: kept.token, kind: key.kind, limits: configuration.limits),
+           (try? Self.admit(token, for: key, at: time, allowedClockSkew: configuration.allowedClockSkew)) != nil {
             let list = CachedList(token: token, tokenBytes: kept.token, fetchedAt: kept.fetchedAt, etag: kept.etag, lastModified: kept.lastModified)
             // Another process fetched it within its ttl: no request at all.
             if Date() < list.refreshAt { return (.list(list), "shared") }
             previous = list
         }
-        let fetched = fetchList(key, previous: previous)
-        if case .list(let list) = fetched { configuration.sharedStore?.save(key.kind, uri: key.uriText, list.shared) }
+        let fetched = fetchList(key, previous: previous, neededAt: time)
         switch fetched {
         case .list(let list) where list.revalidated: return (fetched, "not_modified")
         case .list: return (fetched, "fetched")
@@ -233,7 +289,7 @@ public final class StatusService: @unchecked Sendable {
         }
     }
 
-    private func fetchList(_ key: ListKey, previous: CachedList?) -> Fetched {
+    private func fetchList(_ key: ListKey, previous: CachedList?, neededAt time: Date) -> Fetched {
         let request = FetchRequest(url: key.uriText, accept: key.kind.mediaType, ifNoneMatch: previous?.etag, ifModifiedSince: previous?.lastModified)
         switch fetcher.fetch(request) {
         case .failure(let error):
@@ -242,16 +298,30 @@ public final class StatusService: @unchecked Sendable {
             guard let previous else { return .failed(StatusUndetermined(step: "http_status", detail: "HTTP 304 to an unconditional request")) }
             return .list(previous.confirmed(at: Date()))
         case .success(.fetched(let body, let contentType, let etag, let lastModified, _)):
+            // The server's own words stay out of details (it chose them).
             if let contentType, !Self.accepts(contentType, for: key.kind) {
-                return .failed(StatusUndetermined(step: "media_type", detail: "the server sent \(Self.mediaTypeName(contentType)), not \(key.kind.mediaType)"))
+                return .failed(StatusUndetermined(step: "media_type", detail: "the server sent another media type than \(key.kind.mediaType)"))
             }
             do {
                 let token = try ListToken(bytes: body, kind: key.kind, limits: configuration.limits)
+                try Self.admit(token, for: key, at: time, allowedClockSkew: configuration.allowedClockSkew)
                 return .list(CachedList(token: token, tokenBytes: body, fetchedAt: Date(), etag: etag, lastModified: lastModified))
             } catch {
                 return .failed(StatusUndetermined(error))
             }
         }
+    }
+
+    /// What a token must be to be kept at all, whoever asks: the list the URI
+    /// names (`sub`), current at the verification time that asked for it (a
+    /// list already past its `exp` is a failed fetch, not a list to fetch
+    /// again for every event), and signed by the
+    /// certificate its own `x5chain` names. Whether that signer may speak for
+    /// a document is each query's (`ListSignerRule`).
+    static func admit(_ token: ListToken, for key: ListKey, at time: Date, allowedClockSkew: TimeInterval) throws(StatusListError) {
+        try token.checkSubject(key.uriText)
+        try token.checkValidity(at: time, allowedClockSkew: allowedClockSkew)
+        if let leaf = token.signerChain.first { try token.verifySignature(by: leaf) }
     }
 
     /// The Content-Type a list may come with: its own media type, or the
@@ -262,12 +332,10 @@ public final class StatusService: @unchecked Sendable {
         return name == kind.mediaType || name == "application/cwt" || name == "application/octet-stream"
     }
 
-    /// The media type without parameters, lowercased, at most 100 bytes (it is put in details).
+    /// The media type without parameters, lowercased.
     static func mediaTypeName(_ contentType: String) -> String {
         let name = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
-        let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
-        let printable = trimmed.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f }
-        return printable && trimmed.utf8.count <= 100 ? trimmed : "an unreadable media type"
+        return name.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     /// The lists one query names: its status list and its identifier list, each when present.

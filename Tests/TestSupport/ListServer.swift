@@ -24,9 +24,11 @@ public final class ListServer: Sendable {
     }
 
     private struct State {
-        var answers: [String: Answer] = [:]
-        var requests: [String: Int] = [:]
-        var held: Set<String> = []
+        // Keyed by the path's bytes: a test of byte-exact URIs must not find
+        // `/K` and `/\u{212A}` (Kelvin sign) the same path, as String equality would.
+        var answers: [[UInt8]: Answer] = [:]
+        var requests: [[UInt8]: Int] = [:]
+        var held: Set<[UInt8]> = []
         var notModified = 0
     }
 
@@ -49,7 +51,7 @@ public final class ListServer: Sendable {
     public init(tls: HTTPDaemon.TLS? = nil) throws {
         let shared = self.shared
         daemon = try HTTPDaemon(port: 0, loopbackOnly: true, limits: HTTPDaemon.Limits(connectionLimit: 256), tls: tls) { request in
-            let path = request.path
+            let path = Array(request.path.utf8)
             let state = shared
             state.state.withLock { $0.requests[path, default: 0] += 1 }
             // A held path answers once the test releases it (at most a minute later, so a failing test still ends).
@@ -75,7 +77,7 @@ public final class ListServer: Sendable {
     public func url(_ path: String, scheme: String = "http") -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     public func put(_ path: String, _ answer: Answer) {
-        shared.state.withLock { $0.answers[path] = answer }
+        shared.state.withLock { $0.answers[Array(path.utf8)] = answer }
     }
 
     /// `body` as a list token of `mediaType`, with an ETag.
@@ -83,16 +85,16 @@ public final class ListServer: Sendable {
         put(path, Answer(contentType: mediaType, body: body, etag: etag))
     }
 
-    public func requests(_ path: String) -> Int { shared.state.withLock { $0.requests[path] ?? 0 } }
+    public func requests(_ path: String) -> Int { shared.state.withLock { $0.requests[Array(path.utf8)] ?? 0 } }
 
     /// 304 answers given so far.
     public var notModifiedCount: Int { shared.state.withLock { $0.notModified } }
 
     /// Requests for `path` wait until `release`.
-    public func hold(_ path: String) { shared.state.withLock { _ = $0.held.insert(path) } }
+    public func hold(_ path: String) { shared.state.withLock { _ = $0.held.insert(Array(path.utf8)) } }
 
     public func release(_ path: String) {
-        shared.state.withLock { _ = $0.held.remove(path) }
+        shared.state.withLock { _ = $0.held.remove(Array(path.utf8)) }
         shared.wake()
     }
 
