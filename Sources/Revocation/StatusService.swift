@@ -81,16 +81,17 @@ public final class StatusService: @unchecked Sendable {
         self.configuration = configuration
         fetcher = StatusFetcher(policy: configuration.fetch)
         for index in 0..<max(1, configuration.fetchThreads) {
-            let thread = Thread { [unowned self] in self.runFetches() }
+            // A strong reference: the threads keep the service until `stop` lets them end.
+            let thread = Thread { [self] in self.runFetches() }
             thread.name = "status-fetch-\(index)"
             threads.append(thread)
         }
         threads.forEach { $0.start() }
     }
 
-    deinit { stop() }
-
-    /// Stops the fetch threads once the fetches under way end; queries still waiting are undetermined.
+    /// Stops the fetch threads once the fetches under way end; queries still
+    /// waiting are undetermined. Its owner calls it: until then the threads
+    /// hold the service.
     public func stop() {
         condition.lock()
         stopping = true
