@@ -9,7 +9,7 @@
 # (scripts/librdkafka: bookworm's 2.0.2 is too old) and a release binary with
 # the Swift runtime linked statically; stage 2 is Debian bookworm-slim with
 # only the C libraries the binary links (that librdkafka, libpq, libcrypto
-# from libssl3, libmicrohttpd, and librdkafka's codecs and SASL) and CA
+# from libssl3, libmicrohttpd, libcurl, zlib, and librdkafka's codecs and SASL) and CA
 # certificates. The developer's tooling (veridoc-dev: test issuer, mock
 # broker, load generator) is built and shipped only by the `tooling` target.
 # See docs/operations.md.
@@ -26,7 +26,7 @@ FROM ${SWIFT_IMAGE} AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libpq-dev libssl-dev libmicrohttpd-dev pkg-config \
+      libpq-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev pkg-config \
       gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev \
  && rm -rf /var/lib/apt/lists/*
 
@@ -65,12 +65,13 @@ LABEL org.opencontainers.image.title="veridoc" \
       org.opencontainers.image.base.name="docker.io/library/debian:bookworm-slim" \
       org.opencontainers.image.documentation="docs/operations.md"
 
-# Runtime libraries only (no compilers, no curl). libstdc++6 is listed
+# Runtime libraries only (no compilers, no curl command: libcurl4 is the
+# library the status lists are fetched with, zlib1g inflates them). libstdc++6 is listed
 # although the slim image has it, because the Swift runtime needs it.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates libpq5 libssl3 libmicrohttpd12 libstdc++6 \
+      ca-certificates libpq5 libssl3 libmicrohttpd12 libcurl4 libstdc++6 \
       zlib1g libzstd1 liblz4-1 libsasl2-2 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 veridoc \

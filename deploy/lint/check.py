@@ -41,6 +41,8 @@ RUNTIME_PACKAGE = {
     "librdkafka-dev": "librdkafka1",
     "libpq-dev": "libpq5",
     "libmicrohttpd-dev": "libmicrohttpd12",
+    "libcurl4-openssl-dev": "libcurl4",
+    "zlib1g-dev": "zlib1g",
 }
 
 failures = []
