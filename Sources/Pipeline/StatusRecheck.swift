@@ -109,13 +109,19 @@ struct StatusRechecker: Sendable {
     }
 }
 
-/// The worker's re-check thread: one `StatusRechecker` pass every interval
-/// on its own connection. Logs counts only.
+/// The worker's re-check thread: every interval, the lists in use renewed
+/// ahead of their `ttl`, then one `StatusRechecker` pass on its own
+/// connection. Logs counts only.
 enum StatusRecheck {
     static func loop(_ rechecker: StatusRechecker, interval: TimeInterval, connect: @escaping @Sendable () throws -> PostgresConnection, log: Logger,
                      metrics: PipelineMetrics) -> PeriodicPass<StatusRechecker.Report> {
         PeriodicPass(
-            name: "veridoc-status-recheck", interval: interval, connect: connect, pass: { try rechecker.pass(now: Date(), on: $0) },
+            name: "veridoc-status-recheck", interval: interval, connect: connect,
+            pass: { connection in
+                // Lists events used lately are renewed before they go stale, retained or not.
+                rechecker.service.prefetch(horizon: interval)
+                return try rechecker.pass(now: Date(), on: connection)
+            },
             report: { result in
                 switch result {
                 case .success(let report):

@@ -6,20 +6,18 @@ import StatusList
 struct ListKey: Hashable, Sendable {
     let kind: ListKind
     let uri: [UInt8]
-    /// The URI's host and port, lowercased, for the per-host share of fetch threads ("" when it has none).
-    let host: String
 
     init(_ kind: ListKind, _ uri: String) {
         self.kind = kind
         self.uri = Array(uri.utf8)
-        let components = URLComponents(string: uri)
-        host = "\(components?.host?.lowercased() ?? ""):\(components?.port.map(String.init) ?? "")"
     }
 
-    static func == (lhs: ListKey, rhs: ListKey) -> Bool { lhs.kind == rhs.kind && lhs.uri == rhs.uri }
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(kind)
-        hasher.combine(uri)
+    /// The URI's host and port, lowercased, for the per-host share of fetch
+    /// threads ("" when it has none). Worked out only for a fetch: a cached
+    /// answer, every event's path, never parses the URI.
+    var host: String {
+        let components = URLComponents(string: uriText)
+        return "\(components?.host?.lowercased() ?? ""):\(components?.port.map(String.init) ?? "")"
     }
 
     var uriText: String { String(decoding: uri, as: UTF8.self) }

@@ -56,6 +56,8 @@ public final class StatusService: @unchecked Sendable {
     private let condition = NSCondition()
     private var lists: [ListKey: CachedList] = [:]
     private var lastUse: [ListKey: UInt64] = [:]
+    /// When each cached list last answered a query, for `prefetch`.
+    private var lastUsedAt: [ListKey: Date] = [:]
     private var useClock: UInt64 = 0
     private var failures: [ListKey: (cause: StatusUndetermined, until: Date)] = [:]
     /// Lists being fetched or queued for a fetch, with who waits for each.
@@ -63,6 +65,8 @@ public final class StatusService: @unchecked Sendable {
     private var queued: [ListKey] = []
     /// The verification time of the query that asked for each queued list: what its token must be current at.
     private var neededAt: [ListKey: Date] = [:]
+    /// Each queued or fetching list's host, parsed once when it was queued.
+    private var hosts: [ListKey: String] = [:]
     /// Fetches under way per host: a fetch thread takes a list whose host has room.
     private var fetchingByHost: [String: Int] = [:]
     /// Lists a document's issuer accepted, for the fetch threads to hand to the shared store.
@@ -99,6 +103,7 @@ public final class StatusService: @unchecked Sendable {
         flights = [:]
         queued = []
         neededAt = [:]
+        hosts = [:]
         condition.broadcast()
         condition.unlock()
         let cause = StatusUndetermined(step: "fetch", detail: "the status service stopped")
@@ -150,8 +155,74 @@ public final class StatusService: @unchecked Sendable {
         }
     }
 
+    /// Fetches again, ahead of need, every cached list that answered a query
+    /// within the last `horizon` and must be refreshed within the next: a
+    /// list in use is renewed before its `ttl` runs out, so events find it
+    /// cached instead of waiting. Returns how many fetches it queued.
+    @discardableResult
+    public func prefetch(now: Date = Date(), horizon: TimeInterval) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        var queuedNow = 0
+        for (key, list) in lists where flights[key] == nil && list.refreshAt < now + horizon {
+            guard let used = lastUsedAt[key], now.timeIntervalSince(used) < horizon else { continue }
+            flights[key] = []
+            queued.append(key)
+            neededAt[key] = now
+            hosts[key] = key.host
+            queuedNow += 1
+        }
+        if queuedNow > 0 { condition.broadcast() }
+        return queuedNow
+    }
+
+    /// The answers, when every list the queries name is cached and fresh:
+    /// read on the caller's thread with no allocation beyond the answers.
+    /// nil as soon as one is not; then `resolve` fetches it.
+    public func cachedAnswers(_ queries: [StatusQuery], at time: Date) -> [CredentialStatus]? {
+        let now = Date()
+        var answers: [CredentialStatus] = []
+        answers.reserveCapacity(queries.count)
+        for query in queries {
+            var parts: [CredentialStatus] = []
+            if let reference = query.reference.statusList {
+                guard let list = freshList(ListKey(.statusList, reference.uri), now: now, for: time) else { return nil }
+                let answer = ListAnswer.statusList(reference, in: list, for: query, at: time, allowedClockSkew: configuration.allowedClockSkew)
+                guard !Self.dropsList(answer, list) else { return nil }
+                parts.append(answer)
+            }
+            if let reference = query.reference.identifierList {
+                guard let list = freshList(ListKey(.identifierList, reference.uri), now: now, for: time) else { return nil }
+                let answer = ListAnswer.identifierList(reference, in: list, for: query, at: time, allowedClockSkew: configuration.allowedClockSkew)
+                guard !Self.dropsList(answer, list) else { return nil }
+                parts.append(answer)
+            }
+            answers.append(CredentialStatus.combining(parts))
+        }
+        return answers
+    }
+
+    /// The cached list under `key` if it may answer now for `time`, counted as a use.
+    private func freshList(_ key: ListKey, now: Date, for time: Date) -> CachedList? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let list = lists[key], list.isFresh(now: now, for: time) else { return nil }
+        useClock += 1
+        lastUse[key] = useClock
+        lastUsedAt[key] = now
+        configuration.observer.lookedUp(true)
+        return list
+    }
+
+    /// Whether `answer` makes the service drop `list` (`judged`): then the slow path decides.
+    private static func dropsList(_ answer: CredentialStatus, _ list: CachedList) -> Bool {
+        guard case .undetermined(let cause) = answer else { return false }
+        return (cause.step == "signer" || cause.step == "signature") && !list.wasAccepted
+    }
+
     /// `resolve`, waiting for the answers.
     public func resolve(_ queries: [StatusQuery], at time: Date) -> [CredentialStatus] {
+        if let answers = cachedAnswers(queries, at: time) { return answers }
         let done = DispatchSemaphore(value: 0)
         let box = AnswerBox()
         resolve(queries, at: time) { answers in
@@ -174,6 +245,7 @@ public final class StatusService: @unchecked Sendable {
             if lists[key] === list {
                 lists[key] = nil
                 lastUse[key] = nil
+                lastUsedAt[key] = nil
                 failures[key] = (cause, Date().addingTimeInterval(configuration.failureRetryAfter))
             }
             condition.unlock()
@@ -194,6 +266,7 @@ public final class StatusService: @unchecked Sendable {
         if let list = lists[key], list.isFresh(now: now, for: time) {
             useClock += 1
             lastUse[key] = useClock
+            lastUsedAt[key] = now
             configuration.observer.lookedUp(true)
             return .list(list)
         }
@@ -204,6 +277,7 @@ public final class StatusService: @unchecked Sendable {
             flights[key] = [waiter]
             queued.append(key)
             neededAt[key] = time
+            hosts[key] = key.host
             condition.signal()
         } else {
             flights[key]!.append(waiter)
@@ -217,7 +291,7 @@ public final class StatusService: @unchecked Sendable {
             var next: Int?
             while !stopping {
                 if !toShare.isEmpty { break }
-                next = queued.firstIndex { (fetchingByHost[$0.host] ?? 0) < configuration.fetch.perHostConcurrency }
+                next = queued.firstIndex { (fetchingByHost[hosts[$0] ?? ""] ?? 0) < configuration.fetch.perHostConcurrency }
                 if next != nil { break }
                 condition.wait()
             }
@@ -233,22 +307,25 @@ public final class StatusService: @unchecked Sendable {
             }
             let key = queued.remove(at: next!)
             let time = neededAt.removeValue(forKey: key) ?? Date()
+            let host = hosts.removeValue(forKey: key) ?? ""
             let previous = lists[key]
             fetchCount += 1
-            fetchingByHost[key.host, default: 0] += 1
+            fetchingByHost[host, default: 0] += 1
             condition.unlock()
 
             let (fetched, outcome) = fetch(key, previous: previous, neededAt: time)
             configuration.observer.fetched(outcome)
 
             condition.lock()
-            fetchingByHost[key.host, default: 1] -= 1
-            if fetchingByHost[key.host] == 0 { fetchingByHost[key.host] = nil }
+            fetchingByHost[host, default: 1] -= 1
+            if fetchingByHost[host] == 0 { fetchingByHost[host] = nil }
             let waiters = flights.removeValue(forKey: key) ?? []
             switch fetched {
             case .list(let list):
                 failures[key] = nil
                 store(list, under: key)
+                // Fetched for a query: in use. (A prefetch alone keeps the last use.)
+                if !waiters.isEmpty { lastUsedAt[key] = Date() }
             case .failed(let cause):
                 failures[key] = (cause, Date().addingTimeInterval(configuration.failureRetryAfter))
                 if failures.count > configuration.maxCachedLists { failures = failures.filter { $0.value.until > Date() } }
@@ -267,6 +344,7 @@ public final class StatusService: @unchecked Sendable {
         if lists.count > configuration.maxCachedLists, let oldest = lastUse.min(by: { $0.value < $1.value })?.key {
             lists[oldest] = nil
             lastUse[oldest] = nil
+            lastUsedAt[oldest] = nil
         }
     }
 

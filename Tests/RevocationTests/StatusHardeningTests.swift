@@ -143,3 +143,24 @@ import Verification
         #expect(!(result.undeterminedDetail ?? "").contains("4711"), "\(result.undeterminedDetail ?? "")")
     }
 }
+
+/// A list in use is renewed before its `ttl` runs out: events then find it
+/// cached instead of waiting for a fetch.
+@Suite struct StatusPrefetchTests {
+    @Test func aListInUseIsFetchedAgainAheadOfItsTTL() throws {
+        let served = try ServedLists()
+        var scenario = try RevocationScenario(seed: 45, server: served.server)
+        try scenario.publish(.statuses(bits: 1, [0, 0]), at: "/used") { $0.timeToLive = 120 }
+        try scenario.publish(.statuses(bits: 1, [0, 0]), at: "/idle") { $0.timeToLive = 120 }
+        let verifier = try scenario.verifier()
+        for path in ["/used", "/idle"] {
+            let event = try scenario.event(RevocationScenario.statusListReference(0, served.server.url(path)))
+            #expect(RevocationScenario.verify(event, with: verifier, service: served.service).documentStatus == .valid)
+        }
+        // Used within the horizon and stale within it: renewed. A horizon shorter than the ttl renews nothing.
+        #expect(served.service.prefetch(horizon: 60) == 0)
+        #expect(served.service.prefetch(now: Date() + 100, horizon: 60) == 0, "neither was used within the last minute then")
+        #expect(served.service.prefetch(horizon: 300) == 2)
+        #expect(eventually(60) { served.server.requests("/used") == 2 && served.server.requests("/idle") == 2 })
+    }
+}
