@@ -70,13 +70,11 @@ package struct JobWork: Sendable {
             let cause = StatusUndetermined(step: "fetch", detail: "this worker has no status service")
             return finish(prepared(job, result.recordingStatus(queries.map { _ in .undetermined(cause) })))
         }
-        let recorded: @Sendable ([CredentialStatus]) -> Void = { [metrics] answers in
+        // Lists in the cache answer here, on this thread; the others on the service's.
+        status.resolve(queries, at: result.verifiedAt) { [metrics] answers in
             for case .undetermined(let cause) in answers { metrics.statusUndetermined.increment(cause.step) }
             finish(prepared(job, result.recordingStatus(answers)))
         }
-        // Lists in the cache answer here, on this thread; the others on the service's.
-        if let answers = status.cachedAnswers(queries, at: result.verifiedAt) { return recorded(answers) }
-        status.resolve(queries, at: result.verifiedAt, completion: recorded)
     }
 
     private func prepared(_ job: Job, _ result: VerificationResult) -> Outcome {

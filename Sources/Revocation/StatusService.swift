@@ -125,9 +125,16 @@ public final class StatusService: @unchecked Sendable {
     }
 
     /// Answers `queries` (one answer each, in order) on a thread of the
-    /// service's, or on the caller's when every list is cached: `completion`
-    /// is called exactly once.
+    /// service's, or on the caller's when every list is cached (then without
+    /// the waiting machinery: `cachedAnswers`): `completion` is called exactly once.
     public func resolve(_ queries: [StatusQuery], at time: Date, completion: @escaping @Sendable ([CredentialStatus]) -> Void) {
+        if let answers = cachedAnswers(queries, at: time) { return completion(answers) }
+        resolveWaiting(queries, at: time, completion: completion)
+    }
+
+    /// `resolve` past the cache: each list looked up, fetched where it must
+    /// be, and the answers completed when the last comes or the wait runs out.
+    private func resolveWaiting(_ queries: [StatusQuery], at time: Date, completion: @escaping @Sendable ([CredentialStatus]) -> Void) {
         let slots = queries.map(Self.references)
         let resolution = Resolution(slots: slots, completion: completion)
         guard !queries.isEmpty else { return resolution.finish() }
@@ -166,55 +173,69 @@ public final class StatusService: @unchecked Sendable {
         var queuedNow = 0
         for (key, list) in lists where flights[key] == nil && list.refreshAt < now + horizon {
             guard let used = lastUsedAt[key], now.timeIntervalSince(used) < horizon else { continue }
-            flights[key] = []
-            queued.append(key)
-            neededAt[key] = now
-            hosts[key] = key.host
+            enqueue(key, neededAt: now, waiters: [])
             queuedNow += 1
         }
         if queuedNow > 0 { condition.broadcast() }
         return queuedNow
     }
 
-    /// The answers, when every list the queries name is cached and fresh:
-    /// read on the caller's thread with no allocation beyond the answers.
-    /// nil as soon as one is not; then `resolve` fetches it.
-    public func cachedAnswers(_ queries: [StatusQuery], at time: Date) -> [CredentialStatus]? {
+    /// The answers, when every list the queries name is cached and fresh,
+    /// read on the caller's thread; nil as soon as one is not (then `resolve`
+    /// waits for it), or when an answer would drop its list (`judged`).
+    func cachedAnswers(_ queries: [StatusQuery], at time: Date) -> [CredentialStatus]? {
         let now = Date()
         var answers: [CredentialStatus] = []
         answers.reserveCapacity(queries.count)
-        for query in queries {
-            var parts: [CredentialStatus] = []
-            if let reference = query.reference.statusList {
-                guard let list = freshList(ListKey(.statusList, reference.uri), now: now, for: time) else { return nil }
-                let answer = ListAnswer.statusList(reference, in: list, for: query, at: time, allowedClockSkew: configuration.allowedClockSkew)
-                guard !Self.dropsList(answer, list) else { return nil }
-                parts.append(answer)
-            }
-            if let reference = query.reference.identifierList {
-                guard let list = freshList(ListKey(.identifierList, reference.uri), now: now, for: time) else { return nil }
-                let answer = ListAnswer.identifierList(reference, in: list, for: query, at: time, allowedClockSkew: configuration.allowedClockSkew)
-                guard !Self.dropsList(answer, list) else { return nil }
-                parts.append(answer)
-            }
-            answers.append(CredentialStatus.combining(parts))
+        var hits = 0
+        // One query's answer from one list, or nil when it must wait.
+        func read(_ reference: Reference, _ query: StatusQuery) -> CredentialStatus? {
+            condition.lock()
+            let list = freshList(reference.key, now: now, for: time)
+            condition.unlock()
+            guard let list else { return nil }
+            let answer = reference.answer(list, query, time, configuration.allowedClockSkew)
+            guard !Self.dropsList(answer, list) else { return nil }
+            hits += 1
+            return answer
         }
+        for query in queries {
+            // The two named lists read in place, not through `references` (an array per event on the hot path).
+            var statusList: CredentialStatus?, identifierList: CredentialStatus?
+            if let list = query.reference.statusList {
+                guard let answer = read(Reference(.statusList(list)), query) else { return nil }
+                statusList = answer
+            }
+            if let list = query.reference.identifierList {
+                guard let answer = read(Reference(.identifierList(list)), query) else { return nil }
+                identifierList = answer
+            }
+            answers.append(CredentialStatus.combining([statusList, identifierList].compactMap { $0 }))
+        }
+        for _ in 0..<hits { configuration.observer.lookedUp(true) }
         return answers
     }
 
-    /// The cached list under `key` if it may answer now for `time`, counted as a use.
+    /// The cached list under `key` if it may answer now for `time`, counted
+    /// as a use (for `prefetch` and the cache's order). `condition` is held.
     private func freshList(_ key: ListKey, now: Date, for time: Date) -> CachedList? {
-        condition.lock()
-        defer { condition.unlock() }
         guard let list = lists[key], list.isFresh(now: now, for: time) else { return nil }
         useClock += 1
         lastUse[key] = useClock
         lastUsedAt[key] = now
-        configuration.observer.lookedUp(true)
         return list
     }
 
-    /// Whether `answer` makes the service drop `list` (`judged`): then the slow path decides.
+    /// Queues a fetch of `key` for `waiters`, its token to be current at `time`. `condition` is held.
+    private func enqueue(_ key: ListKey, neededAt time: Date, waiters: [@Sendable (Fetched) -> Void]) {
+        flights[key] = waiters
+        queued.append(key)
+        neededAt[key] = time
+        hosts[key] = key.host
+    }
+
+    /// Whether `answer` drops `list` (`judged`): a signer or signature no
+    /// document's issuer has accepted.
     private static func dropsList(_ answer: CredentialStatus, _ list: CachedList) -> Bool {
         guard case .undetermined(let cause) = answer else { return false }
         return (cause.step == "signer" || cause.step == "signature") && !list.wasAccepted
@@ -225,7 +246,7 @@ public final class StatusService: @unchecked Sendable {
         if let answers = cachedAnswers(queries, at: time) { return answers }
         let done = DispatchSemaphore(value: 0)
         let box = AnswerBox()
-        resolve(queries, at: time) { answers in
+        resolveWaiting(queries, at: time) { answers in
             box.answers = answers
             done.signal()
         }
@@ -240,7 +261,7 @@ public final class StatusService: @unchecked Sendable {
     /// stays, whatever another issuer's document names.) One accepted is
     /// offered to the shared store once.
     private func judged(_ list: CachedList, under key: ListKey, _ answer: CredentialStatus) {
-        if case .undetermined(let cause) = answer, cause.step == "signer" || cause.step == "signature", !list.wasAccepted {
+        if Self.dropsList(answer, list), case .undetermined(let cause) = answer {
             condition.lock()
             if lists[key] === list {
                 lists[key] = nil
@@ -263,10 +284,7 @@ public final class StatusService: @unchecked Sendable {
         let now = Date()
         condition.lock()
         defer { condition.unlock() }
-        if let list = lists[key], list.isFresh(now: now, for: time) {
-            useClock += 1
-            lastUse[key] = useClock
-            lastUsedAt[key] = now
+        if let list = freshList(key, now: now, for: time) {
             configuration.observer.lookedUp(true)
             return .list(list)
         }
@@ -274,10 +292,7 @@ public final class StatusService: @unchecked Sendable {
         if let failure = failures[key], now < failure.until { return .failed(failure.cause) }
         if stopping { return .failed(StatusUndetermined(step: "fetch", detail: "the status service stopped")) }
         if flights[key] == nil {
-            flights[key] = [waiter]
-            queued.append(key)
-            neededAt[key] = time
-            hosts[key] = key.host
+            enqueue(key, neededAt: time, waiters: [waiter])
             condition.signal()
         } else {
             flights[key]!.append(waiter)
@@ -418,24 +433,37 @@ public final class StatusService: @unchecked Sendable {
     }
 
     /// The lists one query names: its status list and its identifier list, each when present.
-    private static func references(_ query: StatusQuery) -> [Reference] {
+    static func references(_ query: StatusQuery) -> [Reference] {
         var references: [Reference] = []
-        if let list = query.reference.statusList {
-            references.append(Reference(key: ListKey(.statusList, list.uri)) { cached, query, time, skew in
-                ListAnswer.statusList(list, in: cached, for: query, at: time, allowedClockSkew: skew)
-            })
-        }
-        if let list = query.reference.identifierList {
-            references.append(Reference(key: ListKey(.identifierList, list.uri)) { cached, query, time, skew in
-                ListAnswer.identifierList(list, in: cached, for: query, at: time, allowedClockSkew: skew)
-            })
-        }
+        if let list = query.reference.statusList { references.append(Reference(.statusList(list))) }
+        if let list = query.reference.identifierList { references.append(Reference(.identifierList(list))) }
         return references
     }
 
+    /// One list a query names, and how it is read.
     struct Reference: Sendable {
+        enum Named: Sendable {
+            case statusList(MSOStatus.StatusListReference)
+            case identifierList(MSOStatus.IdentifierListReference)
+        }
+
+        let named: Named
         let key: ListKey
-        let answer: @Sendable (CachedList, StatusQuery, Date, TimeInterval) -> CredentialStatus
+
+        init(_ named: Named) {
+            self.named = named
+            key = switch named {
+            case .statusList(let list): ListKey(.statusList, list.uri)
+            case .identifierList(let list): ListKey(.identifierList, list.uri)
+            }
+        }
+
+        func answer(_ list: CachedList, _ query: StatusQuery, _ time: Date, _ skew: TimeInterval) -> CredentialStatus {
+            switch named {
+            case .statusList(let reference): ListAnswer.statusList(reference, in: list, for: query, at: time, allowedClockSkew: skew)
+            case .identifierList(let reference): ListAnswer.identifierList(reference, in: list, for: query, at: time, allowedClockSkew: skew)
+            }
+        }
     }
 }
 

@@ -32,12 +32,7 @@ public struct StandaloneVerification: Sendable {
     }
 
     public func verify(eventJSON: [UInt8]) -> VerificationResult {
-        let result = verifier.verify(eventJSON: eventJSON, at: time)
-        let queries = result.pendingStatusQueries
-        guard !queries.isEmpty else { return result.recordingStatus([]) }
-        let unresolved = StatusUndetermined(step: "fetch", detail: "no status service answers here")
-        let answers = statusResolver?(queries, time) ?? queries.map { _ in .undetermined(unresolved) }
-        return result.recordingStatus(answers)
+        verifier.verify(eventJSON: eventJSON, at: time).resolvingStatus(with: statusResolver.map { resolver in { resolver($0, time) } })
     }
 
     /// The outcome event the worker would publish for `result`.

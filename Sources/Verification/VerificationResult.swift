@@ -143,6 +143,16 @@ extension VerificationResult {
         return result
     }
 
+    /// The result with its pending queries answered by `resolve` (waiting
+    /// for them) and recorded; without a resolver a document that names a
+    /// list is undetermined, never taken for valid.
+    public func resolvingStatus(with resolve: (([StatusQuery]) -> [CredentialStatus])?) -> VerificationResult {
+        let queries = pendingStatusQueries
+        guard !queries.isEmpty else { return recordingStatus([]) }
+        let unresolved = StatusUndetermined(step: "fetch", detail: "no status service answers here")
+        return recordingStatus(resolve?(queries) ?? queries.map { _ in .undetermined(unresolved) })
+    }
+
     /// The worst status of any document, the word a consumer reads first
     /// (`data.status`); nil when no document got as far as its status.
     public var status: CredentialStatus? {

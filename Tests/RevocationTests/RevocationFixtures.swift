@@ -58,9 +58,7 @@ struct RevocationScenario {
 
     /// The event verified and its status resolved, as the worker and `veridoc verify` do.
     static func verify(_ event: TestIssuer.GeneratedEvent, with verifier: Verifier, service: StatusService) -> VerificationResult {
-        let result = verifier.verify(eventJSON: event.json(), at: now)
-        let queries = result.pendingStatusQueries
-        return result.recordingStatus(queries.isEmpty ? [] : service.resolve(queries, at: now))
+        verifier.verify(eventJSON: event.json(), at: now).resolvingStatus { service.resolve($0, at: now) }
     }
 
     static func statusListReference(_ index: UInt64, _ uri: String, certificate: [UInt8]? = nil) -> MSOStatus {
