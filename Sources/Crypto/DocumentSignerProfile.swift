@@ -4,6 +4,23 @@ public enum DocumentSignerProfile {
     /// The `id-mdl-kp-mdlDS` extended key usage (18013-5 Annex B.1.4).
     public static let extendedKeyUsage = "1.0.18013.5.1.2"
 
+    /// What an issuer's end-entity signer (a document signer, a status list
+    /// signer) must be besides its extended key usage: a key for
+    /// digitalSignature, not for certificates, and not a CA.
+    public static func signingUsageViolations(of certificate: Certificate, role: String) -> [String] {
+        var violations: [String] = []
+        if let usage = certificate.keyUsage {
+            if !usage.contains(.digitalSignature) { violations.append("key usage lacks digitalSignature") }
+            if usage.contains(.keyCertSign) { violations.append("key usage includes keyCertSign, which a \(role) must not have") }
+        } else {
+            violations.append("key usage extension missing (must include digitalSignature)")
+        }
+        if certificate.basicConstraints?.isCA == true {
+            violations.append("basic constraints mark the certificate as a CA")
+        }
+        return violations
+    }
+
     /// Human-readable profile violations; empty when the certificate conforms.
     /// Country, IssuerAltName and CRL distribution points are not required:
     /// Apple's test document signer has none of them and is accepted.
@@ -16,15 +33,7 @@ public enum DocumentSignerProfile {
         } else {
             violations.append("extended key usage extension missing (must include \(extendedKeyUsage))")
         }
-        if let usage = certificate.keyUsage {
-            if !usage.contains(.digitalSignature) { violations.append("key usage lacks digitalSignature") }
-            if usage.contains(.keyCertSign) { violations.append("key usage includes keyCertSign, which a document signer must not have") }
-        } else {
-            violations.append("key usage extension missing (must include digitalSignature)")
-        }
-        if certificate.basicConstraints?.isCA == true {
-            violations.append("basic constraints mark the certificate as a CA")
-        }
+        violations += signingUsageViolations(of: certificate, role: "document signer")
         do {
             _ = try certificate.publicKey()
         } catch {

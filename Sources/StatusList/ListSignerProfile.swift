@@ -31,15 +31,6 @@ public enum ListSignerProfile {
         } else {
             violations.append("no extended key usage extension (must name one of \(extendedKeyUsages.joined(separator: ", ")))")
         }
-        if let usage = certificate.keyUsage {
-            if !usage.contains(.digitalSignature) { violations.append("key usage lacks digitalSignature") }
-            if usage.contains(.keyCertSign) { violations.append("key usage includes keyCertSign") }
-        } else {
-            violations.append("no key usage extension (must include digitalSignature)")
-        }
-        if certificate.basicConstraints?.isCA == true {
-            violations.append("basic constraints mark it as a CA")
-        }
-        return violations
+        return violations + DocumentSignerProfile.signingUsageViolations(of: certificate, role: "list signer")
     }
 }
