@@ -59,33 +59,26 @@ public struct StatusBench {
         }
         let warm = service()
         defer { warm.stop() }
-        _ = Self.verify(withReference.prefix(1), verifier: verifier, service: warm)
-        // Interleaved chunks, the order alternating, each chunk's ratio kept:
-        // on a shared machine a slow spell then falls on both sides of one
-        // ratio, and the median ignores the chunks it spoiled.
-        let chunk = 100
-        var ratios: [Double] = [], withTimes: [Double] = [], withoutTimes: [Double] = []
-        for round in 1...options.rounds {
-            progress("status row: round \(round) of \(options.rounds), warm cache …")
-            for start in stride(from: 0, to: options.events, by: chunk) {
-                let range = start..<min(start + chunk, options.events)
-                var plain = 0.0, checked = 0.0
-                if (start / chunk + round) % 2 == 0 {
-                    plain = Self.threadCPU { _ = Self.verify(without[range], verifier: verifier, service: warm) }
-                    checked = Self.threadCPU { _ = Self.verify(withReference[range], verifier: verifier, service: warm) }
-                } else {
-                    checked = Self.threadCPU { _ = Self.verify(withReference[range], verifier: verifier, service: warm) }
-                    plain = Self.threadCPU { _ = Self.verify(without[range], verifier: verifier, service: warm) }
-                }
-                ratios.append(checked / plain)
-                withTimes.append(checked / Double(range.count))
-                withoutTimes.append(plain / Double(range.count))
-            }
-        }
-        let bestWithout = Self.median(withoutTimes) * Double(options.events)
-        let bestWith = Self.median(withTimes) * Double(options.events)
-        let medianRatio = Self.median(ratios)
+        let listed = warmRatio(withReference, without, verifier: verifier, verifierWithout: verifier, service: warm, what: "status list")
         let verifiedWith = Self.verify(withReference[...], verifier: verifier, service: warm)
+
+        // 1b. The same with CRLs instead: an authority whose document signer
+        // and IACA both name one, neither listed.
+        progress("status row: generating \(options.events) events whose certificates name CRLs …")
+        var crlFactory = factory
+        crlFactory.authority = try factory.authority.namingRevocationLists(iaca: [lists.url("/iaca.crl")], documentSigner: [lists.url("/ds.crl")])
+        for path in ["/iaca.crl", "/ds.crl"] {
+            lists.publish(path, try crlFactory.authority.revocationList(thisUpdate: now - 600, nextUpdate: now + 86_400), mediaType: "application/pkix-crl")
+        }
+        let crlVerifier = Verifier(directory: TenantDirectory([try crlFactory.merchant.tenant(trusting: [crlFactory.authority.iaca])]))
+        let withCRLs = try (0..<options.events).map { _ in try crlFactory.event(.isoDeviceResponse).json() }
+        // Compared with certificates made the same way that name no CRL, under their own tenant.
+        var plainFactory = factory
+        plainFactory.authority = try factory.authority.namingRevocationLists()
+        let plainVerifier = Verifier(directory: TenantDirectory([try plainFactory.merchant.tenant(trusting: [plainFactory.authority.iaca])]))
+        let withoutCRLs = try (0..<options.events).map { _ in try plainFactory.event(.isoDeviceResponse).json() }
+        let crls = warmRatio(withCRLs, withoutCRLs, verifier: crlVerifier, verifierWithout: plainVerifier, service: warm, what: "CRLs")
+        let verifiedWithCRLs = Self.verify(withCRLs[...], verifier: crlVerifier, service: warm)
 
         // 2. A cold 1 MB list: 2^20 entries of 8 bits, fetched, inflated and indexed.
         progress("status row: a cold 2^20-entry 8-bit list …")
@@ -131,13 +124,45 @@ public struct StatusBench {
         let recheckSeconds = Self.threadCPU { _ = warm.resolve(retained, at: now) }
 
         return BenchReport.Status(
-            events: options.events, rounds: options.rounds, warmCacheRatio: medianRatio,
-            cpuMicrosecondsPerEventWithout: bestWithout / Double(options.events) * 1e6,
-            cpuMicrosecondsPerEventWith: bestWith / Double(options.events) * 1e6,
-            verifiedWithReference: verifiedWith, coldListEntries: large.count, coldListMilliseconds: coldMilliseconds,
+            events: options.events, rounds: options.rounds, warmCacheRatio: listed.ratio,
+            cpuMicrosecondsPerEventWithout: listed.without * 1e6,
+            cpuMicrosecondsPerEventWith: listed.with * 1e6,
+            verifiedWithReference: verifiedWith,
+            warmCRLRatio: crls.ratio, cpuMicrosecondsPerEventWithCRLs: crls.with * 1e6, verifiedWithCRLs: verifiedWithCRLs, coldListEntries: large.count, coldListMilliseconds: coldMilliseconds,
             coldListRSSGrowthMegabytes: rssGrowth, coldListVerdict: largeResult == 1 ? "verified" : "rejected",
             waitingQueries: options.waiting, fetchesForWaitingQueries: crowd.fetches,
             retainedReferences: options.retained, recheckMicrosecondsPerReference: recheckSeconds / Double(options.retained) * 1e6)
+    }
+
+    /// CPU per event of `checked` (each resolved against cached lists) ÷ the
+    /// same of `plain`, in interleaved chunks, the order alternating, each
+    /// chunk's ratio kept: on a shared machine a slow spell then falls on
+    /// both sides of one ratio, and the median ignores the chunks it spoiled.
+    /// Medians of the ratio and of each side's seconds per event.
+    private func warmRatio(_ checked: [[UInt8]], _ plain: [[UInt8]], verifier: Verifier, verifierWithout: Verifier, service: StatusService,
+                           what: String) -> (ratio: Double, with: Double, without: Double) {
+        _ = Self.verify(checked.prefix(1), verifier: verifier, service: service)
+        let chunk = 100
+        let count = min(checked.count, plain.count)
+        var ratios: [Double] = [], withTimes: [Double] = [], withoutTimes: [Double] = []
+        for round in 1...options.rounds {
+            progress("status row: round \(round) of \(options.rounds), \(what) cached …")
+            for start in stride(from: 0, to: count, by: chunk) {
+                let range = start..<min(start + chunk, count)
+                var plainTime = 0.0, checkedTime = 0.0
+                if (start / chunk + round) % 2 == 0 {
+                    plainTime = Self.threadCPU { _ = Self.verify(plain[range], verifier: verifierWithout, service: service) }
+                    checkedTime = Self.threadCPU { _ = Self.verify(checked[range], verifier: verifier, service: service) }
+                } else {
+                    checkedTime = Self.threadCPU { _ = Self.verify(checked[range], verifier: verifier, service: service) }
+                    plainTime = Self.threadCPU { _ = Self.verify(plain[range], verifier: verifierWithout, service: service) }
+                }
+                ratios.append(checkedTime / plainTime)
+                withTimes.append(checkedTime / Double(range.count))
+                withoutTimes.append(plainTime / Double(range.count))
+            }
+        }
+        return (Self.median(ratios), Self.median(withTimes), Self.median(withoutTimes))
     }
 
     /// Verifies and resolves each event as the worker does; how many were verified.
@@ -175,29 +200,29 @@ public struct StatusBench {
     }
 }
 
-/// The bench's list server: tokens by path on 127.0.0.1.
+/// The bench's list server: tokens and CRLs by path on 127.0.0.1.
 private final class ListHost: @unchecked Sendable {
     // `tokens` is guarded by `lock`.
     private let lock = NSLock()
-    private var tokens: [String: [UInt8]] = [:]
+    private var tokens: [String: (body: [UInt8], mediaType: String)] = [:]
     private var daemon: HTTPDaemon?
 
     init() throws {
         daemon = try HTTPDaemon(port: 0, loopbackOnly: true) { [unowned self] request in
             guard let token = self.token(request.path) else { return HTTPResponse(status: 404) }
-            return HTTPResponse(status: 200, headers: [("Content-Type", "application/statuslist+cwt")], body: token)
+            return HTTPResponse(status: 200, headers: [("Content-Type", token.mediaType)], body: token.body)
         }
     }
 
-    private func token(_ path: String) -> [UInt8]? {
+    private func token(_ path: String) -> (body: [UInt8], mediaType: String)? {
         lock.lock()
         defer { lock.unlock() }
         return tokens[path]
     }
 
-    func publish(_ path: String, _ token: [UInt8]) {
+    func publish(_ path: String, _ token: [UInt8], mediaType: String = "application/statuslist+cwt") {
         lock.lock()
-        tokens[path] = token
+        tokens[path] = (token, mediaType)
         lock.unlock()
     }
 

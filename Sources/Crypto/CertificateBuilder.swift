@@ -154,7 +154,7 @@ private func makeName(_ attributes: [(String, String)]) throws(CryptoError) -> O
 }
 
 /// Caller frees with ASN1_OBJECT_free. `1` = dotted numbers only, so no name lookup can misread it.
-private func objectIdentifier(_ dotted: String) throws(CryptoError) -> OpaquePointer {
+func objectIdentifier(_ dotted: String) throws(CryptoError) -> OpaquePointer {
     guard let object = OBJ_txt2obj(dotted, 1) else {
         ERR_clear_error()
         throw .invalidInput("not a dotted OID: \(dotted)")
@@ -163,7 +163,7 @@ private func objectIdentifier(_ dotted: String) throws(CryptoError) -> OpaquePoi
 }
 
 /// Caller frees with ASN1_OCTET_STRING_free (or hands it to a structure that frees it).
-private func octetString(_ bytes: [UInt8]) throws(CryptoError) -> UnsafeMutablePointer<ASN1_OCTET_STRING> {
+func octetString(_ bytes: [UInt8]) throws(CryptoError) -> UnsafeMutablePointer<ASN1_OCTET_STRING> {
     guard let string = ASN1_OCTET_STRING_new() else { throw .openSSL(lastOpenSSLError()) }
     guard ASN1_OCTET_STRING_set(string, bytes, Int32(bytes.count)) == 1 else {
         ASN1_OCTET_STRING_free(string)
@@ -183,7 +183,7 @@ private func keyIdentifier(of x509: OpaquePointer) throws(CryptoError) -> [UInt8
 
 /// The digest paired with the signing key: ECDSA uses the hash matching the curve
 /// size; Ed25519 hashes internally and takes none.
-private func digest(for key: PrivateKey) throws(CryptoError) -> OpaquePointer? {
+func digest(for key: PrivateKey) throws(CryptoError) -> OpaquePointer? {
     switch key.type {
     case .ec(.p256): EVP_sha256()
     case .ec(.p384): EVP_sha384()
@@ -192,7 +192,7 @@ private func digest(for key: PrivateKey) throws(CryptoError) -> OpaquePointer? {
     }
 }
 
-private func timeT(_ date: Date) throws(CryptoError) -> time_t {
+func timeT(_ date: Date) throws(CryptoError) -> time_t {
     let seconds = date.timeIntervalSince1970.rounded(.down)
     guard seconds.isFinite, seconds > Double(time_t.min), seconds < Double(time_t.max) else {
         throw .invalidInput("certificate date out of range")

@@ -9,8 +9,9 @@ import Foundation
 /// What verification reads from a document signer certificate for every
 /// event it signed: derived once per certificate, not per event. Formatting
 /// the subject and extracting the public key costs more than the rest of the
-/// per-event certificate work together.
-public struct CertificateFacts: Sendable {
+/// per-event certificate work together. A class, so that reading one fact
+/// per event retains one object rather than copying every field.
+public final class CertificateFacts: Sendable {
     /// `subject.description`.
     public let subjectDescription: String
     /// `subject.countryName`.
@@ -27,6 +28,10 @@ public struct CertificateFacts: Sendable {
     public let publicKey: Result<PublicKey, CryptoError>
     /// `DocumentSignerProfile.violations(of:)`.
     public let documentSignerViolations: [String]
+    /// `crlDistributionPoints()`, or why it failed.
+    public let crlDistributionPoints: Result<[CRLDistributionPoint], CryptoError>
+    /// The serial number as `CertificateRevocationList` keys its entries.
+    let revocationSerial: [UInt8]
 
     init(_ certificate: Certificate) {
         let subject = certificate.subject
@@ -37,6 +42,8 @@ public struct CertificateFacts: Sendable {
         subjectCommonName = subject.commonName
         publicKey = Result { () throws(CryptoError) in try certificate.publicKey() }
         documentSignerViolations = DocumentSignerProfile.violations(of: certificate)
+        crlDistributionPoints = Result { () throws(CryptoError) in try certificate.crlDistributionPoints() }
+        revocationSerial = X509_get0_serialNumber(certificate.handle.pointer).map(serialKey) ?? []
     }
 }
 

@@ -17,11 +17,11 @@ final class PostgresListStore: SharedListStore, @unchecked Sendable {
         connection = ReconnectingConnection(connect)
     }
 
-    func load(_ kind: ListKind, uri: String) -> SharedList? {
+    func load(_ source: ListSource, uri: String) -> SharedList? {
         lock.lock()
         defer { lock.unlock() }
         do {
-            let rows = try connection.get().execute(StatusListsTable.find(Self.kind(kind), uri: uri))
+            let rows = try connection.get().execute(StatusListsTable.find(Self.kind(source), uri: uri))
             guard rows.rowCount == 1, let token = rows.bytes(0, "token"), let fetchedAt = rows.date(0, "fetched_at"),
                   let expiresAt = rows.date(0, "expires_at")
             else { return nil }
@@ -33,12 +33,12 @@ final class PostgresListStore: SharedListStore, @unchecked Sendable {
         }
     }
 
-    func save(_ kind: ListKind, uri: String, _ list: SharedList) {
+    func save(_ source: ListSource, uri: String, _ list: SharedList) {
         lock.lock()
         defer { lock.unlock() }
         do {
             try connection.get().execute(StatusListsTable.upsert(StatusListsTable.Row(
-                kind: Self.kind(kind), uri: uri, token: list.token, etag: list.etag, lastModified: list.lastModified,
+                kind: Self.kind(source), uri: uri, token: list.token, etag: list.etag, lastModified: list.lastModified,
                 fetchedAt: list.fetchedAt, expiresAt: list.expiresAt)))
         } catch {
             connection.drop()
@@ -51,10 +51,11 @@ final class PostgresListStore: SharedListStore, @unchecked Sendable {
         lock.unlock()
     }
 
-    private static func kind(_ kind: ListKind) -> StatusReferencesTable.Kind {
-        switch kind {
-        case .statusList: .statusList
-        case .identifierList: .identifierList
+    private static func kind(_ source: ListSource) -> StatusListsTable.Kind {
+        switch source {
+        case .token(.statusList): .statusList
+        case .token(.identifierList): .identifierList
+        case .certificateRevocationList: .certificateRevocationList
         }
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import MDoc
 import StatusList
@@ -38,13 +39,46 @@ enum ListAnswer {
     /// `lookup` of the token, once the token may speak for this document at `time`.
     private static func answer(_ list: CachedList, uri: String, certificate: [UInt8]?, query: StatusQuery, at time: Date, skew: TimeInterval,
                                lookup: (ListToken) -> CredentialStatus) -> CredentialStatus {
+        guard let token = list.token else { return .undetermined(StatusUndetermined(step: "token", detail: "a CRL was found where a list token was expected")) }
         do {
-            try list.token.checkSubject(uri)
-            try list.token.checkValidity(at: time, allowedClockSkew: skew)
+            try token.checkSubject(uri)
+            try token.checkValidity(at: time, allowedClockSkew: skew)
         } catch {
             return .undetermined(StatusUndetermined(error))
         }
         if let problem = list.authorization(for: query, referenceCertificate: certificate, at: time) { return .undetermined(problem) }
-        return lookup(list.token)
+        return lookup(token)
+    }
+
+    /// What the CRL fetched from `uri` says of the certificate `reference`
+    /// names (RFC 5280 §6.3.3, for a complete CRL of the certificate's own
+    /// issuer): current at `time` (`thisUpdate` no later than `time` and the
+    /// skew, `time` before `nextUpdate`), its issuer's, covering this
+    /// certificate; then its entry. `certificateHold` is suspended.
+    static func certificate(_ reference: CertificateListReference, uri: String, in list: CachedList, at time: Date,
+                            allowedClockSkew: TimeInterval) -> CredentialStatus {
+        let who = reference.role.rawValue
+        guard case .crl(let crl) = list.content else {
+            return .undetermined(StatusUndetermined(step: "crl", detail: "a list token was found where \(who)'s CRL was expected"))
+        }
+        guard crl.thisUpdate <= time.addingTimeInterval(allowedClockSkew) else {
+            return .undetermined(StatusUndetermined(step: "crl_time", detail: "\(who)'s CRL is issued after the verification time, beyond the allowed clock skew"))
+        }
+        guard time < crl.nextUpdate else {
+            return .undetermined(StatusUndetermined(step: "crl_time", detail: "\(who)'s CRL is past its nextUpdate"))
+        }
+        if let problem = list.authorization(ofCRLBy: reference.issuer, at: time) {
+            return .undetermined(StatusUndetermined(step: problem.step, detail: "\(who)'s CRL: \(problem.detail)"))
+        }
+        if let problem = crl.scopeProblem(for: reference.certificate, fetchedFrom: uri) {
+            return .undetermined(StatusUndetermined(step: "crl_scope", detail: "\(who)'s CRL: \(problem)"))
+        }
+        switch crl.entry(for: reference.certificate) {
+        case nil: return .valid
+        case .revoked: return .revoked
+        case .onHold: return .suspended
+        case .removed:
+            return .undetermined(StatusUndetermined(step: "crl", detail: "\(who)'s CRL lists it as removeFromCRL, which only a delta CRL may say"))
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Dispatch
 import Foundation
 import MDoc
@@ -55,9 +56,7 @@ public final class StatusService: @unchecked Sendable {
     /// Guards everything below it.
     private let condition = NSCondition()
     private var lists: [ListKey: CachedList] = [:]
-    private var lastUse: [ListKey: UInt64] = [:]
-    /// When each cached list last answered a query, for `prefetch`.
-    private var lastUsedAt: [ListKey: Date] = [:]
+    /// Counts uses, for each list's `lastUse` (the cache's order).
     private var useClock: UInt64 = 0
     private var failures: [ListKey: (cause: StatusUndetermined, until: Date)] = [:]
     /// Lists being fetched or queued for a fetch, with who waits for each.
@@ -151,7 +150,11 @@ public final class StatusService: @unchecked Sendable {
                     }
                     resolution.fill(queryIndex, referenceIndex, answer)
                 }
-                if let ready = lookup(reference.key, for: time, waiter: fill) { fill(ready) }
+                if case .unlocatable(let cause) = reference.named {
+                    fill(.failed(cause))
+                } else if let ready = lookup(reference.key, for: time, waiter: fill) {
+                    fill(ready)
+                }
             }
         }
         let wait = queries.map { TimeInterval($0.policy.maxWaitSeconds) }.min() ?? 10
@@ -172,7 +175,7 @@ public final class StatusService: @unchecked Sendable {
         defer { condition.unlock() }
         var queuedNow = 0
         for (key, list) in lists where flights[key] == nil && list.refreshAt < now + horizon {
-            guard let used = lastUsedAt[key], now.timeIntervalSince(used) < horizon else { continue }
+            guard let used = list.lastUsedAt, now.timeIntervalSince(used) < horizon else { continue }
             enqueue(key, neededAt: now, waiters: [])
             queuedNow += 1
         }
@@ -210,7 +213,21 @@ public final class StatusService: @unchecked Sendable {
                 guard let answer = read(Reference(.identifierList(list)), query) else { return nil }
                 identifierList = answer
             }
-            answers.append(CredentialStatus.combining([statusList, identifierList].compactMap { $0 }))
+            guard !query.certificateLists.isEmpty else {
+                answers.append(CredentialStatus.combining([statusList, identifierList].compactMap { $0 }))
+                continue
+            }
+            var all = [statusList, identifierList].compactMap { $0 }
+            for certificate in query.certificateLists {
+                let reference = Reference(certificate)
+                if case .unlocatable(let cause) = reference.named {
+                    all.append(.undetermined(cause))
+                    continue
+                }
+                guard let answer = read(reference, query) else { return nil }
+                all.append(answer)
+            }
+            answers.append(CredentialStatus.combining(all))
         }
         for _ in 0..<hits { configuration.observer.lookedUp(true) }
         return answers
@@ -221,8 +238,8 @@ public final class StatusService: @unchecked Sendable {
     private func freshList(_ key: ListKey, now: Date, for time: Date) -> CachedList? {
         guard let list = lists[key], list.isFresh(now: now, for: time) else { return nil }
         useClock += 1
-        lastUse[key] = useClock
-        lastUsedAt[key] = now
+        list.lastUse = useClock
+        list.lastUsedAt = now
         return list
     }
 
@@ -238,7 +255,7 @@ public final class StatusService: @unchecked Sendable {
     /// document's issuer has accepted.
     private static func dropsList(_ answer: CredentialStatus, _ list: CachedList) -> Bool {
         guard case .undetermined(let cause) = answer else { return false }
-        return (cause.step == "signer" || cause.step == "signature") && !list.wasAccepted
+        return (cause.step == "signer" || cause.step == "signature" || cause.step == "crl_signer") && !list.wasAccepted
     }
 
     /// `resolve`, waiting for the answers.
@@ -265,8 +282,6 @@ public final class StatusService: @unchecked Sendable {
             condition.lock()
             if lists[key] === list {
                 lists[key] = nil
-                lastUse[key] = nil
-                lastUsedAt[key] = nil
                 failures[key] = (cause, Date().addingTimeInterval(configuration.failureRetryAfter))
             }
             condition.unlock()
@@ -317,7 +332,7 @@ public final class StatusService: @unchecked Sendable {
             if !toShare.isEmpty {
                 let (key, list) = toShare.removeFirst()
                 condition.unlock()
-                configuration.sharedStore?.save(key.kind, uri: key.uriText, list.shared)
+                configuration.sharedStore?.save(key.source, uri: key.uriText, list.shared)
                 continue
             }
             let key = queued.remove(at: next!)
@@ -340,7 +355,7 @@ public final class StatusService: @unchecked Sendable {
                 failures[key] = nil
                 store(list, under: key)
                 // Fetched for a query: in use. (A prefetch alone keeps the last use.)
-                if !waiters.isEmpty { lastUsedAt[key] = Date() }
+                if !waiters.isEmpty { list.lastUsedAt = Date() }
             case .failed(let cause):
                 failures[key] = (cause, Date().addingTimeInterval(configuration.failureRetryAfter))
                 if failures.count > configuration.maxCachedLists { failures = failures.filter { $0.value.until > Date() } }
@@ -353,13 +368,13 @@ public final class StatusService: @unchecked Sendable {
     }
 
     private func store(_ list: CachedList, under key: ListKey) {
+        // A refetched list keeps its predecessor's last use (a prefetch alone is no use).
+        if list.lastUsedAt == nil { list.lastUsedAt = lists[key]?.lastUsedAt }
         lists[key] = list
         useClock += 1
-        lastUse[key] = useClock
-        if lists.count > configuration.maxCachedLists, let oldest = lastUse.min(by: { $0.value < $1.value })?.key {
+        list.lastUse = useClock
+        if lists.count > configuration.maxCachedLists, let oldest = lists.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
             lists[oldest] = nil
-            lastUse[oldest] = nil
-            lastUsedAt[oldest] = nil
         }
     }
 
@@ -367,10 +382,9 @@ public final class StatusService: @unchecked Sendable {
     /// strictly; with the fetch's result as metrics name it.
     private func fetch(_ key: ListKey, previous: CachedList?, neededAt time: Date) -> (Fetched, String) {
         var previous = previous
-        if previous == nil, let store = configuration.sharedStore, let kept = store.load(key.kind, uri: key.uriText),
-           let token = try? ListToken(bytes: kept.token, kind: key.kind, limits: configuration.limits),
-           (try? Self.admit(token, for: key, at: time, allowedClockSkew: configuration.allowedClockSkew)) != nil {
-            let list = CachedList(token: token, tokenBytes: kept.token, fetchedAt: kept.fetchedAt, etag: kept.etag, lastModified: kept.lastModified)
+        if previous == nil, let store = configuration.sharedStore, let kept = store.load(key.source, uri: key.uriText),
+           case .success(let content) = read(kept.token, for: key, at: time) {
+            let list = CachedList(content, tokenBytes: kept.token, fetchedAt: kept.fetchedAt, etag: kept.etag, lastModified: kept.lastModified)
             // Another process fetched it within its ttl: no request at all.
             if Date() < list.refreshAt { return (.list(list), "shared") }
             previous = list
@@ -384,7 +398,8 @@ public final class StatusService: @unchecked Sendable {
     }
 
     private func fetchList(_ key: ListKey, previous: CachedList?, neededAt time: Date) -> Fetched {
-        let request = FetchRequest(url: key.uriText, accept: key.kind.mediaType, ifNoneMatch: previous?.etag, ifModifiedSince: previous?.lastModified)
+        let request = FetchRequest(url: key.uriText, accept: key.source.mediaType, ifNoneMatch: previous?.etag, ifModifiedSince: previous?.lastModified,
+                                   allowsPlainHTTP: key.source == .certificateRevocationList)
         switch fetcher.fetch(request) {
         case .failure(let error):
             return .failed(StatusUndetermined(error))
@@ -393,16 +408,48 @@ public final class StatusService: @unchecked Sendable {
             return .list(previous.confirmed(at: Date()))
         case .success(.fetched(let body, let contentType, let etag, let lastModified, _)):
             // The server's own words stay out of details (it chose them).
-            if let contentType, !Self.accepts(contentType, for: key.kind) {
-                return .failed(StatusUndetermined(step: "media_type", detail: "the server sent another media type than \(key.kind.mediaType)"))
+            if let contentType, !Self.accepts(contentType, for: key.source) {
+                return .failed(StatusUndetermined(step: "media_type", detail: "the server sent another media type than \(key.source.mediaType)"))
             }
+            switch read(body, for: key, at: time) {
+            case .success(let content): return .list(CachedList(content, tokenBytes: body, fetchedAt: Date(), etag: etag, lastModified: lastModified))
+            case .failure(let cause): return .failed(cause)
+            }
+        }
+    }
+
+    /// The bytes as what `key` names, admitted (`admit`, `admitCRL`), or why not.
+    private func read(_ bytes: [UInt8], for key: ListKey, at time: Date) -> Result<CachedList.Content, StatusUndetermined> {
+        switch key.source {
+        case .token(let kind):
             do {
-                let token = try ListToken(bytes: body, kind: key.kind, limits: configuration.limits)
+                let token = try ListToken(bytes: bytes, kind: kind, limits: configuration.limits)
                 try Self.admit(token, for: key, at: time, allowedClockSkew: configuration.allowedClockSkew)
-                return .list(CachedList(token: token, tokenBytes: body, fetchedAt: Date(), etag: etag, lastModified: lastModified))
+                return .success(.token(token))
             } catch {
-                return .failed(StatusUndetermined(error))
+                return .failure(StatusUndetermined(error))
             }
+        case .certificateRevocationList:
+            guard bytes.count <= configuration.limits.maxTokenBytes else {
+                return .failure(StatusUndetermined(step: "too_large", detail: "the CRL has more than \(configuration.limits.maxTokenBytes) bytes"))
+            }
+            let crl: CertificateRevocationList
+            do {
+                crl = try CertificateRevocationList(der: bytes)
+            } catch {
+                return .failure(StatusUndetermined(step: "crl", detail: "not a CRL Veridoc can use: \(Self.describe(error))"))
+            }
+            // Its signer is each certificate's issuer, checked per query (`ListAnswer.certificate`).
+            guard time < crl.nextUpdate else { return .failure(StatusUndetermined(step: "crl_time", detail: "the CRL is past its nextUpdate")) }
+            return .success(.crl(crl))
+        }
+    }
+
+    private static func describe(_ error: CryptoError) -> String {
+        switch error {
+        case .malformedEncoding(let what): "malformed \(what)"
+        case .unsupported(let what): "\(what) is not supported"
+        default: "\(error)"
         }
     }
 
@@ -421,9 +468,14 @@ public final class StatusService: @unchecked Sendable {
     /// The Content-Type a list may come with: its own media type, or the
     /// generic CWT and binary types servers fall back to. A JSON or JWT
     /// answer is the wrong format, whatever its bytes.
-    static func accepts(_ contentType: String, for kind: ListKind) -> Bool {
+    static func accepts(_ contentType: String, for source: ListSource) -> Bool {
         let name = mediaTypeName(contentType)
-        return name == kind.mediaType || name == "application/cwt" || name == "application/octet-stream"
+        switch source {
+        case .token(let kind): return name == kind.mediaType || name == "application/cwt" || name == "application/octet-stream"
+        // RFC 5280 §4.2.1.13 names application/pkix-crl; older servers send the PKCS #7 or x509 names.
+        case .certificateRevocationList:
+            return ["application/pkix-crl", "application/x-pkcs7-crl", "application/x-x509-crl", "application/octet-stream"].contains(name)
+        }
     }
 
     /// The media type without parameters, lowercased.
@@ -437,6 +489,7 @@ public final class StatusService: @unchecked Sendable {
         var references: [Reference] = []
         if let list = query.reference.statusList { references.append(Reference(.statusList(list))) }
         if let list = query.reference.identifierList { references.append(Reference(.identifierList(list))) }
+        references += query.certificateLists.map(Reference.init)
         return references
     }
 
@@ -445,6 +498,9 @@ public final class StatusService: @unchecked Sendable {
         enum Named: Sendable {
             case statusList(MSOStatus.StatusListReference)
             case identifierList(MSOStatus.IdentifierListReference)
+            case certificate(CertificateListReference, uri: String)
+            /// A certificate that names CRLs none of which can be fetched: answered at once.
+            case unlocatable(StatusUndetermined)
         }
 
         let named: Named
@@ -455,6 +511,15 @@ public final class StatusService: @unchecked Sendable {
             key = switch named {
             case .statusList(let list): ListKey(.statusList, list.uri)
             case .identifierList(let list): ListKey(.identifierList, list.uri)
+            case .certificate(_, let uri): ListKey(.certificateRevocationList, uri)
+            case .unlocatable: ListKey(.certificateRevocationList, "")
+            }
+        }
+
+        init(_ certificate: CertificateListReference) {
+            switch certificate.location {
+            case .success(let uri): self.init(.certificate(certificate, uri: uri))
+            case .failure(let cause): self.init(.unlocatable(cause))
             }
         }
 
@@ -462,6 +527,8 @@ public final class StatusService: @unchecked Sendable {
             switch named {
             case .statusList(let reference): ListAnswer.statusList(reference, in: list, for: query, at: time, allowedClockSkew: skew)
             case .identifierList(let reference): ListAnswer.identifierList(reference, in: list, for: query, at: time, allowedClockSkew: skew)
+            case .certificate(let reference, let uri): ListAnswer.certificate(reference, uri: uri, in: list, at: time, allowedClockSkew: skew)
+            case .unlocatable(let cause): .undetermined(cause)
             }
         }
     }

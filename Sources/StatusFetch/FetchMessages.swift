@@ -8,8 +8,14 @@ public struct FetchRequest: Sendable {
     public var accept: String
     public var ifNoneMatch: String?
     public var ifModifiedSince: String?
+    /// Lets this request (and its redirects) use plain http to public
+    /// addresses: for content whose integrity does not rest on the
+    /// connection (a CRL, signed by its issuer, served over http by custom,
+    /// RFC 5280 §4.2.1.13). Every address rule still applies.
+    public var allowsPlainHTTP: Bool
 
-    public init(url: String, accept: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) {
+    public init(url: String, accept: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil, allowsPlainHTTP: Bool = false) {
+        self.allowsPlainHTTP = allowsPlainHTTP
         self.url = url
         self.accept = accept
         self.ifNoneMatch = ifNoneMatch

@@ -27,6 +27,8 @@ public struct FetchPolicy: Sendable {
     /// every other strict rule (https, redirects, the rest of 127/8).
     /// Not public: nothing outside this package may turn it on.
     package var allowsLoopbackForTests = false
+    /// Set for one request by `FetchRequest.allowsPlainHTTP`.
+    var permitsPlainHTTP = false
 
     public init(allowInsecure: Bool = false, connectTimeout: Double = 5, totalTimeout: Double = 15, maxBodyBytes: Int = 8 << 20,
                 maxRedirects: Int = 3, perHostConcurrency: Int = 4, caFile: String? = nil, userAgent: String = "veridoc") {
@@ -49,6 +51,9 @@ public struct FetchPolicy: Sendable {
 
     /// Whether a URL (the first or a redirect's) with this lowercased scheme may be fetched.
     func permitsScheme(_ scheme: String) -> Bool {
-        scheme == "https" || (allowInsecure && scheme == "http")
+        scheme == "https" || ((allowInsecure || permitsPlainHTTP) && scheme == "http")
     }
+
+    /// The schemes curl itself may speak under this policy.
+    var protocols: String { allowInsecure || permitsPlainHTTP ? "http,https" : "https" }
 }

@@ -27,6 +27,8 @@ public final class StatusFetcher: Sendable {
     /// 2xx → `.fetched`; 304 to a conditional request → `.notModified`;
     /// any other status → `.httpStatus`.
     public func fetch(_ request: FetchRequest) -> Result<FetchResponse, FetchError> {
+        var policy = self.policy
+        policy.permitsPlainHTTP = request.allowsPlainHTTP
         let deadline = ContinuousClock.now + .milliseconds(Self.milliseconds(policy.totalTimeout))
         guard curlGlobalInit == CURLE_OK else { return .failure(.other(FetchError.curlName(curlGlobalInit))) }
         var headers: [String] = []
@@ -59,7 +61,7 @@ public final class StatusFetcher: Sendable {
             guard let appended = curl_slist_append(headerList, header) else { return .failure(.other("CURLE_OUT_OF_MEMORY")) }
             headerList = appended
         }
-        if let error = configure(easy, headers: headerList, context: transfer.toOpaque()) { return .failure(error) }
+        if let error = configure(easy, policy: policy, headers: headerList, context: transfer.toOpaque()) { return .failure(error) }
 
         let context = transfer.takeUnretainedValue()
         var redirects = 0
@@ -101,8 +103,8 @@ public final class StatusFetcher: Sendable {
     }
 
     /// The options every hop shares; nil when curl took them all.
-    private func configure(_ easy: UnsafeMutableRawPointer, headers: UnsafeMutablePointer<curl_slist>?, context: UnsafeMutableRawPointer) -> FetchError? {
-        let protocols = policy.allowInsecure ? "http,https" : "https"
+    private func configure(_ easy: UnsafeMutableRawPointer, policy: FetchPolicy, headers: UnsafeMutablePointer<curl_slist>?, context: UnsafeMutableRawPointer) -> FetchError? {
+        let protocols = policy.protocols
         var codes: [CURLcode] = [
             // curl must not raise signals: fetches run on many threads.
             veridoc_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1),

@@ -389,6 +389,13 @@ public enum Migrations {
                 PRIMARY KEY (list_kind, list_uri));
             CREATE INDEX status_lists_expires_at ON status_lists (expires_at);
             """),
+        // X.509 CRLs that document signer and IACA certificates name, shared
+        // like the list tokens (docs/revocation.md).
+        Migration(version: 16, name: "certificate revocation lists shared by workers", sql: """
+            ALTER TABLE status_lists DROP CONSTRAINT status_lists_list_kind_check;
+            ALTER TABLE status_lists ADD CONSTRAINT status_lists_list_kind_check
+                CHECK (list_kind IN ('status_list', 'identifier_list', 'crl'));
+            """),
     ]
 
     /// The newest version this binary knows.

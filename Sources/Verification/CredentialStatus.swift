@@ -5,7 +5,7 @@ import Settings
 /// What Veridoc found out about whether a document's issuer still stands by
 /// it (its MSO's `status` member, ISO 18013-5 §12.3.6).
 public enum CredentialStatus: Sendable, Equatable {
-    /// The MSO names no list.
+    /// Neither the MSO nor a certificate of the document's path names a list.
     case none
     /// The tenant's `status.mode` is off: nothing was fetched.
     case notChecked
@@ -51,7 +51,7 @@ public enum CredentialStatus: Sendable, Equatable {
 
 /// Why a status is undetermined: the step that failed (a stable word the
 /// reason detail and the metrics use) and a detail for people.
-public struct StatusUndetermined: Sendable, Equatable {
+public struct StatusUndetermined: Error, Sendable, Equatable {
     public let step: String
     public let detail: String
 
@@ -62,8 +62,9 @@ public struct StatusUndetermined: Sendable, Equatable {
 }
 
 /// One document's revocation references, to be resolved by the status
-/// service: what the references name, and who may have signed the lists
-/// (the document's signer and the IACA its chain ended at).
+/// service: what its MSO names, the CRLs its certificates name, and who may
+/// have signed the lists (the document's signer and the IACA its chain
+/// ended at).
 public struct StatusQuery: Sendable {
     /// The document's place in the response.
     public let document: Int
@@ -71,14 +72,23 @@ public struct StatusQuery: Sendable {
     public let documentSigner: Certificate
     public let issuingAnchor: Certificate
     public let policy: TenantSettings.StatusPolicy
+    /// The certificates of the document's path that name CRLs.
+    public let certificateLists: [CertificateListReference]
 
-    public init(document: Int, reference: MSOStatus, documentSigner: Certificate, issuingAnchor: Certificate, policy: TenantSettings.StatusPolicy) {
+    /// `path` is the validated path, signer first; nil: the signer and the
+    /// anchor alone (Annex B has no intermediates), as a stored result keeps them.
+    public init(document: Int, reference: MSOStatus, documentSigner: Certificate, issuingAnchor: Certificate, policy: TenantSettings.StatusPolicy,
+                path: [Certificate]? = nil) {
         self.document = document
         self.reference = reference
         self.documentSigner = documentSigner
         self.issuingAnchor = issuingAnchor
         self.policy = policy
+        certificateLists = CertificateListReference.onPath(path ?? (documentSigner == issuingAnchor ? [documentSigner] : [documentSigner, issuingAnchor]))
     }
+
+    /// Whether it names anything to check.
+    public var hasReferences: Bool { reference.hasReference || !certificateLists.isEmpty }
 }
 
 /// A status query with the status service's answer.

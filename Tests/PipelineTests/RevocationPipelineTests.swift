@@ -181,4 +181,45 @@ import Verification
         #expect(server.requests("/shared") == 1, "the restarted worker fetched the list again")
         #expect(restarted.terminate() == 0)
     }
+
+    /// A document signer that names a CRL is checked against it by the
+    /// worker: one listed there is rejected, one not listed verifies, and
+    /// the CRL, like a list token, is shared with a restarted worker.
+    @Test func aDocumentSignerOnItsIACAsCRLIsRejectedAndTheCRLIsShared() throws {
+        let server = try ListServer()
+        defer { server.stop() }
+        let (fixture, _) = try Self.fixture(mode: "required", server: server)
+        let now = fixture.factory.now
+        // Two signers under the tenant's IACA (same key, same name), both naming the CRL.
+        let kept = try fixture.factory.authority.namingRevocationLists(documentSigner: [server.url("/ds.crl")])
+        let revoked = try fixture.factory.authority.namingRevocationLists(documentSigner: [server.url("/ds.crl")])
+        server.publish("/ds.crl", try kept.revocationList([.init(revoked.documentSigner, reason: 1)], thisUpdate: now - 600, nextUpdate: now + 86_400),
+                       mediaType: "application/pkix-crl")
+        fixture.factory.authority = kept
+        let valid = try Self.event(fixture, nil)
+        let later = try Self.event(fixture, nil)
+        fixture.factory.authority = revoked
+        let rejected = try Self.event(fixture, nil)
+
+        let worker = try fixture.startWorker()
+        try fixture.produce([("a", valid.json()), ("b", rejected.json())])
+        let outcomes = try fixture.outcomeEvents(expected: 2, timeout: 120)
+        #expect(outcomes.count == 2, "\(worker.log.suffix(1500))")
+        let answers = try [valid, rejected].map { event in try #require(outcomes.first { $0["subject"] as? String == event.id }?["data"] as? [String: Any]) }
+        #expect(answers[0]["verdict"] as? String == "verified" && answers[0]["status"] as? String == "valid")
+        #expect(answers[1]["verdict"] as? String == "rejected" && answers[1]["status"] as? String == "revoked")
+        #expect((answers[1]["reasons"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } == ["status.revoked"])
+        #expect(worker.terminate() == 0)
+        #expect(server.requests("/ds.crl") == 1)
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM status_lists WHERE list_kind = 'crl'") == 1)
+        #expect(!worker.log.contains("/ds.crl"))
+
+        let restarted = try fixture.startWorker("restarted")
+        try fixture.produce([("c", later.json())])
+        let all = try fixture.outcomeEvents(expected: 3, timeout: 120)
+        let answer = try #require(all.first { $0["subject"] as? String == later.id }?["data"] as? [String: Any], "\(restarted.log.suffix(1500))")
+        #expect(answer["verdict"] as? String == "verified" && answer["status"] as? String == "valid")
+        #expect(server.requests("/ds.crl") == 1, "the restarted worker fetched the CRL again")
+        #expect(restarted.terminate() == 0)
+    }
 }

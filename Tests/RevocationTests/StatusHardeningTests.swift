@@ -25,8 +25,8 @@ import Verification
     /// A store in memory, recording what it was given.
     final class MemoryStore: SharedListStore, Sendable {
         let saved = Mutex<[String: SharedList]>([:])
-        func load(_ kind: ListKind, uri: String) -> SharedList? { saved.withLock { $0[uri] } }
-        func save(_ kind: ListKind, uri: String, _ list: SharedList) { saved.withLock { $0[uri] = list } }
+        func load(_ source: ListSource, uri: String) -> SharedList? { saved.withLock { $0[uri] } }
+        func save(_ source: ListSource, uri: String, _ list: SharedList) { saved.withLock { $0[uri] = list } }
     }
 
     static func service(retryAfter: TimeInterval = 0.2, store: MemoryStore? = nil) -> StatusService {

@@ -50,13 +50,14 @@ import Testing
 
         // Every target of a full run, each a measured figure, its goal and whether it was met.
         let targets = try #require(report["targets"] as? [[String: Any]])
-        // Eight of the pipeline, two of the HTTP front held by slow clients and one tenant's long polls, three of revocation.
-        #expect(targets.count == 13, "\(targets.compactMap { $0["name"] as? String })")
+        // Eight of the pipeline, two of the HTTP front held by slow clients and one tenant's long polls, four of revocation.
+        #expect(targets.count == 14, "\(targets.compactMap { $0["name"] as? String })")
         let names = targets.compactMap { $0["name"] as? String }
         #expect(names.contains { $0.hasPrefix("another tenant's POST /v1/sessions p99") } && names.contains { $0.hasPrefix("GET /healthz p99") }, "\(names)")
         #expect(names.contains { $0.hasPrefix("status check with a cached list") } && names.contains { $0.hasPrefix("fetches for") }, "\(names)")
         let status = try #require(report["status"] as? [String: Any])
         #expect(status["fetchesForWaitingQueries"] as? Int == 1 && status["verifiedWithReference"] as? Int == status["events"] as? Int)
+        #expect(names.contains { $0.hasPrefix("status check with two cached CRLs") } && status["verifiedWithCRLs"] as? Int == status["events"] as? Int)
         #expect(targets.allSatisfy { $0["measured"] is Double && $0["met"] is Bool && !($0["goal"] as? String ?? "").isEmpty })
 
         let endToEnd = try #require(report["endToEnd"] as? [String: Any])

@@ -1,5 +1,8 @@
+import Crypto
+import MDoc
 /// `document.status`: the issuer has not revoked or suspended the document
-/// (its MSO's `status` names a status list or identifier list).
+/// (its MSO's `status` names a status list or identifier list), and no
+/// certificate of its path is on the CRL its issuer publishes.
 ///
 /// Lists are fetched over the network, which the verification pool never
 /// waits on, so this check runs in two halves. In its place in the order it
@@ -15,18 +18,35 @@ public enum DocumentStatusCheck: DocumentCheck {
 
     static func run(_ document: inout DocumentUnderVerification, into report: inout CheckReport) {
         guard let mso = document.parsedMSO else { return }
-        guard let reference = mso.status, reference.hasReference else {
+        let reference = mso.status.flatMap { $0.hasReference ? $0 : nil } ?? MSOStatus()
+        let policy = document.context.statusPolicy
+        let vouched = [CheckName.issuerChain, .issuerSignature, .msoStructure, .msoValidity].allSatisfy { report.status(of: $0) == .passed }
+        guard vouched, document.signerIsTrusted, let signer = document.signer, let anchor = document.path.last else {
+            // Nothing was checked; "none" only where nothing names a list
+            // (whether a path's certificates name CRLs is known only from a
+            // trusted path, so a signer that names one leaves it open).
+            if !reference.hasReference, document.signer.map(Self.namesNoCRL) ?? true {
+                document.summary.status = CredentialStatus.none
+            } else if policy.mode == .off {
+                document.summary.status = .notChecked
+            }
+            return
+        }
+        let query = StatusQuery(document: document.index, reference: reference, documentSigner: signer, issuingAnchor: anchor, policy: policy,
+                                path: document.path)
+        guard query.hasReferences else {
             document.summary.status = CredentialStatus.none
             return
         }
-        let policy = document.context.statusPolicy
         if policy.mode == .off {
             document.summary.status = .notChecked
             return
         }
-        let vouched = [CheckName.issuerChain, .issuerSignature, .msoStructure, .msoValidity].allSatisfy { report.status(of: $0) == .passed }
-        guard vouched, document.signerIsTrusted, let signer = document.signer, let anchor = document.path.last else { return }
-        document.statusQuery = StatusQuery(document: document.index, reference: reference, documentSigner: signer, issuingAnchor: anchor, policy: policy)
+        document.statusQuery = query
+    }
+
+    private static func namesNoCRL(_ certificate: Certificate) -> Bool {
+        (try? certificate.facts.crlDistributionPoints.get())?.isEmpty == true
     }
 
     /// `report` with the check recorded for the answers to `queries` (in the same order).
