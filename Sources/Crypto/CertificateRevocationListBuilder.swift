@@ -10,7 +10,9 @@ import Foundation
 /// statement of which certificates it revoked. Not meant for production PKI.
 public struct CertificateRevocationListBuilder {
     public struct Entry {
-        public var certificate: Certificate
+        /// Whose serial number is listed; nil: `serialNumber`'s.
+        public var certificate: Certificate?
+        public var serialNumber: UInt64 = 0
         /// RFC 5280 §5.3.1 reason code; nil: no reason extension.
         public var reason: Int?
         /// Adds a critical private extension to the entry (a CRL that must not be used).
@@ -20,6 +22,12 @@ public struct CertificateRevocationListBuilder {
             self.certificate = certificate
             self.reason = reason
             self.criticalExtension = criticalExtension
+        }
+
+        /// A serial number no certificate at hand has (a large list's filler).
+        public init(serialNumber: UInt64, reason: Int? = nil) {
+            self.serialNumber = serialNumber
+            self.reason = reason
         }
     }
 
@@ -67,9 +75,17 @@ public struct CertificateRevocationListBuilder {
         guard let revoked = X509_REVOKED_new() else { throw .openSSL(lastOpenSSLError()) }
         var owned = true
         defer { if owned { X509_REVOKED_free(revoked) } }
-        guard let serial = X509_get0_serialNumber(entry.certificate.handle.pointer),
-              X509_REVOKED_set_serialNumber(revoked, UnsafeMutablePointer(mutating: serial)) == 1
-        else { throw .openSSL(lastOpenSSLError()) }
+        if let certificate = entry.certificate {
+            guard let serial = X509_get0_serialNumber(certificate.handle.pointer),
+                  X509_REVOKED_set_serialNumber(revoked, UnsafeMutablePointer(mutating: serial)) == 1
+            else { throw .openSSL(lastOpenSSLError()) }
+        } else {
+            guard let serial = ASN1_INTEGER_new() else { throw .openSSL(lastOpenSSLError()) }
+            defer { ASN1_INTEGER_free(serial) }
+            guard ASN1_INTEGER_set_uint64(serial, entry.serialNumber) == 1, X509_REVOKED_set_serialNumber(revoked, serial) == 1 else {
+                throw .openSSL(lastOpenSSLError())
+            }
+        }
         try setTime(thisUpdate) { X509_REVOKED_set_revocationDate(revoked, $0) }
         if let reason = entry.reason {
             guard let value = ASN1_ENUMERATED_new() else { throw .openSSL(lastOpenSSLError()) }

@@ -48,6 +48,7 @@ public final class StatusService: @unchecked Sendable {
                 perHostConcurrency: settings.perHostConcurrency, caFile: caFile)
             limits = ListLimits(maxTokenBytes: settings.maxResponseBytes, maxListBytes: settings.maxListBytes)
             maxCachedLists = settings.maxCachedLists
+            fetchThreads = settings.fetchThreads
         }
     }
 

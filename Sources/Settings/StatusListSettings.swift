@@ -1,7 +1,8 @@
-/// The `statusLists` section: how revocation lists named in MSOs are fetched
-/// (docs/revocation.md). The URIs come from issuer-signed MSOs, but an
-/// issuer is still a stranger on the network: fetches are bounded in time,
-/// size and concurrency, and go to public HTTPS addresses only.
+/// The `statusLists` section: how revocation lists named in MSOs, and the
+/// CRLs certificates name, are fetched (docs/revocation.md). The URIs come
+/// from issuer-signed data, but an issuer is still a stranger on the
+/// network: fetches are bounded in time, size and concurrency, and go to
+/// public addresses only (HTTPS, or plain http for a signed CRL).
 public struct StatusListSettings: Sendable, Equatable {
     /// Plain http and private, loopback and link-local addresses allowed:
     /// for tests and development only, never in production.
@@ -17,6 +18,9 @@ public struct StatusListSettings: Sendable, Equatable {
     public var maxListBytes = 16 << 20
     /// Concurrent fetches to one host.
     public var perHostConcurrency = 4
+    /// Threads fetching lists, all hosts together: more than one host's
+    /// share, so that a slow issuer holds only its share.
+    public var fetchThreads = 16
     /// Lists kept in memory; the least recently used beyond it are dropped (and fetched again when needed).
     public var maxCachedLists = 1_000
     /// How often the worker reads the lists of retained accepted results again.
@@ -33,6 +37,7 @@ public struct StatusListSettings: Sendable, Equatable {
         maxResponseBytes = try section.integer("maxResponseBytes", range: 1_024...(256 << 20)) ?? maxResponseBytes
         maxListBytes = try section.integer("maxListBytes", range: 1_024...(256 << 20)) ?? maxListBytes
         perHostConcurrency = try section.integer("perHostConcurrency", range: 1...64) ?? perHostConcurrency
+        fetchThreads = try section.integer("fetchThreads", range: 1...256) ?? fetchThreads
         maxCachedLists = try section.integer("maxCachedLists", range: 1...1_000_000) ?? maxCachedLists
         recheckIntervalSeconds = try section.integer("recheckIntervalSeconds", range: 1...86_400) ?? recheckIntervalSeconds
         if connectTimeoutSeconds > timeoutSeconds {

@@ -1,4 +1,5 @@
 import CBOR
+import Crypto
 import Foundation
 import MDoc
 import Testing
@@ -74,5 +75,40 @@ struct ListCostScalingTests {
         #expect(first > 0, "\(dimension.name): \(costs)")
         #expect(second / first <= ScalingTests.maximumGrowth,
                 "\(dimension.name): doubling \(2 * n) to \(4 * n) added \(Int(second)) instructions, \(n) more added \(Int(first)): \(costs)")
+    }
+
+    /// The same for a CRL its document signer names: n, 2n and 4n entries
+    /// (none of them the signer), each with a reason code.
+    @Test func crlCostIsLinearInItsEntries() throws {
+        let events = try TestIssuer.HostileEvents(now: Date(), seed: 79)
+        let server = try ListServer()
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-crl-scaling-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var factory = events.factory
+        factory.authority = try factory.authority.namingRevocationLists(documentSigner: [server.url("/ds.crl")])
+        let config = try factory.merchant.writeConfiguration(
+            to: directory, trustAnchors: [factory.authority.iaca], tenantSettings: ["status": ["mode": "required", "maxWaitSeconds": 300]],
+            settings: ["statusLists": ["allowInsecure": true, "timeoutSeconds": 300, "maxResponseBytes": 64 << 20]])
+        let event = directory.appendingPathComponent("event.json")
+        try Data(try factory.event(.isoDeviceResponse).json()).write(to: event)
+
+        let n = 5_000
+        var costs: [Int] = []
+        for count in [n, 2 * n, 4 * n] {
+            // Serials from 2^40 up: the signer's is a random 64-bit number, never among them by more than chance.
+            let entries = (0..<count).map { CertificateRevocationListBuilder.Entry(serialNumber: (1 << 40) + UInt64($0), reason: 1) }
+            server.publish("/ds.crl", try factory.authority.revocationList(entries, thisUpdate: events.now - 600, nextUpdate: events.now + 86_400),
+                           mediaType: "application/pkix-crl")
+            costs.append(try Callgrind.instructions(["verify", "--config", config.path, "--json", event.path]))
+        }
+        let run = try Subprocess.run(Binaries.veridoc, ["verify", "--config", config.path, "--json", event.path])
+        let data = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])?["data"] as? [String: Any]
+        #expect(data?["status"] as? String == "valid", "\(run.output.prefix(2000))")
+        let first = Double(costs[1] - costs[0]), second = Double(costs[2] - costs[1])
+        print("list scaling crlEntries: n = \(n), \(2 * n), \(4 * n): instructions \(costs), growth \(String(format: "%.2f", second / first))")
+        #expect(first > 0, "\(costs)")
+        #expect(second / first <= ScalingTests.maximumGrowth, "doubling \(2 * n) to \(4 * n) entries added \(Int(second)) instructions, \(n) more added \(Int(first)): \(costs)")
     }
 }
