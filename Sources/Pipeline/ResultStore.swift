@@ -332,6 +332,10 @@ package struct ResultStore {
                 if let list = query.reference.identifierList {
                     rows.append(row(.identifierList, uri: list.uri, index: nil, listID: list.id, certificate: list.certificate))
                 }
+                // The MSO's rows bring the certificates' CRLs along when read again; without one, a row of its own.
+                if !query.reference.hasReference, let uri = query.certificateLists.lazy.compactMap({ try? $0.location.get() }).first {
+                    rows.append(row(.certificateRevocationList, uri: uri, index: nil, listID: nil, certificate: nil))
+                }
             }
         }
         guard !rows.isEmpty else { return nil }

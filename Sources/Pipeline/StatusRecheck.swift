@@ -10,7 +10,8 @@ import Verification
 /// Accepted credentials read again while their results are retained
 /// (docs/revocation.md): every pass, each list retained references name is
 /// asked of the status service (which fetches it again once its `ttl` ran
-/// out), and each reference read from it. A credential found revoked or
+/// out), and each reference read from it, with the CRLs the document's
+/// certificates name. A credential found revoked or
 /// suspended since it was accepted is recorded beside its result
 /// (`later_status`) and announced once on the outcome topic
 /// (`StatusChangedEvent`, through the outbox), in one transaction.
@@ -100,6 +101,9 @@ struct StatusRechecker: Sendable {
             case .identifierList:
                 guard let id = rows.bytes(row, "list_id") else { return nil }
                 reference = MSOStatus(identifierList: .init(id: id, uri: uri, certificate: certificate))
+            case .certificateRevocationList:
+                // The query finds the CRLs from the signer and the anchor.
+                reference = MSOStatus()
             }
             self.eventID = eventID
             self.tenant = tenantID

@@ -39,8 +39,19 @@ final class CachedList: @unchecked Sendable {
     /// At most this many issuer decisions are remembered per list.
     static let maxAuthorizations = 64
 
-    init(_ content: Content, tokenBytes: [UInt8], fetchedAt: Date, etag: String?, lastModified: String?, revalidated: Bool = false) {
+    /// How long after `fetchedAt` it is fetched again.
+    let refreshAfter: TimeInterval
+
+    /// `crlRefresh`: how long a CRL is used before it is fetched again (a
+    /// CRL names no `ttl`; its `nextUpdate` may be weeks away, and issuers
+    /// publish revocations before it).
+    init(_ content: Content, tokenBytes: [UInt8], fetchedAt: Date, etag: String?, lastModified: String?, revalidated: Bool = false,
+         crlRefresh: TimeInterval = CachedList.defaultTimeToLive) {
         self.revalidated = revalidated
+        switch content {
+        case .token(let token): refreshAfter = token.timeToLive ?? Self.defaultTimeToLive
+        case .crl: refreshAfter = crlRefresh
+        }
         self.content = content
         self.tokenBytes = tokenBytes
         self.fetchedAt = fetchedAt
@@ -69,12 +80,12 @@ final class CachedList: @unchecked Sendable {
 
     /// The same list, confirmed current by a 304 at `time`.
     func confirmed(at time: Date) -> CachedList {
-        CachedList(content, tokenBytes: tokenBytes, fetchedAt: time, etag: etag, lastModified: lastModified, revalidated: true)
+        CachedList(content, tokenBytes: tokenBytes, fetchedAt: time, etag: etag, lastModified: lastModified, revalidated: true, crlRefresh: refreshAfter)
     }
 
-    /// When it must be fetched again: its `ttl` (or the default; a CRL has
-    /// none) after it was fetched.
-    var refreshAt: Date { fetchedAt.addingTimeInterval(token?.timeToLive ?? Self.defaultTimeToLive) }
+    /// When it must be fetched again: its `ttl` (or the default; for a CRL,
+    /// the deployment's `crlRefreshSeconds`) after it was fetched.
+    var refreshAt: Date { fetchedAt.addingTimeInterval(refreshAfter) }
 
     /// Whether it may answer now for a verification at `time`: within its
     /// `ttl` by the clock, and not past its `exp` (`nextUpdate`) at that time

@@ -29,6 +29,8 @@ public final class StatusService: @unchecked Sendable {
         /// or silent issuer holds at most its share, and the other hosts'
         /// lists are still fetched.
         public var fetchThreads: Int = 16
+        /// How long a CRL is used before it is fetched again (never past its `nextUpdate`).
+        public var crlRefresh: TimeInterval = CachedList.defaultTimeToLive
         /// Told of every fetch and lookup, for metrics; never of a URI or an index.
         public var observer = StatusObserver()
         /// Lists other processes fetched (the workers' database); nil: this process's memory only.
@@ -49,6 +51,7 @@ public final class StatusService: @unchecked Sendable {
             limits = ListLimits(maxTokenBytes: settings.maxResponseBytes, maxListBytes: settings.maxListBytes)
             maxCachedLists = settings.maxCachedLists
             fetchThreads = settings.fetchThreads
+            crlRefresh = TimeInterval(settings.crlRefreshSeconds)
         }
     }
 
@@ -385,7 +388,8 @@ public final class StatusService: @unchecked Sendable {
         var previous = previous
         if previous == nil, let store = configuration.sharedStore, let kept = store.load(key.source, uri: key.uriText),
            case .success(let content) = read(kept.token, for: key, at: time) {
-            let list = CachedList(content, tokenBytes: kept.token, fetchedAt: kept.fetchedAt, etag: kept.etag, lastModified: kept.lastModified)
+            let list = CachedList(content, tokenBytes: kept.token, fetchedAt: kept.fetchedAt, etag: kept.etag, lastModified: kept.lastModified,
+                                  crlRefresh: configuration.crlRefresh)
             // Another process fetched it within its ttl: no request at all.
             if Date() < list.refreshAt { return (.list(list), "shared") }
             previous = list
@@ -413,7 +417,8 @@ public final class StatusService: @unchecked Sendable {
                 return .failed(StatusUndetermined(step: "media_type", detail: "the server sent another media type than \(key.source.mediaType)"))
             }
             switch read(body, for: key, at: time) {
-            case .success(let content): return .list(CachedList(content, tokenBytes: body, fetchedAt: Date(), etag: etag, lastModified: lastModified))
+            case .success(let content):
+                return .list(CachedList(content, tokenBytes: body, fetchedAt: Date(), etag: etag, lastModified: lastModified, crlRefresh: configuration.crlRefresh))
             case .failure(let cause): return .failed(cause)
             }
         }

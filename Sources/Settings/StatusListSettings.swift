@@ -25,6 +25,8 @@ public struct StatusListSettings: Sendable, Equatable {
     public var maxCachedLists = 1_000
     /// How often the worker reads the lists of retained accepted results again.
     public var recheckIntervalSeconds = 300
+    /// How long a fetched CRL is used before it is fetched again (never past its nextUpdate).
+    public var crlRefreshSeconds = 3_600
 
     public init() {}
 
@@ -40,6 +42,7 @@ public struct StatusListSettings: Sendable, Equatable {
         fetchThreads = try section.integer("fetchThreads", range: 1...256) ?? fetchThreads
         maxCachedLists = try section.integer("maxCachedLists", range: 1...1_000_000) ?? maxCachedLists
         recheckIntervalSeconds = try section.integer("recheckIntervalSeconds", range: 1...86_400) ?? recheckIntervalSeconds
+        crlRefreshSeconds = try section.integer("crlRefreshSeconds", range: 1...86_400) ?? crlRefreshSeconds
         if connectTimeoutSeconds > timeoutSeconds {
             throw ConfigError("\(section.setting("connectTimeoutSeconds")): at most statusLists.timeoutSeconds")
         }

@@ -396,6 +396,19 @@ public enum Migrations {
             ALTER TABLE status_lists ADD CONSTRAINT status_lists_list_kind_check
                 CHECK (list_kind IN ('status_list', 'identifier_list', 'crl'));
             """),
+        // Accepted documents whose certificates name CRLs (and whose MSO
+        // names no list) keep a reference too, so that a document signer
+        // revoked after acceptance is found (docs/revocation.md).
+        Migration(version: 17, name: "CRL references of accepted results", sql: """
+            ALTER TABLE status_references DROP CONSTRAINT status_references_list_kind_check;
+            ALTER TABLE status_references DROP CONSTRAINT status_references_check;
+            ALTER TABLE status_references ADD CONSTRAINT status_references_list_kind_check
+                CHECK (list_kind IN ('status_list', 'identifier_list', 'crl'));
+            ALTER TABLE status_references ADD CONSTRAINT status_references_check
+                CHECK ((list_kind = 'status_list' AND list_index IS NOT NULL AND list_id IS NULL)
+                       OR (list_kind = 'identifier_list' AND list_id IS NOT NULL AND list_index IS NULL)
+                       OR (list_kind = 'crl' AND list_index IS NULL AND list_id IS NULL));
+            """),
     ]
 
     /// The newest version this binary knows.

@@ -20,6 +20,10 @@ public enum StatusReferencesTable: RetainedRows {
     public enum Kind: String, Sendable {
         case statusList = "status_list"
         case identifierList = "identifier_list"
+        /// A document whose MSO names no list, and one of whose certificates
+        /// names a CRL: `list_uri` is that CRL's; the others follow from
+        /// the document signer and anchor kept with it.
+        case certificateRevocationList = "crl"
     }
 
     /// One reference of one document of an accepted result.

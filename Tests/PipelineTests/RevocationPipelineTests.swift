@@ -1,4 +1,5 @@
 import Foundation
+import Crypto
 import Kafka
 import MDoc
 import Retention
@@ -221,5 +222,48 @@ import Verification
         #expect(answer["verdict"] as? String == "verified" && answer["status"] as? String == "valid")
         #expect(server.requests("/ds.crl") == 1, "the restarted worker fetched the CRL again")
         #expect(restarted.terminate() == 0)
+    }
+
+    /// §5 for X.509: a document signer its IACA puts on its CRL after a
+    /// document was accepted is found by the re-check (the CRL fetched again
+    /// after `crlRefreshSeconds`) and announced once.
+    @Test func aDocumentSignerRevokedAfterAcceptanceIsFoundOnTheCRL() throws {
+        let server = try ListServer()
+        defer { server.stop() }
+        let fixture = try PipelineFixture(
+            tenantSettings: [
+                "status": ["mode": "required", "maxWaitSeconds": 120],
+                "retentionDefaults": [["namespace": "*", "element": "*", "retention": ["intent": "mayStore", "days": 30]]],
+            ],
+            settings: ["statusLists": ["allowInsecure": true, "timeoutSeconds": 60, "recheckIntervalSeconds": 1, "crlRefreshSeconds": 1]])
+        try DataKeyRing.generateKeyFile(fixture.directory.appendingPathComponent("data-k1.key"))
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.config)) as? [String: Any])
+        root["retention"] = ["dataKeys": [["id": "k1", "file": "data-k1.key"]], "activeKey": "k1"]
+        try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: fixture.config)
+        fixture.factory.authority = try fixture.factory.authority.namingRevocationLists(documentSigner: [server.url("/later.crl")])
+        let authority = fixture.factory.authority
+        func publish(_ entries: [CertificateRevocationListBuilder.Entry]) throws {
+            server.publish("/later.crl", try authority.revocationList(entries, thisUpdate: Date() - 60, nextUpdate: Date() + 86_400),
+                           mediaType: "application/pkix-crl")
+        }
+        try publish([])
+        let accepted = try Self.event(fixture, nil)
+        let id = try #require(accepted.id)
+        let worker = try fixture.startWorker()
+        try fixture.produce([("k", accepted.json())])
+        let first = try fixture.outcomeEvents(expected: 1, timeout: 120)
+        #expect((first.first?["data"] as? [String: Any])?["status"] as? String == "valid", "\(worker.log.suffix(1500))")
+        #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references WHERE event_id = '\(id)' AND list_kind = 'crl'") == 1)
+
+        try publish([.init(authority.documentSigner, reason: 1)])
+        #expect(try eventually(120) {
+            try fixture.database.count("SELECT count(*) AS count FROM results WHERE event_id = '\(id)' AND later_status = 'revoked'") == 1
+        }, "\(worker.log.suffix(1500))")
+        let messages = try TopicReader.read("veridoc.outcomes", bootstrap: fixture.broker.bootstrap, expected: 2, seconds: 120)
+        let changed = messages.compactMap { try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any] }
+            .filter { $0["type"] as? String == StatusChangedEvent.eventType }
+        #expect(changed.count == 1 && changed.first?["subject"] as? String == id)
+        #expect(worker.terminate() == 0)
+        #expect(!worker.log.contains("/later.crl"))
     }
 }
