@@ -6,8 +6,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Owns one `X509_CRL` and frees it on deinit. Only read after `init`.
-final class X509CRLHandle: @unchecked Sendable {
+/// Owns one `X509_CRL` for the length of a call and frees it.
+private final class X509CRLHandle {
     let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {
@@ -21,7 +21,11 @@ final class X509CRLHandle: @unchecked Sendable {
 
 /// An X.509 CRL (RFC 5280 §5) as a revocation check reads it: parsed once,
 /// strictly, into its update times, its scope and its entries keyed by
-/// serial number, so that a lookup per event reads a dictionary.
+/// serial number, so that a lookup per event reads a dictionary. OpenSSL's
+/// own form of a CRL takes several times its size in memory, so it is not
+/// kept: the entries are, a few dozen bytes each, and the DER, parsed again
+/// for the rare signature and issuer checks (once per issuer, then
+/// remembered).
 ///
 /// Refused at parsing, because a check could not honour them: a CRL without
 /// `nextUpdate` (nothing says when it stops holding), a delta CRL (it only
@@ -62,8 +66,9 @@ public struct CertificateRevocationList: Sendable {
     public let scope: Scope
     /// How many serials it lists.
     public var count: Int { entries.count }
-    private let handle: X509CRLHandle
-    private let entries: [[UInt8]: Entry]
+    /// About how many bytes it holds in memory.
+    public var memoryBytes: Int { der.count + entries.capacity * (MemoryLayout<SerialNumber>.stride + 8) }
+    private let entries: [SerialNumber: Entry]
 
     public init(der input: some Collection<UInt8>) throws(CryptoError) {
         let bytes = Array(input)
@@ -84,7 +89,7 @@ public struct CertificateRevocationList: Sendable {
         guard let nextUpdate = dateFromASN1Time(next) else { throw .malformedEncoding("CRL nextUpdate") }
         scope = try Self.readScope(parsed)
         entries = try Self.readEntries(parsed)
-        self.handle = handle
+        withExtendedLifetime(handle) {}
         self.der = bytes
         self.thisUpdate = thisUpdate
         self.nextUpdate = nextUpdate
@@ -93,24 +98,44 @@ public struct CertificateRevocationList: Sendable {
     /// Whether the CRL names `certificate`'s subject as its issuer (RFC 5280
     /// §6.3.3 (b): the CRL issuer must be the certificate's issuer).
     public func isIssued(by certificate: Certificate) -> Bool {
-        X509_NAME_cmp(X509_CRL_get_issuer(handle.pointer), X509_get_subject_name(certificate.handle.pointer)) == 0
+        parsed { X509_NAME_cmp(X509_CRL_get_issuer($0), X509_get_subject_name(certificate.handle.pointer)) == 0 } ?? false
     }
 
     /// Whether the CRL's signature verifies with `key`.
     public func verifySignature(with key: PublicKey) -> Bool {
         guard let evp = try? key.evpKey() else { return false }
-        guard X509_CRL_verify(handle.pointer, evp.pointer) == 1 else {
-            ERR_clear_error()
-            return false
-        }
-        return true
+        return parsed { crl in
+            guard X509_CRL_verify(crl, evp.pointer) == 1 else {
+                ERR_clear_error()
+                return false
+            }
+            return true
+        } ?? false
     }
 
-    /// Why the CRL, fetched from `uri`, does not speak for `certificate`
-    /// (RFC 5280 §6.3.3 (b)(2)); nil when it does.
-    public func scopeProblem(for certificate: Certificate, fetchedFrom uri: String) -> String? {
-        if let names = scope.distributionPointURIs, !names.contains(where: { $0.utf8.elementsEqual(uri.utf8) }) {
-            return "the CRL's issuing distribution point is not the one the certificate names"
+    /// `body` of the CRL parsed again from its DER (which parsed once, in `init`).
+    private func parsed<T>(_ body: (OpaquePointer) -> T) -> T? {
+        der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            guard let crl = d2i_X509_CRL(nil, &cursor, buffer.count) else {
+                ERR_clear_error()
+                return nil
+            }
+            let handle = X509CRLHandle(taking: crl)
+            return withExtendedLifetime(handle) { body(handle.pointer) }
+        }
+    }
+
+    /// Why the CRL, fetched from the distribution point whose names are
+    /// `pointNames`, does not speak for `certificate` (RFC 5280 §6.3.3
+    /// (b)(2)); nil when it does. Names match when equal with the scheme
+    /// and host compared without case.
+    public func scopeProblem(for certificate: Certificate, pointNames: [String]) -> String? {
+        if let names = scope.distributionPointURIs {
+            let wanted = Set(pointNames.map(Self.comparable))
+            guard names.contains(where: { wanted.contains(Self.comparable($0)) }) else {
+                return "the CRL's issuing distribution point is not the one the certificate names"
+            }
         }
         guard scope.onlyUserCertificates || scope.onlyCACertificates else { return nil }
         let isCA = certificate.basicConstraints?.isCA == true
@@ -119,10 +144,23 @@ public struct CertificateRevocationList: Sendable {
         return nil
     }
 
-    /// The entry for `certificate`'s serial number; nil when it is not listed.
-    public func entry(for certificate: Certificate) -> Entry? {
-        let serial = certificate.facts.revocationSerial
-        return serial.isEmpty ? nil : entries[serial]
+    /// `uri` with its scheme and authority lowercased, the rest as it is.
+    static func comparable(_ uri: String) -> String {
+        guard let schemeEnd = uri.range(of: "://") else { return uri }
+        let rest = uri[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        return uri[..<schemeEnd.upperBound].lowercased() + rest[..<authorityEnd].lowercased() + rest[authorityEnd...]
+    }
+
+    /// What the CRL says of `certificate`'s serial number: its entry, or nil
+    /// when it is not listed; throws for a serial longer than a CRL Veridoc
+    /// reads may hold (RFC 5280 §4.1.2.2 allows 20 octets), of which no
+    /// statement can be made.
+    public func entry(for certificate: Certificate) throws(CryptoError) -> Entry? {
+        guard let serial = SerialNumber(certificate.facts.revocationSerial) else {
+            throw .unsupported("a serial number longer than \(SerialNumber.maxOctets) octets")
+        }
+        return entries[serial]
     }
 
     private static func readScope(_ crl: OpaquePointer) throws(CryptoError) -> Scope {
@@ -154,11 +192,11 @@ public struct CertificateRevocationList: Sendable {
         return scope
     }
 
-    private static func readEntries(_ crl: OpaquePointer) throws(CryptoError) -> [[UInt8]: Entry] {
+    private static func readEntries(_ crl: OpaquePointer) throws(CryptoError) -> [SerialNumber: Entry] {
         guard let revoked = X509_CRL_get_REVOKED(crl) else { return [:] }
         let stack = revoked
         let count = OPENSSL_sk_num(stack)
-        var entries: [[UInt8]: Entry] = [:]
+        var entries: [SerialNumber: Entry] = [:]
         entries.reserveCapacity(Int(max(0, count)))
         for index in 0..<count {
             guard let raw = OPENSSL_sk_value(stack, index) else { continue }
@@ -169,7 +207,9 @@ public struct CertificateRevocationList: Sendable {
             }
             guard let serial = X509_REVOKED_get0_serialNumber(item) else { throw .malformedEncoding("CRL entry serial number") }
             let entry = try Self.entry(item)
-            let key = serialKey(serial)
+            guard let key = SerialNumber(serialKey(serial)) else {
+                throw .unsupported("a CRL entry whose serial number is longer than \(SerialNumber.maxOctets) octets")
+            }
             // A serial listed twice: the stronger statement stands.
             if let earlier = entries[key], earlier == .revoked || entry == .removed { continue }
             entries[key] = entry
@@ -194,8 +234,45 @@ public struct CertificateRevocationList: Sendable {
     }
 }
 
-/// A serial number as a dictionary key: its sign and its content octets as
-/// OpenSSL decoded them, the same for a certificate and a CRL entry.
+/// A serial number as a CRL's dictionary keys it: the sign and content
+/// octets `serialKey` gives, packed into three words, so that an entry
+/// costs no allocation of its own.
+struct SerialNumber: Hashable, Sendable {
+    /// Content octets it holds beside the sign: RFC 5280's 20, and a little room for issuers that pad.
+    static let maxOctets = 23
+    private let words: (UInt64, UInt64, UInt64)
+    private let length: UInt8
+
+    /// nil when `key` (sign byte, then content) is longer than it holds.
+    init?(_ key: [UInt8]) {
+        guard !key.isEmpty, key.count <= Self.maxOctets + 1 else { return nil }
+        var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        for (index, byte) in key.enumerated() {
+            let shifted = UInt64(byte) << (8 * UInt64(index % 8))
+            switch index / 8 {
+            case 0: packed.0 |= shifted
+            case 1: packed.1 |= shifted
+            default: packed.2 |= shifted
+            }
+        }
+        words = packed
+        length = UInt8(key.count)
+    }
+
+    static func == (lhs: SerialNumber, rhs: SerialNumber) -> Bool {
+        lhs.length == rhs.length && lhs.words == rhs.words
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(length)
+    }
+}
+
+/// A serial number as sign and content octets, as OpenSSL decoded it: the
+/// same for a certificate and a CRL entry.
 func serialKey(_ serial: UnsafePointer<ASN1_INTEGER>) -> [UInt8] {
     [ASN1_STRING_type(serial) == V_ASN1_NEG_INTEGER ? 1 : 0] + asn1StringBytes(serial)
 }

@@ -41,6 +41,8 @@ final class CachedList: @unchecked Sendable {
 
     /// How long after `fetchedAt` it is fetched again.
     let refreshAfter: TimeInterval
+    /// About how many bytes it holds: the token or CRL as fetched, and what was read from it.
+    let memoryBytes: Int
 
     /// `crlRefresh`: how long a CRL is used before it is fetched again (a
     /// CRL names no `ttl`; its `nextUpdate` may be weeks away, and issuers
@@ -49,8 +51,12 @@ final class CachedList: @unchecked Sendable {
          crlRefresh: TimeInterval = CachedList.defaultTimeToLive) {
         self.revalidated = revalidated
         switch content {
-        case .token(let token): refreshAfter = token.timeToLive ?? Self.defaultTimeToLive
-        case .crl: refreshAfter = crlRefresh
+        case .token(let token):
+            refreshAfter = token.timeToLive ?? Self.defaultTimeToLive
+            memoryBytes = tokenBytes.count + (token.statusList?.bytes.count ?? 0) + (token.identifiers?.memoryBytes ?? 0)
+        case .crl(let crl):
+            refreshAfter = crlRefresh
+            memoryBytes = crl.memoryBytes
         }
         self.content = content
         self.tokenBytes = tokenBytes
@@ -63,6 +69,14 @@ final class CachedList: @unchecked Sendable {
     var token: ListToken? {
         if case .token(let token) = content { return token }
         return nil
+    }
+
+    /// When its issuer made it: a token's `iat`, a CRL's `thisUpdate`.
+    var issuedAt: Date {
+        switch content {
+        case .token(let token): token.issuedAt
+        case .crl(let crl): crl.thisUpdate
+        }
     }
 
     /// When it stops holding: a token's `exp`, a CRL's `nextUpdate`.

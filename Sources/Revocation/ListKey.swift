@@ -15,19 +15,29 @@ public enum ListSource: Hashable, Sendable {
     }
 }
 
-/// One list as the cache knows it: what it is and the URI that named it,
-/// byte for byte (a token's `sub` must be exactly that URI).
+/// One list as the cache knows it: what it is, the URI that named it, byte
+/// for byte (a token's `sub` must be exactly that URI), and whose it must
+/// be (the SHA-256 of the IACA a token must chain to, or of the certificate
+/// that must have signed a CRL).
+///
+/// The issuer is part of the key because the URI is not proof of whose list
+/// it is: another issuer the tenant trusts may name the same URI. Were the
+/// two to share one entry, that issuer's documents, whose check of the list
+/// fails, would drop the list and fail its URI for the other issuer's
+/// documents too, again after every refetch.
 struct ListKey: Hashable, Sendable {
     let source: ListSource
     let uri: [UInt8]
+    let issuer: [UInt8]
 
-    init(_ source: ListSource, _ uri: String) {
+    init(_ source: ListSource, _ uri: String, issuer: [UInt8]) {
         self.source = source
         self.uri = Array(uri.utf8)
+        self.issuer = issuer
     }
 
-    init(_ kind: ListKind, _ uri: String) {
-        self.init(.token(kind), uri)
+    init(_ kind: ListKind, _ uri: String, issuer: [UInt8]) {
+        self.init(.token(kind), uri, issuer: issuer)
     }
 
     /// The URI's host and port, lowercased, for the per-host share of fetch

@@ -29,6 +29,8 @@ public final class StatusService: @unchecked Sendable {
         /// or silent issuer holds at most its share, and the other hosts'
         /// lists are still fetched.
         public var fetchThreads: Int = 16
+        /// Memory the cached lists may hold together; the least recently used beyond it are dropped.
+        public var maxCacheBytes = 512 << 20
         /// How long a CRL is used before it is fetched again (never past its `nextUpdate`).
         public var crlRefresh: TimeInterval = CachedList.defaultTimeToLive
         /// Told of every fetch and lookup, for metrics; never of a URI or an index.
@@ -52,6 +54,7 @@ public final class StatusService: @unchecked Sendable {
             maxCachedLists = settings.maxCachedLists
             fetchThreads = settings.fetchThreads
             crlRefresh = TimeInterval(settings.crlRefreshSeconds)
+            maxCacheBytes = settings.maxCacheBytes
         }
     }
 
@@ -60,6 +63,8 @@ public final class StatusService: @unchecked Sendable {
     /// Guards everything below it.
     private let condition = NSCondition()
     private var lists: [ListKey: CachedList] = [:]
+    /// The sum of the cached lists' `memoryBytes`.
+    private var cachedBytes = 0
     /// Counts uses, for each list's `lastUse` (the cache's order).
     private var useClock: UInt64 = 0
     private var failures: [ListKey: (cause: StatusUndetermined, until: Date)] = [:]
@@ -210,11 +215,11 @@ public final class StatusService: @unchecked Sendable {
             // The two named lists read in place, not through `references` (an array per event on the hot path).
             var statusList: CredentialStatus?, identifierList: CredentialStatus?
             if let list = query.reference.statusList {
-                guard let answer = read(Reference(.statusList(list)), query) else { return nil }
+                guard let answer = read(Reference(.statusList(list), for: query), query) else { return nil }
                 statusList = answer
             }
             if let list = query.reference.identifierList {
-                guard let answer = read(Reference(.identifierList(list)), query) else { return nil }
+                guard let answer = read(Reference(.identifierList(list), for: query), query) else { return nil }
                 identifierList = answer
             }
             guard !query.certificateLists.isEmpty else {
@@ -285,7 +290,7 @@ public final class StatusService: @unchecked Sendable {
         if Self.dropsList(answer, list), case .undetermined(let cause) = answer {
             condition.lock()
             if lists[key] === list {
-                lists[key] = nil
+                remove(key)
                 failures[key] = (cause, Date().addingTimeInterval(configuration.failureRetryAfter))
             }
             condition.unlock()
@@ -374,12 +379,28 @@ public final class StatusService: @unchecked Sendable {
     private func store(_ list: CachedList, under key: ListKey) {
         // A refetched list keeps its predecessor's last use (a prefetch alone is no use).
         if list.lastUsedAt == nil { list.lastUsedAt = lists[key]?.lastUsedAt }
+        remove(key)
         lists[key] = list
+        cachedBytes += list.memoryBytes
         useClock += 1
         list.lastUse = useClock
-        if lists.count > configuration.maxCachedLists, let oldest = lists.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            lists[oldest] = nil
+        // The least recently used go first, never the list just stored.
+        while lists.count > configuration.maxCachedLists || (cachedBytes > configuration.maxCacheBytes && lists.count > 1),
+              let oldest = lists.filter({ $0.key != key }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            remove(oldest)
         }
+    }
+
+    /// Drops the list under `key`, if any. `condition` is held.
+    private func remove(_ key: ListKey) {
+        if let gone = lists.removeValue(forKey: key) { cachedBytes -= gone.memoryBytes }
+    }
+
+    /// Bytes the cached lists hold (for tests and metrics).
+    public var cacheBytes: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return cachedBytes
     }
 
     /// One GET (conditional when a list is held), then the token read
@@ -394,7 +415,14 @@ public final class StatusService: @unchecked Sendable {
             if Date() < list.refreshAt { return (.list(list), "shared") }
             previous = list
         }
-        let fetched = fetchList(key, previous: previous, neededAt: time)
+        var fetched = fetchList(key, previous: previous, neededAt: time)
+        // A list older than the one already held is a replay (a CRL may
+        // come over plain http): the answer is undetermined until the
+        // server sends one at least as new.
+        if case .list(let list) = fetched, let previous, list.issuedAt < previous.issuedAt {
+            let step = key.source == .certificateRevocationList ? "crl_time" : "iat"
+            fetched = .failed(StatusUndetermined(step: step, detail: "the server sent an older list than the one already held"))
+        }
         switch fetched {
         case .list(let list) where list.revalidated: return (fetched, "not_modified")
         case .list: return (fetched, "fetched")
@@ -410,6 +438,8 @@ public final class StatusService: @unchecked Sendable {
             return .failed(StatusUndetermined(error))
         case .success(.notModified):
             guard let previous else { return .failed(StatusUndetermined(step: "http_status", detail: "HTTP 304 to an unconditional request")) }
+            // Confirmed current by its server, but kept only while it still holds at the time that asked.
+            if let stale = stillCurrentProblem(previous, at: time) { return .failed(stale) }
             return .list(previous.confirmed(at: Date()))
         case .success(.fetched(let body, let contentType, let etag, let lastModified, _)):
             // The server's own words stay out of details (it chose them).
@@ -421,6 +451,21 @@ public final class StatusService: @unchecked Sendable {
                 return .list(CachedList(content, tokenBytes: body, fetchedAt: Date(), etag: etag, lastModified: lastModified, crlRefresh: configuration.crlRefresh))
             case .failure(let cause): return .failed(cause)
             }
+        }
+    }
+
+    /// Why a held list no longer holds at `time`; nil when it does.
+    private func stillCurrentProblem(_ list: CachedList, at time: Date) -> StatusUndetermined? {
+        switch list.content {
+        case .token(let token):
+            do {
+                try token.checkValidity(at: time, allowedClockSkew: configuration.allowedClockSkew)
+                return nil
+            } catch {
+                return StatusUndetermined(error)
+            }
+        case .crl(let crl):
+            return time < crl.nextUpdate ? nil : StatusUndetermined(step: "crl_time", detail: "the CRL is past its nextUpdate")
         }
     }
 
@@ -493,8 +538,8 @@ public final class StatusService: @unchecked Sendable {
     /// The lists one query names: its status list and its identifier list, each when present.
     static func references(_ query: StatusQuery) -> [Reference] {
         var references: [Reference] = []
-        if let list = query.reference.statusList { references.append(Reference(.statusList(list))) }
-        if let list = query.reference.identifierList { references.append(Reference(.identifierList(list))) }
+        if let list = query.reference.statusList { references.append(Reference(.statusList(list), for: query)) }
+        if let list = query.reference.identifierList { references.append(Reference(.identifierList(list), for: query)) }
         references += query.certificateLists.map(Reference.init)
         return references
     }
@@ -512,20 +557,26 @@ public final class StatusService: @unchecked Sendable {
         let named: Named
         let key: ListKey
 
-        init(_ named: Named) {
+        /// One of the lists `query`'s MSO names.
+        init(_ named: Named, for query: StatusQuery) {
             self.named = named
+            let issuer = query.issuingAnchor.sha256Fingerprint
             key = switch named {
-            case .statusList(let list): ListKey(.statusList, list.uri)
-            case .identifierList(let list): ListKey(.identifierList, list.uri)
-            case .certificate(_, let uri): ListKey(.certificateRevocationList, uri)
-            case .unlocatable: ListKey(.certificateRevocationList, "")
+            case .statusList(let list): ListKey(.statusList, list.uri, issuer: issuer)
+            case .identifierList(let list): ListKey(.identifierList, list.uri, issuer: issuer)
+            case .certificate(let reference, let uri): ListKey(.certificateRevocationList, uri, issuer: reference.issuer.sha256Fingerprint)
+            case .unlocatable: ListKey(.certificateRevocationList, "", issuer: [])
             }
         }
 
         init(_ certificate: CertificateListReference) {
-            switch certificate.location {
-            case .success(let uri): self.init(.certificate(certificate, uri: uri))
-            case .failure(let cause): self.init(.unlocatable(cause))
+            named = switch certificate.location {
+            case .success(let uri): .certificate(certificate, uri: uri)
+            case .failure(let cause): .unlocatable(cause)
+            }
+            key = switch certificate.location {
+            case .success(let uri): ListKey(.certificateRevocationList, uri, issuer: certificate.issuer.sha256Fingerprint)
+            case .failure: ListKey(.certificateRevocationList, "", issuer: [])
             }
         }
 

@@ -23,6 +23,8 @@ public struct StatusListSettings: Sendable, Equatable {
     public var fetchThreads = 16
     /// Lists kept in memory; the least recently used beyond it are dropped (and fetched again when needed).
     public var maxCachedLists = 1_000
+    /// Memory the lists kept may hold together (inflated lists, CRL entries), likewise.
+    public var maxCacheBytes = 512 << 20
     /// How often the worker reads the lists of retained accepted results again.
     public var recheckIntervalSeconds = 300
     /// How long a fetched CRL is used before it is fetched again (never past its nextUpdate).
@@ -41,6 +43,7 @@ public struct StatusListSettings: Sendable, Equatable {
         perHostConcurrency = try section.integer("perHostConcurrency", range: 1...64) ?? perHostConcurrency
         fetchThreads = try section.integer("fetchThreads", range: 1...256) ?? fetchThreads
         maxCachedLists = try section.integer("maxCachedLists", range: 1...1_000_000) ?? maxCachedLists
+        maxCacheBytes = try section.integer("maxCacheBytes", range: (1 << 20)...(1 << 40)) ?? maxCacheBytes
         recheckIntervalSeconds = try section.integer("recheckIntervalSeconds", range: 1...86_400) ?? recheckIntervalSeconds
         crlRefreshSeconds = try section.integer("crlRefreshSeconds", range: 1...86_400) ?? crlRefreshSeconds
         if connectTimeoutSeconds > timeoutSeconds {

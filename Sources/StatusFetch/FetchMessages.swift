@@ -11,7 +11,8 @@ public struct FetchRequest: Sendable {
     /// Lets this request (and its redirects) use plain http to public
     /// addresses: for content whose integrity does not rest on the
     /// connection (a CRL, signed by its issuer, served over http by custom,
-    /// RFC 5280 §4.2.1.13). Every address rule still applies.
+    /// RFC 5280 §4.2.1.13). Every address rule still applies, and a
+    /// redirect from https never leads to http.
     public var allowsPlainHTTP: Bool
 
     public init(url: String, accept: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil, allowsPlainHTTP: Bool = false) {

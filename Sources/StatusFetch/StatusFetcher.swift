@@ -87,6 +87,8 @@ public final class StatusFetcher: Sendable {
                 redirects += 1
                 switch FetchURL.check(location, policy: policy, isRedirect: true) {
                 case .success(let next):
+                    // Plain http is for URLs named that way (a signed CRL): never a step down from https.
+                    if url.scheme == "https", next.scheme == "http", !policy.allowInsecure { return .failure(.redirectInsecure("http")) }
                     url = next
                 case .failure(let error):
                     return .failure(error)

@@ -12,6 +12,8 @@ public struct IdentifierSet: Sendable {
     /// Per slot 0 (empty) or `(start + 1) << 8 | length`, `start` an index of `storage`.
     let slots: [UInt64]
     public let count: Int
+    /// Bytes held: the identifiers' bytes and the table.
+    public var memoryBytes: Int { storage.count + slots.count * 8 }
 
     /// Whether `id` is one of the identifiers, byte for byte.
     public func contains(_ id: some Collection<UInt8>) -> Bool {

@@ -178,4 +178,102 @@ import Verification
         let loopback = RevocationScenario.verify(try refused.event(nil), with: try refused.verifier(), service: publicOnly)
         #expect(loopback.documentStatus?.cause == "fetch" && server.requests("/loopback.crl") == 0)
     }
+
+    /// Another issuer the tenant trusts names the same CRL URI: its
+    /// documents' check of that CRL fails, and must not fail or drop the
+    /// CRL for the issuer it belongs to.
+    @Test func anotherIssuerNamingTheSameCRLCannotSpoilIt() throws {
+        var owner = try scenario(seed: 60, signer: "/shared.crl")
+        var other = try RevocationScenario(seed: 61, server: server)
+        other.factory.authority = try TestIssuer.Authority(now: Self.now, name: "Other Issuer", state: "NV")
+            .namingRevocationLists(documentSigner: [server.url("/shared.crl")])
+        try publishCRL(owner, at: "/shared.crl")
+        let tenant = try owner.factory.merchant.tenant(trusting: [owner.factory.authority.iaca, other.factory.authority.iaca], statusPolicy: .init())
+        let verifier = Verifier(directory: TenantDirectory([tenant]))
+        for _ in 0..<2 {
+            let spoiler = RevocationScenario.verify(try other.event(nil), with: verifier, service: service)
+            #expect(spoiler.documentStatus?.cause == "crl_signer", "\(spoiler.undeterminedDetail ?? "")")
+            let owned = RevocationScenario.verify(try owner.event(nil), with: verifier, service: service)
+            #expect(owned.verdict == "verified" && owned.documentStatus == .valid, "\(owned.undeterminedDetail ?? "")")
+        }
+    }
+
+    /// An older CRL than the one already held (a replay, over plain http
+    /// perhaps) is not taken: the answer is undetermined until a new one comes.
+    @Test func anOlderCRLThanTheOneHeldIsAReplay() throws {
+        let eager = RevocationScenario.service { $0.crlRefresh = 0 }
+        defer { eager.stop() }
+        var scenario = try scenario(seed: 62, signer: "/replayed.crl")
+        let authority = scenario.factory.authority
+        try publishCRL(scenario, at: "/replayed.crl", [.init(authority.documentSigner, reason: 1)], thisUpdate: Self.now - 600)
+        let verifier = try scenario.verifier()
+        #expect(RevocationScenario.verify(try scenario.event(nil), with: verifier, service: eager).codes == [.statusRevoked])
+        // From before the revocation, still before its nextUpdate.
+        try publishCRL(scenario, at: "/replayed.crl", thisUpdate: Self.now - 86_400, nextUpdate: Self.now + 86_400)
+        let replayed = RevocationScenario.verify(try scenario.event(nil), with: verifier, service: eager)
+        #expect(replayed.codes == [.statusUndetermined] && replayed.documentStatus?.cause == "crl_time", "\(replayed.undeterminedDetail ?? "")")
+        #expect(server.requests("/replayed.crl") == 2)
+    }
+
+    /// A document signer that names no CRL, under an IACA that names its
+    /// own: the IACA's CRL is read for the signer too.
+    @Test func aSignerNamingNoCRLIsReadInItsIACAsCRL() throws {
+        var scenario = try scenario(seed: 63, signer: nil, iaca: "/iaca-only.crl")
+        try publishCRL(scenario, at: "/iaca-only.crl", [.init(scenario.factory.authority.documentSigner, reason: 1)])
+        let result = try verify(&scenario)
+        #expect(result.codes == [.statusRevoked] && result.documentStatus == .revoked)
+        #expect(server.requests("/iaca-only.crl") == 1, "one CRL for both certificates")
+        // An IACA CRL for end-entity certificates only says nothing of the IACA, and does not reject its documents.
+        var users = try self.scenario(seed: 64, signer: nil, iaca: "/users.crl")
+        try publishCRL(users, at: "/users.crl") {
+            $0.extraExtensions = [(TestIssuer.Authority.issuingDistributionPointOID, true,
+                                   TestIssuer.issuingDistributionPointExtension([self.server.url("/users.crl")], onlyUser: true))]
+        }
+        let valid = try verify(&users)
+        #expect(valid.verdict == "verified" && valid.documentStatus == .valid, "\(valid.undeterminedDetail ?? "")")
+    }
+
+    /// A 304 confirms a CRL only while it still holds: past its nextUpdate
+    /// it is undetermined, and the failure is remembered rather than asked
+    /// again for every event.
+    @Test func aNotModifiedCRLPastItsNextUpdateIsStale() throws {
+        var scenario = try scenario(seed: 65, signer: "/etag.crl")
+        let der = try scenario.factory.authority.revocationList(thisUpdate: Self.now - 7_200, nextUpdate: Self.now + 60)
+        server.publish("/etag.crl", der, mediaType: "application/pkix-crl", etag: "\"v1\"")
+        let verifier = try scenario.verifier()
+        let event = try scenario.event(nil)
+        let first = verifier.verify(eventJSON: event.json(), at: Self.now).resolvingStatus { service.resolve($0, at: Self.now) }
+        #expect(first.documentStatus == .valid)
+        let later = Self.now + 120
+        for _ in 0..<3 {
+            let stale = verifier.verify(eventJSON: event.json(), at: later).resolvingStatus { service.resolve($0, at: later) }
+            #expect(stale.documentStatus?.cause == "crl_time", "\(stale.undeterminedDetail ?? "")")
+        }
+        #expect(server.requests("/etag.crl") == 2, "one conditional refetch, then the failure is remembered")
+    }
+
+    /// The cache holds lists up to a byte budget, the least recently used
+    /// dropped first and fetched again when needed.
+    @Test func theCacheKeepsToItsByteBudget() throws {
+        var first = try scenario(seed: 66, signer: "/budget/a.crl")
+        var second = try scenario(seed: 67, signer: "/budget/b.crl")
+        for (scenario, path) in [(first, "/budget/a.crl"), (second, "/budget/b.crl")] {
+            let entries = (0..<1_000).map { CertificateRevocationListBuilder.Entry(serialNumber: (1 << 40) + UInt64($0), reason: 1) }
+            try publishCRL(scenario, at: path, entries)
+        }
+        // What one of them holds, read by a service with room for many.
+        #expect(RevocationScenario.verify(try first.event(nil), with: try first.verifier(), service: service).documentStatus == .valid)
+        let one = service.cacheBytes
+        #expect(one > 1_000 * 8, "at least its serials: \(one)")
+        // Room for one and a half.
+        let small = RevocationScenario.service { $0.maxCacheBytes = one * 3 / 2 }
+        defer { small.stop() }
+        #expect(RevocationScenario.verify(try first.event(nil), with: try first.verifier(), service: small).documentStatus == .valid)
+        #expect(small.cacheBytes == one)
+        #expect(RevocationScenario.verify(try second.event(nil), with: try second.verifier(), service: small).documentStatus == .valid)
+        #expect(small.cacheBytes <= one * 3 / 2, "the first CRL made room: \(small.cacheBytes)")
+        #expect(RevocationScenario.verify(try first.event(nil), with: try first.verifier(), service: small).documentStatus == .valid)
+        #expect(server.requests("/budget/a.crl") == 3, "once for each service, and again after it was dropped")
+        #expect(server.requests("/budget/b.crl") == 1)
+    }
 }

@@ -86,4 +86,24 @@ import Verification
         #expect(result.codes == [.statusUndetermined] && result.documentStatus?.cause == "fetch")
         #expect(server.requests("/redirect") == 1 && plain.requests("/moved") == 0)
     }
+
+    /// A CRL may be named over plain http, but a CRL named over https is never redirected down to http.
+    @Test func aCRLRedirectFromHTTPSToHTTPIsNotFollowed() throws {
+        let ca = try TestCA()
+        defer { try? FileManager.default.removeItem(at: ca.caFile) }
+        let server = try ListServer(tls: ca.serverTLS)
+        defer { server.stop() }
+        let plain = try ListServer()
+        defer { plain.stop() }
+        var scenario = try RevocationScenario(seed: 32, server: plain)
+        scenario.factory.authority = try scenario.factory.authority.namingRevocationLists(documentSigner: [server.url("/crl", scheme: "https")])
+        plain.publish("/moved.crl", try scenario.factory.authority.revocationList(thisUpdate: RevocationScenario.now - 60, nextUpdate: RevocationScenario.now + 3_600),
+                      mediaType: "application/pkix-crl")
+        server.put("/crl", ListServer.Answer(status: 302, location: plain.url("/moved.crl")))
+        let service = Self.strictService(caFile: ca.caFile)
+        defer { service.stop() }
+        let result = RevocationScenario.verify(try scenario.event(nil), with: try scenario.verifier(), service: service)
+        #expect(result.codes == [.statusUndetermined] && result.documentStatus?.cause == "fetch")
+        #expect(server.requests("/crl") == 1 && plain.requests("/moved.crl") == 0)
+    }
 }

@@ -208,9 +208,11 @@ struct AnimoVectorTests {
         var result = try Self.verify(vector.folder, at: instant(vector.validAt))
         if let crl = Self.iacaCRLs[vector.folder] {
             // Nothing is verified until the IACA's CRL has been read: the
-            // query names it, and the status service's answer decides.
+            // query names it, for the IACA and for its document signer
+            // (which names no CRL of its own), and the status service's
+            // answer decides.
             let lists = result.pendingStatusQueries.flatMap(\.certificateLists)
-            #expect(lists.map(\.role) == [.authority] && lists.map { try? $0.location.get() } == [crl])
+            #expect(lists.map(\.role) == [.documentSigner, .authority] && lists.map { try? $0.location.get() } == [crl, crl])
             #expect(result.verdict != "verified")
             let revoked = result.resolvingStatus { $0.map { _ in .revoked } }
             #expect(revoked.codes == [.statusRevoked], "\(revoked.summary)")
