@@ -63,6 +63,38 @@ import Verification
         #expect(!worker.log.contains("/list") && !worker.log.contains("/absent"))
     }
 
+    /// Every way a list can fail (`TestIssuer.ListFault`), through the
+    /// real worker: each outcome says undetermined with the step that
+    /// failed, rejected under `required` and verified under `bestEffort`.
+    @Test(arguments: ["required", "bestEffort"])
+    func everyListFaultReachesTheOutcome(_ mode: String) throws {
+        let server = try ListServer()
+        defer { server.stop() }
+        let (fixture, signer) = try Self.fixture(mode: mode, server: server)
+        var events: [(TestIssuer.ListFault, TestIssuer.GeneratedEvent)] = []
+        for fault in TestIssuer.ListFault.allCases {
+            let uri = server.url("/fault/\(fault.rawValue)")
+            if let response = try fault.response(uri: uri, authority: fixture.factory.authority, signer: signer, now: fixture.factory.now) {
+                server.put("/fault/\(fault.rawValue)", ListServer.Answer(status: response.status, contentType: response.contentType, body: response.body))
+            }
+            events.append((fault, try Self.event(fixture, MSOStatus(statusList: .init(index: TestIssuer.ListFault.index, uri: uri)))))
+        }
+        let worker = try fixture.startWorker()
+        try fixture.produce(try events.enumerated().map { ("f\($0.offset)", $0.element.1.json()) })
+        let outcomes = try fixture.outcomeEvents(expected: events.count, timeout: 180)
+        #expect(outcomes.count == events.count, "\(worker.log.suffix(1500))")
+        for (fault, event) in events {
+            let data = try #require(outcomes.first { $0["subject"] as? String == event.id }?["data"] as? [String: Any], "no outcome for \(fault)")
+            let status = (data["document"] as? [String: Any])?["status"] as? [String: Any]
+            #expect(data["status"] as? String == "undetermined" && status?["cause"] as? String == fault.step, "\(fault): \(data)")
+            let codes = (data["reasons"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            #expect(data["verdict"] as? String == (mode == "required" ? "rejected" : "verified"), "\(fault)")
+            #expect(codes == (mode == "required" ? ["status.undetermined"] : []), "\(fault): \(codes)")
+        }
+        #expect(worker.terminate() == 0)
+        #expect(!worker.log.contains("/fault/"))
+    }
+
     @Test func aSlowListHoldsNoVerificationThread() throws {
         let server = try ListServer()
         defer { server.stop() }

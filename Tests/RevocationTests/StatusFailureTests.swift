@@ -18,82 +18,22 @@ import Verification
 
     init() throws { served = try ServedLists() }
 
-    /// What a test serves at the document's list path.
-    enum Serving: String, CaseIterable {
-        case notFound, serverError, indexPastTheEnd, expiredList, futureIssuedAt, wrongSubject, wrongType, identifierListForAStatusList
-        case jwtMediaType, jwtBytes, untagged, mac, anotherIACAsSigner, signerWithoutProfile, zlibBomb, oversizedBody, unknownStatusValue
-        case missingExpiry
-
-        var step: String {
-            switch self {
-            case .notFound, .serverError: "http_status"
-            case .indexPastTheEnd: "index"
-            case .expiredList, .missingExpiry: "exp"
-            case .futureIssuedAt: "iat"
-            case .wrongSubject: "sub"
-            case .wrongType, .identifierListForAStatusList, .jwtMediaType: "media_type"
-            case .jwtBytes, .untagged: "token"
-            case .mac: "mac"
-            case .anotherIACAsSigner, .signerWithoutProfile: "signer"
-            case .zlibBomb: "decompression"
-            case .oversizedBody: "too_large"
-            case .unknownStatusValue: "value"
-            }
-        }
-    }
-
-    @Test(arguments: Serving.allCases)
-    func aListThatCannotAnswerIsUndetermined(_ serving: Serving) throws {
+    @Test(arguments: TestIssuer.ListFault.allCases)
+    func aListThatCannotAnswerIsUndetermined(_ fault: TestIssuer.ListFault) throws {
         var scenario = try RevocationScenario(seed: 20, server: server)
-        let path = "/fail/\(serving.rawValue)"
-        let index: UInt64 = 5
-        try serve(serving, at: path, scenario: scenario)
+        let path = "/fail/\(fault.rawValue)"
         let uri = server.url(path)
-        let result = RevocationScenario.verify(try scenario.event(RevocationScenario.statusListReference(index, uri)), with: try scenario.verifier(), service: service)
-        #expect(result.verdict == "rejected" && result.codes == [.statusUndetermined], "\(serving): \(result.codes)")
-        #expect(result.documentStatus?.cause == serving.step, "\(serving): \(result.undeterminedDetail ?? "no detail")")
-        let detail = try #require(result.undeterminedDetail)
-        #expect(detail.contains(": \(serving.step): "), "\(detail)")
-        #expect(!detail.contains(uri) && !detail.contains(path) && !detail.contains("127.0.0.1"), "\(detail)")
-        if serving != .notFound { #expect(server.requests(path) == 1, "\(serving)") }
-    }
-
-    private func serve(_ serving: Serving, at path: String, scenario: RevocationScenario) throws {
-        let entries = [UInt8](repeating: 0, count: 16)
-        let now = Int64(RevocationScenario.now.timeIntervalSince1970)
-        switch serving {
-        case .notFound: break
-        case .serverError: server.put(path, ListServer.Answer(status: 500, body: Array("oops".utf8)))
-        case .indexPastTheEnd: try scenario.publish(.statuses(bits: 8, [0, 0, 0, 0, 0]), at: path)
-        case .expiredList: try scenario.publish(.statuses(bits: 1, entries), at: path) { $0.issuedAt = now - 7_200; $0.expiresAt = now - 60 }
-        case .missingExpiry: try scenario.publish(.statuses(bits: 1, entries), at: path) { $0.expiresAt = nil }
-        case .futureIssuedAt: try scenario.publish(.statuses(bits: 1, entries), at: path) { $0.issuedAt = now + 3_600 }
-        case .wrongSubject: try scenario.publish(.statuses(bits: 1, entries), at: path) { $0.subject = server.url(path + "x") }
-        case .wrongType: try scenario.publish(.statuses(bits: 1, entries), at: path) { $0.type = .text("application/cwt") }
-        case .identifierListForAStatusList:
-            // An identifier list where a status list was named: its typ is the other kind's.
-            server.publish(path, try scenario.token(.identifiers([[1]]), kind: .identifierList, path: path), mediaType: "application/statuslist+cwt")
-        case .jwtMediaType:
-            server.put(path, ListServer.Answer(contentType: "application/statuslist+jwt", body: Array("eyJhbGciOiJFUzI1NiJ9.e30.c2ln".utf8)))
-        case .jwtBytes:
-            server.publish(path, Array("eyJhbGciOiJFUzI1NiJ9.e30.c2ln".utf8), mediaType: "application/statuslist+cwt")
-        case .untagged: try scenario.publish(.statuses(bits: 1, entries), at: path) { $0.tag = nil }
-        case .mac: try scenario.publish(.statuses(bits: 1, entries), at: path) { $0.tag = 17 }
-        case .anotherIACAsSigner:
-            let other = try TestIssuer.Authority(now: RevocationScenario.now, name: "Other Issuer", state: "NV")
-            try scenario.publish(.statuses(bits: 1, entries), at: path, signer: try other.issuingListSigner(now: RevocationScenario.now))
-        case .signerWithoutProfile:
-            try scenario.publish(.statuses(bits: 1, entries), at: path,
-                                 signer: try scenario.factory.authority.issuingListSigner(now: RevocationScenario.now, extendedKeyUsage: nil))
-        case .zlibBomb:
-            try scenario.publish(.compressedStatuses(bits: 1, lst: try TestIssuer.Zlib.compressedZeros(count: 64 << 20)), at: path)
-        case .oversizedBody:
-            server.put(path, ListServer.Answer(contentType: "application/statuslist+cwt", body: [UInt8](repeating: 0, count: 50 << 20)))
-        case .unknownStatusValue:
-            var values = entries
-            values[5] = 3
-            try scenario.publish(.statuses(bits: 2, values), at: path)
+        if let response = try fault.response(uri: uri, authority: scenario.factory.authority, signer: scenario.signer, now: RevocationScenario.now) {
+            server.put(path, ListServer.Answer(status: response.status, contentType: response.contentType, body: response.body))
         }
+        let result = RevocationScenario.verify(try scenario.event(RevocationScenario.statusListReference(TestIssuer.ListFault.index, uri)),
+                                               with: try scenario.verifier(), service: service)
+        #expect(result.verdict == "rejected" && result.codes == [.statusUndetermined], "\(fault): \(result.codes)")
+        #expect(result.documentStatus?.cause == fault.step, "\(fault): \(result.undeterminedDetail ?? "no detail")")
+        let detail = try #require(result.undeterminedDetail)
+        #expect(detail.contains(": \(fault.step): "), "\(detail)")
+        #expect(!detail.contains(uri) && !detail.contains(path) && !detail.contains("127.0.0.1"), "\(detail)")
+        if fault != .notFound { #expect(server.requests(path) == 1, "\(fault)") }
     }
 
     @Test func aDeadServerIsUndeterminedAndNotAskedOncePerEvent() throws {

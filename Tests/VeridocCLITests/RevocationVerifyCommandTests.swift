@@ -69,6 +69,30 @@ struct RevocationVerifyCommandTests {
         #expect(human.status == 1 && human.stdout.contains("✗ document.status") && human.stdout.contains("status:   REVOKED by its issuer"), "\(human.stdout)")
     }
 
+    /// Every way a list can fail (`TestIssuer.ListFault`), as an operator
+    /// would meet it: `required` rejects with the step that failed,
+    /// `bestEffort` verifies and says undetermined with that step.
+    @Test(arguments: ["required", "bestEffort"])
+    func everyListFaultIsUndeterminedWithItsCause(_ mode: String) throws {
+        var setup = try Setup(seed: mode == "required" ? 64 : 65, mode: mode)
+        defer { setup.remove() }
+        for fault in TestIssuer.ListFault.allCases {
+            let path = "/fault/\(fault.rawValue)"
+            if let response = try fault.response(uri: setup.server.url(path), authority: setup.factory.authority, signer: setup.signer, now: setup.factory.now) {
+                setup.server.put(path, ListServer.Answer(status: response.status, contentType: response.contentType, body: response.body))
+            }
+            let run = try setup.verify(index: TestIssuer.ListFault.index, path: path)
+            let document = run.data["document"] as? [String: Any]
+            let status = document?["status"] as? [String: Any]
+            #expect(run.data["status"] as? String == "undetermined" && status?["cause"] as? String == fault.step, "\(fault): \(run.data)")
+            if mode == "required" {
+                #expect(run.status == 1 && Self.codes(run.data) == ["status.undetermined"], "\(fault)")
+            } else {
+                #expect(run.status == 0 && run.data["verdict"] as? String == "verified" && Self.codes(run.data).isEmpty, "\(fault)")
+            }
+        }
+    }
+
     @Test func requiredRejectsWhatCannotBeDeterminedAndBestEffortSaysSo() throws {
         var required = try Setup(seed: 62, mode: "required")
         defer { required.remove() }
