@@ -79,10 +79,16 @@ import Verification
             }
             events.append((fault, try Self.event(fixture, MSOStatus(statusList: .init(index: TestIssuer.ListFault.index, uri: uri)))))
         }
+        // And a server that is down: a port nothing listens on.
+        let gone = try ClosedPort()
+        defer { gone.close() }
+        let down = try Self.event(fixture, MSOStatus(statusList: .init(index: 0, uri: gone.url("/list"))))
         let worker = try fixture.startWorker()
-        try fixture.produce(try events.enumerated().map { ("f\($0.offset)", $0.element.1.json()) })
-        let outcomes = try fixture.outcomeEvents(expected: events.count, timeout: 180)
-        #expect(outcomes.count == events.count, "\(worker.log.suffix(1500))")
+        try fixture.produce(try events.enumerated().map { ("f\($0.offset)", $0.element.1.json()) } + [("down", down.json())])
+        let outcomes = try fixture.outcomeEvents(expected: events.count + 1, timeout: 180)
+        #expect(outcomes.count == events.count + 1, "\(worker.log.suffix(1500))")
+        let downData = try #require(outcomes.first { $0["subject"] as? String == down.id }?["data"] as? [String: Any])
+        #expect(((downData["document"] as? [String: Any])?["status"] as? [String: Any])?["cause"] as? String == "fetch", "\(downData)")
         for (fault, event) in events {
             let data = try #require(outcomes.first { $0["subject"] as? String == event.id }?["data"] as? [String: Any], "no outcome for \(fault)")
             let status = (data["document"] as? [String: Any])?["status"] as? [String: Any]

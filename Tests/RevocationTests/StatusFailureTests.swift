@@ -38,9 +38,9 @@ import Verification
 
     @Test func aDeadServerIsUndeterminedAndNotAskedOncePerEvent() throws {
         var scenario = try RevocationScenario(seed: 21, server: server)
-        let gone = try ListServer()
+        let gone = try ClosedPort()
+        defer { gone.close() }
         let uri = gone.url("/gone")
-        gone.stop()
         let verifier = try scenario.verifier()
         for _ in 0..<3 {
             let result = RevocationScenario.verify(try scenario.event(RevocationScenario.statusListReference(0, uri)), with: verifier, service: service)

@@ -91,6 +91,18 @@ struct RevocationVerifyCommandTests {
                 #expect(run.status == 0 && run.data["verdict"] as? String == "verified" && Self.codes(run.data).isEmpty, "\(fault)")
             }
         }
+        // A server that is down: a port nothing listens on.
+        let gone = try ClosedPort()
+        defer { gone.close() }
+        let deadURI = gone.url("/list")
+        var options = TestIssuer.EventOptions()
+        options.status = MSOStatus(statusList: .init(index: 0, uri: deadURI))
+        let file = setup.directory.appendingPathComponent("event-down.json")
+        try Data(try setup.factory.event(.isoDeviceResponse, options: options).json()).write(to: file)
+        let down = try CLI.run(["verify", "--config", setup.config.path, "--json", file.path])
+        let data = try #require(try JSONSerialization.jsonObject(with: Data(down.stdout.utf8)) as? [String: Any])["data"] as? [String: Any]
+        #expect(((data?["document"] as? [String: Any])?["status"] as? [String: Any])?["cause"] as? String == "fetch", "\(down.stdout)")
+        #expect(down.status == (mode == "required" ? 1 : 0))
     }
 
     @Test func requiredRejectsWhatCannotBeDeterminedAndBestEffortSaysSo() throws {
