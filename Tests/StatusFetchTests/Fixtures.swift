@@ -137,22 +137,7 @@ final class StreamingServer: @unchecked Sendable {
     static let cap = 256 << 20
 
     init(total: Int?) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        guard bound else {
-            close(listener)
-            throw TestFailure("bind/listen: errno \(errno)")
-        }
-        self.listener = listener
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try LoopbackSocket.bind(listening: 4)
         Thread.detachNewThread { [self] in run(total: total) }
     }
 
