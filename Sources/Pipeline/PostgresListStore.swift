@@ -51,7 +51,7 @@ final class PostgresListStore: SharedListStore, @unchecked Sendable {
         lock.unlock()
     }
 
-    private static func kind(_ source: ListSource) -> StatusListsTable.Kind {
+    private static func kind(_ source: ListSource) -> StatusReferencesTable.Kind {
         switch source {
         case .token(.statusList): .statusList
         case .token(.identifierList): .identifierList

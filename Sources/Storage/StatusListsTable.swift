@@ -6,14 +6,8 @@ import Postgres
 /// when it expires), shared by every worker. A reader verifies the list
 /// again; the table holds what was fetched, not a verdict.
 public enum StatusListsTable {
-    public enum Kind: String, Sendable {
-        case statusList = "status_list"
-        case identifierList = "identifier_list"
-        case certificateRevocationList = "crl"
-    }
-
     public struct Row: Sendable, Equatable {
-        public var kind: Kind
+        public var kind: StatusReferencesTable.Kind
         public var uri: String
         public var token: [UInt8]
         public var etag: String?
@@ -21,7 +15,7 @@ public enum StatusListsTable {
         public var fetchedAt: Date
         public var expiresAt: Date
 
-        public init(kind: Kind, uri: String, token: [UInt8], etag: String?, lastModified: String?, fetchedAt: Date, expiresAt: Date) {
+        public init(kind: StatusReferencesTable.Kind, uri: String, token: [UInt8], etag: String?, lastModified: String?, fetchedAt: Date, expiresAt: Date) {
             self.kind = kind
             self.uri = uri
             self.token = token
@@ -45,7 +39,7 @@ public enum StatusListsTable {
     }
 
     /// One list (columns `token`, `etag`, `last_modified`, `fetched_at`, `expires_at`), if any worker fetched it.
-    public static func find(_ kind: Kind, uri: String) -> PostgresStatement {
+    public static func find(_ kind: StatusReferencesTable.Kind, uri: String) -> PostgresStatement {
         PostgresStatement("SELECT token, etag, last_modified, fetched_at, expires_at FROM status_lists WHERE list_kind = $1 AND list_uri = $2",
                           [.text(kind.rawValue), .text(uri)])
     }

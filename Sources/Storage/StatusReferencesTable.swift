@@ -17,12 +17,13 @@ public enum StatusReferencesTable: RetainedRows {
         .init("retain_until", "timestamptz"),
     ]
 
+    /// `list_kind`, here and in `status_lists`.
     public enum Kind: String, Sendable {
         case statusList = "status_list"
         case identifierList = "identifier_list"
-        /// A document whose MSO names no list, and one of whose certificates
-        /// names a CRL: `list_uri` is that CRL's; the others follow from
-        /// the document signer and anchor kept with it.
+        /// Here: a document whose MSO names no list, and one of whose
+        /// certificates names a CRL: `list_uri` is that CRL's; the others
+        /// follow from the document signer and anchor kept with it.
         case certificateRevocationList = "crl"
     }
 

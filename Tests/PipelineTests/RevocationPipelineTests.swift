@@ -19,6 +19,22 @@ import Verification
         return (fixture, try fixture.factory.authority.issuingListSigner(now: fixture.factory.now))
     }
 
+    /// A worker whose tenant keeps every value 30 days (so accepted results
+    /// keep their references) and re-checks lists every second.
+    static func retainingFixture(statusLists: [String: Any] = [:]) throws -> PipelineFixture {
+        let fixture = try PipelineFixture(
+            tenantSettings: [
+                "status": ["mode": "required", "maxWaitSeconds": 120],
+                "retentionDefaults": [["namespace": "*", "element": "*", "retention": ["intent": "mayStore", "days": 30]]],
+            ],
+            settings: ["statusLists": ["allowInsecure": true, "timeoutSeconds": 60, "recheckIntervalSeconds": 1].merging(statusLists) { $1 }])
+        try DataKeyRing.generateKeyFile(fixture.directory.appendingPathComponent("data-k1.key"))
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.config)) as? [String: Any])
+        root["retention"] = ["dataKeys": [["id": "k1", "file": "data-k1.key"]], "activeKey": "k1"]
+        try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: fixture.config)
+        return fixture
+    }
+
     static func publish(_ entries: [UInt8], at path: String, on server: ListServer, signer: TestIssuer.ListSigner, now: Date) throws {
         let issued = Int64(now.timeIntervalSince1970)
         let publisher = TestIssuer.ListPublisher(kind: .statusList, content: .statuses(bits: 1, entries), subject: server.url(path),
@@ -131,16 +147,7 @@ import Verification
     @Test func aCredentialRevokedAfterAcceptanceIsAnnouncedOnceAndRecorded() throws {
         let server = try ListServer()
         defer { server.stop() }
-        let fixture = try PipelineFixture(
-            tenantSettings: [
-                "status": ["mode": "required", "maxWaitSeconds": 120],
-                "retentionDefaults": [["namespace": "*", "element": "*", "retention": ["intent": "mayStore", "days": 30]]],
-            ],
-            settings: ["statusLists": ["allowInsecure": true, "timeoutSeconds": 60, "recheckIntervalSeconds": 1]])
-        try DataKeyRing.generateKeyFile(fixture.directory.appendingPathComponent("data-k1.key"))
-        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.config)) as? [String: Any])
-        root["retention"] = ["dataKeys": [["id": "k1", "file": "data-k1.key"]], "activeKey": "k1"]
-        try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: fixture.config)
+        let fixture = try Self.retainingFixture()
         let signer = try fixture.factory.authority.issuingListSigner(now: fixture.factory.now)
         func publish(_ entries: [UInt8]) throws {
             let issued = Int64(Date().timeIntervalSince1970)
@@ -268,16 +275,7 @@ import Verification
     @Test func aDocumentSignerRevokedAfterAcceptanceIsFoundOnTheCRL() throws {
         let server = try ListServer()
         defer { server.stop() }
-        let fixture = try PipelineFixture(
-            tenantSettings: [
-                "status": ["mode": "required", "maxWaitSeconds": 120],
-                "retentionDefaults": [["namespace": "*", "element": "*", "retention": ["intent": "mayStore", "days": 30]]],
-            ],
-            settings: ["statusLists": ["allowInsecure": true, "timeoutSeconds": 60, "recheckIntervalSeconds": 1, "crlRefreshSeconds": 1]])
-        try DataKeyRing.generateKeyFile(fixture.directory.appendingPathComponent("data-k1.key"))
-        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.config)) as? [String: Any])
-        root["retention"] = ["dataKeys": [["id": "k1", "file": "data-k1.key"]], "activeKey": "k1"]
-        try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .withoutEscapingSlashes]).write(to: fixture.config)
+        let fixture = try Self.retainingFixture(statusLists: ["crlRefreshSeconds": 1])
         fixture.factory.authority = try fixture.factory.authority.namingRevocationLists(documentSigner: [server.url("/later.crl")])
         let authority = fixture.factory.authority
         func publish(_ entries: [CertificateRevocationListBuilder.Entry]) throws {

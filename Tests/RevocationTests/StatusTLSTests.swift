@@ -69,41 +69,32 @@ import Verification
         #expect(unknown.codes == [.statusUndetermined] && unknown.documentStatus?.cause == "fetch")
     }
 
-    @Test func aRedirectToPlainHTTPIsNotFollowed() throws {
+    /// A list token is fetched over https only; a CRL may be named over
+    /// plain http, but one named over https is never redirected down to it.
+    @Test(arguments: [false, true])
+    func aRedirectFromHTTPSToPlainHTTPIsNotFollowed(crl: Bool) throws {
         let ca = try TestCA()
         defer { try? FileManager.default.removeItem(at: ca.caFile) }
         let server = try ListServer(tls: ca.serverTLS)
         defer { server.stop() }
         let plain = try ListServer()
         defer { plain.stop() }
-        var scenario = try RevocationScenario(seed: 31, server: plain)
-        try scenario.publish(.statuses(bits: 1, [0]), at: "/moved")
+        var scenario = try RevocationScenario(seed: crl ? 32 : 31, server: plain)
+        let reference: MSOStatus?
+        if crl {
+            scenario.factory.authority = try scenario.factory.authority.namingRevocationLists(documentSigner: [server.url("/redirect", scheme: "https")])
+            plain.publish("/moved", try scenario.factory.authority.revocationList(thisUpdate: RevocationScenario.now - 60, nextUpdate: RevocationScenario.now + 3_600),
+                          mediaType: "application/pkix-crl")
+            reference = nil
+        } else {
+            try scenario.publish(.statuses(bits: 1, [0]), at: "/moved")
+            reference = RevocationScenario.statusListReference(0, server.url("/redirect", scheme: "https"))
+        }
         server.put("/redirect", ListServer.Answer(status: 302, location: plain.url("/moved")))
         let service = Self.strictService(caFile: ca.caFile)
         defer { service.stop() }
-        let result = RevocationScenario.verify(try scenario.event(RevocationScenario.statusListReference(0, server.url("/redirect", scheme: "https"))),
-                                               with: try scenario.verifier(), service: service)
+        let result = RevocationScenario.verify(try scenario.event(reference), with: try scenario.verifier(), service: service)
         #expect(result.codes == [.statusUndetermined] && result.documentStatus?.cause == "fetch")
         #expect(server.requests("/redirect") == 1 && plain.requests("/moved") == 0)
-    }
-
-    /// A CRL may be named over plain http, but a CRL named over https is never redirected down to http.
-    @Test func aCRLRedirectFromHTTPSToHTTPIsNotFollowed() throws {
-        let ca = try TestCA()
-        defer { try? FileManager.default.removeItem(at: ca.caFile) }
-        let server = try ListServer(tls: ca.serverTLS)
-        defer { server.stop() }
-        let plain = try ListServer()
-        defer { plain.stop() }
-        var scenario = try RevocationScenario(seed: 32, server: plain)
-        scenario.factory.authority = try scenario.factory.authority.namingRevocationLists(documentSigner: [server.url("/crl", scheme: "https")])
-        plain.publish("/moved.crl", try scenario.factory.authority.revocationList(thisUpdate: RevocationScenario.now - 60, nextUpdate: RevocationScenario.now + 3_600),
-                      mediaType: "application/pkix-crl")
-        server.put("/crl", ListServer.Answer(status: 302, location: plain.url("/moved.crl")))
-        let service = Self.strictService(caFile: ca.caFile)
-        defer { service.stop() }
-        let result = RevocationScenario.verify(try scenario.event(nil), with: try scenario.verifier(), service: service)
-        #expect(result.codes == [.statusUndetermined] && result.documentStatus?.cause == "fetch")
-        #expect(server.requests("/crl") == 1 && plain.requests("/moved.crl") == 0)
     }
 }

@@ -13,23 +13,17 @@ struct ListSignerRuleTests {
         return try ListToken(bytes: bytes, kind: kind == .statusList ? .statusList : .identifierList)
     }
 
-    /// A list signer the document's IACA issued, named by x5chain.
-    @Test(arguments: TestIssuer.ListPublisher.Kind.allCases)
-    func listSignerInX5chain(kind: TestIssuer.ListPublisher.Kind) throws {
+    /// A list signer the document's IACA issued, named by x5chain; or the
+    /// document signer itself, which may sign lists for its own documents.
+    @Test(arguments: TestIssuer.ListPublisher.Kind.allCases, [false, true])
+    func aListSignerOrTheDocumentSignerItself(kind: TestIssuer.ListPublisher.Kind, byDocumentSigner: Bool) throws {
         let world = try ListWorld()
-        let token = try token(world, kind, signedBy: world.listSigner.key, chain: [world.listSigner.certificate])
+        let (key, certificate) = byDocumentSigner
+            ? (world.authority.documentSignerKey, world.authority.documentSigner)
+            : (world.listSigner.key, world.listSigner.certificate)
+        let token = try token(world, kind, signedBy: key, chain: [certificate])
         let signer = try world.authorize(token).get()
-        #expect(signer == world.listSigner.certificate)
-        try token.verifySignature(by: signer)
-    }
-
-    /// The document signer may sign lists for its own documents.
-    @Test(arguments: TestIssuer.ListPublisher.Kind.allCases)
-    func documentSignerItself(kind: TestIssuer.ListPublisher.Kind) throws {
-        let world = try ListWorld()
-        let token = try token(world, kind, signedBy: world.authority.documentSignerKey, chain: [world.authority.documentSigner])
-        let signer = try world.authorize(token).get()
-        #expect(signer == world.authority.documentSigner)
+        #expect(signer == certificate)
         try token.verifySignature(by: signer)
     }
 
