@@ -75,6 +75,11 @@ let package = Package(
         // read model, small counts suppressed. The report explains reason codes
         // in the words of Schemas/reason-codes.md, compiled in.
         .target(name: "Analytics", dependencies: ["Storage"], resources: [.embedInCode("reason-codes.md")]),
+        // The document types Wallet shares, as data: one file per docType,
+        // each element's CBOR type and whether it is personal, a predicate or
+        // technical, with its sources (docs/document-types.md).
+        .target(name: "DocumentTypes", dependencies: ["CBOR", "JSON"],
+                resources: ["mdl.json", "photoid.json", "jp-mnc.json", "eu-pid.json", "eu-av.json"].map { .embedInCode("catalogue/\($0)") }),
         // The config file as the product runs it: read once, every file it names loaded under one rule.
         .target(name: "Deployment", dependencies: ["Settings", "Verification", "Retention", "Revocation", "Crypto"]),
         .target(name: "Pipeline", dependencies: ["Deployment", "Revocation", "StatusList", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
@@ -111,6 +116,7 @@ let package = Package(
         .testTarget(name: "RevocationTests", dependencies: ["Revocation", "StatusList", "StatusFetch", "Verification", "Settings", "TestIssuer", "TestSupport",
                                                             "MDoc", "CBOR", "Crypto", "HTTPService"]),
         .testTarget(name: "StatusFetchTests", dependencies: ["StatusFetch", "HTTPService", "Crypto", "TestIssuer", "TestSupport"]),
+        .testTarget(name: "DocumentTypesTests", dependencies: ["DocumentTypes", "CBOR", "MDoc", "TestSupport"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),

@@ -18,6 +18,18 @@ public enum Vectors {
 
     public static var available: Bool { root != nil }
 
+    /// Every public DeviceResponse the vectors hold that a wallet or issuer
+    /// library produced (hex files relative to the root).
+    public static let deviceResponses = [
+        "apple-verify-with-wallet-sample/device_response.hex",
+        "iso18013-5-annex-d/device_response.hex",
+        "auth0-mdl/example1/device_response.hex", "auth0-mdl/example4/device_response.hex",
+        "animo-mdoc/google-dcapi-oid4vp-draft24/device_response.hex", "animo-mdoc/ubique-oid4vp-draft18/device_response.hex",
+        "animo-mdoc/animo-oid4vp-1.0/device_response.hex", "animo-mdoc/france-oid4vp-draft18/device_response.hex",
+        "synthetic-pymdoccbor/valid-es384-ds-sha384/device_response.hex",
+        "synthetic-pymdoccbor/policy-attached-device-payload/device_response.hex",
+    ]
+
     public struct Missing: Error, CustomStringConvertible {
         public let path: String
         public var description: String { "test vector \(path) not found (set VERIDOC_VECTORS or place shared/vectors next to the package)" }

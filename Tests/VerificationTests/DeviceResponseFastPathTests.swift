@@ -12,15 +12,7 @@ import TestSupport
 /// (or the comparison would only ever test the general reader).
 @Suite(.enabled(if: Vectors.available, "shared/vectors not found (set VERIDOC_VECTORS or place shared/vectors next to the package)"))
 struct DeviceResponseFastPathTests {
-    static let responses = [
-        "apple-verify-with-wallet-sample/device_response.hex",
-        "iso18013-5-annex-d/device_response.hex",
-        "auth0-mdl/example1/device_response.hex", "auth0-mdl/example4/device_response.hex",
-        "animo-mdoc/google-dcapi-oid4vp-draft24/device_response.hex", "animo-mdoc/ubique-oid4vp-draft18/device_response.hex",
-        "animo-mdoc/animo-oid4vp-1.0/device_response.hex",
-        "synthetic-pymdoccbor/valid-es384-ds-sha384/device_response.hex",
-        "synthetic-pymdoccbor/policy-attached-device-payload/device_response.hex",
-    ]
+    static let responses = Vectors.deviceResponses
 
     /// Everything a reader made of a response, as bytes and values that compare.
     static func summary(_ response: DeviceResponse) -> [String] {
