@@ -187,7 +187,7 @@ extension TestIssuer {
 
         static let issuanceFaults: Set<Fault> = [
             .untrustedIssuer, .expiredDocumentSigner, .signerWithoutExtendedKeyUsage, .msoNotYetValid, .msoExpired, .docTypeMismatch, .msoNotAnMSO,
-            .signerCountryDiffersFromIACA, .issuingCountryDiffersFromSigner, .issuingJurisdictionDiffersFromSigner,
+            .signerCountryDiffersFromIACA, .issuingCountryDiffersFromSigner, .issuingJurisdictionDiffersFromSigner, .mistypedElements,
         ]
 
         private mutating func issue(options: EventOptions, fault: Fault?) throws -> IssuedDocument {
@@ -225,6 +225,9 @@ extension TestIssuer {
                 credential[Credential.mDLNameSpace, "issuing_country"] = "FR"
             case .issuingJurisdictionDiffersFromSigner:
                 credential[Credential.mDLNameSpace, "issuing_jurisdiction"] = .text(authority.state == "NV" ? "CA" : "NV")
+            case .mistypedElements:
+                credential[Credential.mDLNameSpace, "age_over_21"] = "true"
+                credential[Credential.mDLNameSpace, "birth_date"] = .text("1990-01-01")
             default:
                 break
             }

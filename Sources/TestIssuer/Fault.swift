@@ -58,6 +58,9 @@ extension TestIssuer {
         case msoExpired
         /// family_name changed after the issuer signed its digest.
         case alteredElement
+        /// The issuer signed `age_over_21` as the text "true" and `birth_date`
+        /// as an untagged text: the digests hold, the types do not.
+        case mistypedElements
         /// The device signed DeviceAuthentication over another session's transcript.
         case deviceSignedOtherTranscript
         /// The event's time is a minute older than the tenant's maxRequestAgeSeconds.
@@ -116,6 +119,7 @@ extension TestIssuer {
             case .msoNotYetValid: [.msoNotYetValid]
             case .msoExpired: [.msoExpired]
             case .alteredElement: [.msoDigestMismatch]
+            case .mistypedElements: [.msoElementTypeMismatch]
             case .deviceSignedOtherTranscript: [.deviceSignatureInvalid]
             case .staleRequest: [.requestExpired]
             case .forgedSessionToken: flow == .isoDeviceResponse ? [.requestNonceUnknown] : nil

@@ -130,6 +130,9 @@ struct AnnexDVectorTests {
 
 /// auth0-lab/mdl examples (README §2): non-preferred CBOR and attached
 /// deviceSignature payloads, so the received bytes must be hashed as received.
+/// Examples 1 and 4 disclose a `portrait` that is the text "bstr", not the
+/// bytes ISO 18013-5 defines: their signatures and digests hold, and they
+/// are rejected for that element alone (`mso.element_type_mismatch`).
 ///
 /// The signer `issuer_ny_dmv.pem` is a self-signed CA certificate without the
 /// Annex B document-signer extensions; it is pinned (`pinnedDocumentSigners`),
@@ -146,15 +149,23 @@ struct Auth0VectorTests {
     /// document signer: an anchor never signs an MSO itself unless pinned.
     @Test func theSignerAsATrustAnchorIsRefused() throws {
         let result = try verifyISOFolder("auth0-mdl/example1", anchors: certificates("auth0-mdl/issuer_ny_dmv.pem"), at: Self.at)
-        #expect(result.codes == [.issuerUntrusted, .issuerCertificateInvalid], "\(result.summary)")
+        #expect(result.codes == [.issuerUntrusted, .issuerCertificateInvalid, .msoElementTypeMismatch], "\(result.summary)")
         #expect(result.report.reasons.first?.detail.contains("trust anchor itself") == true)
     }
 
     @Test(arguments: ["example1", "example2", "example4"])
-    func verified(example: String) throws {
+    func signaturesAndDigestsHold(example: String) throws {
         let result = try Self.verify(example)
-        #expect(result.codes == [], "\(result.summary)")
-        #expect(result.verdict == "verified")
+        for check in [CheckName.issuerSignature, .msoDigests, .msoValidity, .deviceAuthentication] {
+            #expect(result.report.status(of: check) == .passed, "\(example): \(check.rawValue)")
+        }
+        if example == "example2" {
+            #expect(result.codes == [] && result.verdict == "verified", "\(result.summary)")
+        } else {
+            #expect(result.codes == [.msoElementTypeMismatch] && result.verdict == "rejected", "\(result.summary)")
+            let detail = result.report.reasons.first?.detail ?? ""
+            #expect(detail.hasSuffix("1 element(s) of the wrong type: org.iso.18013.5.1/portrait is not bstr"), "\(detail)")
+        }
     }
 
     @Test func example3HasATamperedFamilyName() throws {
@@ -169,7 +180,8 @@ struct Auth0VectorTests {
     /// The SessionTranscriptBytes form of the same transcript gives the same result.
     @Test func sessionTranscriptBytesFormIsAccepted() throws {
         let result = try Self.verify("example1", transcriptFile: "session_transcript_bytes.hex")
-        #expect(result.codes == [], "\(result.summary)")
+        #expect(result.codes == [.msoElementTypeMismatch], "\(result.summary)")
+        #expect(result.report.status(of: .deviceAuthentication) == .passed)
     }
 }
 

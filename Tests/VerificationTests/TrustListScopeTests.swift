@@ -230,8 +230,9 @@ import Verification
         let authority = try TestIssuer.Authority(now: Self.now)
         var other = try Self.factory(authority: authority) { $0[TestIssuer.Credential.mDLNameSpace, "issuing_country"] = "FR" }
         #expect(try Self.verify(&other).codes == [.issuerIssuingCountryMismatch])
+        // A number is not a country: mismatched, and of the wrong type.
         var notText = try Self.factory(authority: authority) { $0[TestIssuer.Credential.mDLNameSpace, "issuing_country"] = 840 }
-        #expect(try Self.verify(&notText).codes == [.issuerIssuingCountryMismatch])
+        #expect(try Self.verify(&notText).codes == [.issuerIssuingCountryMismatch, .msoElementTypeMismatch])
         // The ISO/IEC 23220 namespaces carry issuing_country too.
         var photo = try Self.factory(authority: authority) { $0["org.iso.23220.1", "issuing_country"] = "FR" }
         #expect(try Self.verify(&photo).codes == [.issuerIssuingCountryMismatch])

@@ -29,7 +29,8 @@ import TestSupport
     @Test func theChecksAVerdictMayLackAreTheOnesThatDoNotAlwaysApply() {
         let optional = CheckName.order.filter { !$0.isRequiredForVerified }
         #expect(optional == [
-            .payloadTranscript, .payloadReader, .decryptionKey, .decryptionTranscript, .decryptionOpen, .documentStatus, .requestIssuedNonce, .requestNonce,
+            .payloadTranscript, .payloadReader, .decryptionKey, .decryptionTranscript, .decryptionOpen, .msoElementTypes, .documentStatus,
+            .requestIssuedNonce, .requestNonce,
         ])
     }
 

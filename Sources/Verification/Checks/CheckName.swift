@@ -19,6 +19,7 @@ public enum CheckName: String, Sendable, CaseIterable, Comparable {
     case msoDocType = "mso.doctype"
     case msoValidity = "mso.validity"
     case msoDigests = "mso.digests"
+    case msoElementTypes = "mso.element_types"
     case deviceAuthentication = "device.authentication"
     case documentStatus = "document.status"
     case requestIssuedNonce = "request.issued_nonce"

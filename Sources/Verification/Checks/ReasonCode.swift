@@ -25,6 +25,7 @@ public enum ReasonCode: String, Sendable, CaseIterable, Comparable {
     case msoNotYetValid = "mso.not_yet_valid"
     case msoExpired = "mso.expired"
     case msoDigestMismatch = "mso.digest_mismatch"
+    case msoElementTypeMismatch = "mso.element_type_mismatch"
     case deviceSignatureInvalid = "device.signature_invalid"
     case deviceMacUnbound = "device.mac_unbound"
     case statusRevoked = "status.revoked"

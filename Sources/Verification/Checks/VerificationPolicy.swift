@@ -23,6 +23,7 @@ public enum VerificationPolicy {
         MSODocTypeCheck.self,
         MSOValidityCheck.self,
         MSODigestsCheck.self,
+        MSOElementTypesCheck.self,
         DeviceAuthenticationCheck.self,
         // Reads the reference here; the status service records it (`VerificationResult.recordingStatus`).
         DocumentStatusCheck.self,
