@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "Revocation", dependencies: ["StatusList", "StatusFetch", "Verification", "Settings", "MDoc", "Crypto"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
-        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification", "Settings", "CZlib"]),
+        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification", "Settings", "CZlib", "DocumentTypes"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"],
                 // By path, not -lrdkafka: the other libraries' pkg-config flags put
                 // -L/usr/lib/x86_64-linux-gnu first, where a librdkafka-dev would win.
@@ -117,7 +117,7 @@ let package = Package(
                                                             "MDoc", "CBOR", "Crypto", "HTTPService"]),
         .testTarget(name: "StatusFetchTests", dependencies: ["StatusFetch", "HTTPService", "Crypto", "TestIssuer", "TestSupport"]),
         .testTarget(name: "DocumentTypesTests", dependencies: ["DocumentTypes", "CBOR", "MDoc", "TestSupport"]),
-        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer"]),
+        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer", "DocumentTypes"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
