@@ -100,7 +100,7 @@ let package = Package(
             dependencies: ["CommandLineSupport", "Deployment", "Revocation", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
-            dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification"]),
+            dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification", "DocumentTypes"]),
 
         // What the test targets share: the built binaries, the shared vectors, hex,
         // a Prometheus text parser, a raw HTTP client, polling, a fresh test database,

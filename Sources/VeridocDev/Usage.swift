@@ -31,6 +31,8 @@ enum Usage {
           examples --schema-examples DIR [--at RFC3339]
                               The examples beside the event schemas (Schemas/examples) made again: their tenant in DIR/tenant
                               (which must not exist), the request examples, and the outcomes veridoc verify --json makes of them.
+          catalogue           The document catalogue (Sources/DocumentTypes/catalogue) as Markdown tables: the part of
+                              docs/document-types.md between its markers.
           dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID] [--rebalance-delay-ms MS]
                  In-process mock Kafka cluster for development/tests: prints BOOTSTRAP=<list>, runs until SIGTERM/SIGINT.
                  stdin commands (answer OK / ERR <reason>): down ID | up ID | errors APIKEY CODE[,CODE…] | topic NAME PARTITIONS
@@ -110,6 +112,10 @@ extension Usage {
                       Option("--schema-examples", "Make Schemas/examples again instead: the tenant in DIR/tenant, requests and outcomes.")],
             exitStatuses: [(ExitStatus.success, "written"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error")],
             examples: ["veridoc-dev examples /tmp/veridoc-examples --at 2026-12-01T12:00:00Z"]),
+        "catalogue": CommandDetails(
+            options: [],
+            exitStatuses: [(ExitStatus.success, "printed"), (ExitStatus.usageOrConfiguration, "usage error")],
+            examples: ["veridoc-dev catalogue"]),
         "dev-broker": CommandDetails(
             options: [Option("--brokers N", "Brokers in the mock cluster (default 3)."),
                       Option("--topic NAME:PARTITIONS", "Create a topic (repeatable)."),

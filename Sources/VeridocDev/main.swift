@@ -10,4 +10,5 @@ CommandTable(usage: Usage.text, commands: [
     "chaos": ChaosCommand.run,
     "dev-broker": DevBrokerCommand.run,
     "examples": ExamplesCommand.run,
+    "catalogue": CatalogueCommand.run,
 ], details: Usage.details, version: { Version.text(of: "veridoc-dev") }).main()
