@@ -44,7 +44,7 @@ let package = Package(
         // Calendar arithmetic without Foundation's calendar: RFC 3339 dates and PostgreSQL timestamps.
         .target(name: "CivilDate"),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto", "CivilDate"]),
-        .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc", "JSON", "Settings", "DocumentTypes"]),
+        .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc", "JSON", "Settings", "DocumentTypes", "CivilDate"]),
         // Status List and identifier list tokens (IETF Token Status List, ISO 18013-5 §12.3.6): read, bounded inflate, signer rules.
         .target(name: "StatusList", dependencies: ["CBOR", "Crypto", "MDoc", "CZlib"]),
         // Outgoing HTTP GET on libcurl, bounded in time, size, redirects and addresses.

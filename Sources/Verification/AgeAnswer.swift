@@ -1,0 +1,89 @@
+import CBOR
+import CivilDate
+import Foundation
+import MDoc
+
+/// The answer to "is the holder at least `threshold` years old?" from what
+/// one document returned (ISO 18013-5 §7.2.5; Apple's `age(atLeast:)`,
+/// 1–125): from an `age_over_NN`, else `age_in_years`, else `birth_date` at
+/// the verification time. It says which element answered and whether the
+/// answer is derived (anything but `age_over_` of exactly the threshold).
+public struct AgeAnswer: Sendable, Equatable {
+    public enum Value: String, Sendable {
+        case yes = "true"
+        case no = "false"
+        case unknown
+    }
+
+    public let threshold: Int
+    public let value: Value
+    /// `namespace/element` that answered; nil when nothing did.
+    public let element: String?
+    public let isDerived: Bool
+
+    /// Thresholds Apple's `age(atLeast:)` accepts.
+    public static let thresholds = 1...125
+
+    /// The answer from `elements` (namespace, identifier, value) of one
+    /// document, at `time`. `age_over_NN` answers first, as the issuer
+    /// stated it: a true one at or above the threshold says yes, a false one
+    /// at or below says no (ISO's nearest true above, nearest false below);
+    /// statements that contradict each other answer unknown. Then
+    /// `age_in_years`; then `birth_date` (full-date, or ISO 23220's map).
+    public static func evaluate(atLeast threshold: Int, elements: [(namespace: String, identifier: String, value: CBORItem)], at time: Date) -> AgeAnswer {
+        var yes: (age: Int, element: String)?
+        var no: (age: Int, element: String)?
+        for element in elements {
+            guard let age = overAge(element.identifier), let stated = element.value.bool else { continue }
+            let name = "\(element.namespace)/\(element.identifier)"
+            if stated, age >= threshold, yes.map({ age < $0.age }) ?? true { yes = (age, name) }
+            if !stated, age <= threshold, no.map({ age > $0.age }) ?? true { no = (age, name) }
+        }
+        switch (yes, no) {
+        case (.some, .some):
+            return AgeAnswer(threshold: threshold, value: .unknown, element: nil, isDerived: true)
+        case (.some(let found), nil):
+            return AgeAnswer(threshold: threshold, value: .yes, element: found.element, isDerived: found.age != threshold)
+        case (nil, .some(let found)):
+            return AgeAnswer(threshold: threshold, value: .no, element: found.element, isDerived: found.age != threshold)
+        case (nil, nil):
+            break
+        }
+        if let years = elements.first(where: { $0.identifier.hasSameUTF8(as: "age_in_years") }), let age = years.value.unsigned {
+            return AgeAnswer(threshold: threshold, value: age >= UInt64(threshold) ? .yes : .no, element: "\(years.namespace)/age_in_years", isDerived: true)
+        }
+        if let birth = elements.first(where: { $0.identifier.hasSameUTF8(as: "birth_date") }), let born = birthDate(birth.value) {
+            let value: Value = hasReached(age: threshold, born: born, on: time) ? .yes : .no
+            return AgeAnswer(threshold: threshold, value: value, element: "\(birth.namespace)/birth_date", isDerived: true)
+        }
+        return AgeAnswer(threshold: threshold, value: .unknown, element: nil, isDerived: false)
+    }
+
+    /// NN of `age_over_NN` (two digits); nil for any other identifier.
+    static func overAge(_ identifier: String) -> Int? {
+        let bytes = Array(identifier.utf8)
+        guard bytes.count == 11, bytes.starts(with: Array("age_over_".utf8)) else { return nil }
+        let digits = bytes[9...]
+        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    /// The civil date of a `full-date` (tag 1004), or of ISO 23220's `{birth_date: full-date, …}` map.
+    static func birthDate(_ item: CBORItem) -> (year: Int64, month: Int64, day: Int64)? {
+        let dated = item.tagged ?? item["birth_date"]?.tagged
+        guard let tagged = dated, tagged.tag == 1004, let text = tagged.item.text, let date = RFC3339.fullDate(from: text) else { return nil }
+        return CivilDate.civil(fromDays: CivilDate.floorDiv(Int64(date.timeIntervalSince1970), 86_400))
+    }
+
+    /// Whether someone born on `born` is `age` years old on the UTC date of
+    /// `time`. A 29 February birthday is reached on 1 March in a common
+    /// year: never a day early, whatever a jurisdiction's rule.
+    static func hasReached(age: Int, born: (year: Int64, month: Int64, day: Int64), on time: Date) -> Bool {
+        let today = CivilDate.civil(fromDays: CivilDate.floorDiv(Int64(time.timeIntervalSince1970.rounded(.down)), 86_400))
+        let year = born.year + Int64(age)
+        // The birthday in `year`: the same month and day, or 1 March for a 29 February in a common year.
+        let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let birthday = born.month == 2 && born.day == 29 && !isLeap ? (year, Int64(3), Int64(1)) : (year, born.month, born.day)
+        return (today.year, today.month, today.day) >= birthday
+    }
+}

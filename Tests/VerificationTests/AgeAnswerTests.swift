@@ -1,0 +1,65 @@
+import CBOR
+import Foundation
+import MDoc
+import Testing
+import Verification
+
+/// `age(atLeast:)` answered from what one document returned: the issuer's
+/// `age_over_NN` first (nearest true above, nearest false below), then
+/// `age_in_years`, then `birth_date` at the verification time.
+struct AgeAnswerTests {
+    static let mdl = "org.iso.18013.5.1"
+
+    static func item(_ value: CBOR) throws -> CBORItem { try CBORDecoder().decode(value.encoded()) }
+
+    static func answer(_ threshold: Int, _ elements: [(String, CBOR)], at time: String = "2026-06-15T12:00:00Z") throws -> AgeAnswer {
+        let items = try elements.map { (namespace: mdl, identifier: $0.0, value: try item($0.1)) }
+        return AgeAnswer.evaluate(atLeast: threshold, elements: items, at: try #require(RFC3339.date(from: time)))
+    }
+
+    @Test func theIssuersStatementAnswersFirst() throws {
+        let exact = try Self.answer(21, [("age_over_21", true), ("age_in_years", 19)])
+        #expect(exact.threshold == 21 && exact.value == .yes && exact.element == "org.iso.18013.5.1/age_over_21" && !exact.isDerived,
+                "the issuer's statement wins over the other elements")
+        #expect(try Self.answer(21, [("age_over_21", false)]).value == .no)
+        // Nearest true above: over 25 is over 21 (derived); nearest false below: not over 18 is not over 21.
+        let above = try Self.answer(21, [("age_over_18", true), ("age_over_25", true), ("age_over_65", true)])
+        #expect(above.value == .yes && above.element == "org.iso.18013.5.1/age_over_25" && above.isDerived)
+        let below = try Self.answer(21, [("age_over_18", false), ("age_over_16", false)])
+        #expect(below.value == .no && below.element == "org.iso.18013.5.1/age_over_18" && below.isDerived)
+        // Statements that say nothing of the threshold, and ones that contradict each other.
+        #expect(try Self.answer(21, [("age_over_18", true), ("age_over_25", false)]).value == .unknown)
+        #expect(try Self.answer(20, [("age_over_21", true), ("age_over_18", false)]).value == .unknown)
+        // Not a boolean, or not two digits: not a statement.
+        #expect(try Self.answer(21, [("age_over_21", "true"), ("age_over_210", true)]).value == .unknown)
+    }
+
+    @Test func ageInYearsAnswersNext() throws {
+        let years = try Self.answer(21, [("age_in_years", 21)])
+        #expect(years.value == .yes && years.element == "org.iso.18013.5.1/age_in_years" && years.isDerived)
+        #expect(try Self.answer(21, [("age_in_years", 20), ("birth_date", .tagged(1004, "1990-01-01"))]).value == .no, "age_in_years before birth_date")
+    }
+
+    @Test(arguments: [
+        // The day before the 21st birthday, and on it.
+        ("2005-06-16", "2026-06-15T23:59:59Z", AgeAnswer.Value.no), ("2005-06-15", "2026-06-15T00:00:00Z", .yes),
+        // Born on 29 February: in a common year the birthday is 1 March, never 28 February.
+        ("2004-02-29", "2025-02-28T12:00:00Z", .no), ("2004-02-29", "2025-03-01T00:00:00Z", .yes),
+        // …and on 29 February itself in a leap year.
+        ("2003-02-29", "2024-02-28T12:00:00Z", .unknown),
+        ("2000-02-29", "2021-02-28T12:00:00Z", .no), ("2003-02-28", "2024-02-28T00:00:00Z", .yes),
+    ])
+    func birthDateAnswersLast(_ born: String, _ at: String, _ expected: AgeAnswer.Value) throws {
+        // 2003-02-29 does not exist: a date that is not a date answers nothing.
+        let answer = try Self.answer(21, [("birth_date", .tagged(1004, .text(born)))], at: at)
+        #expect(answer.value == expected, "born \(born), at \(at)")
+        if expected != .unknown { #expect(answer.element == "org.iso.18013.5.1/birth_date" && answer.isDerived) }
+    }
+
+    @Test func theISO23220BirthDateMapAnswersToo() throws {
+        let map: CBOR = ["birth_date": .tagged(1004, "2000-01-01"), "approximate_mask": "00000000"]
+        #expect(try Self.answer(18, [("birth_date", map)]).value == .yes)
+        #expect(try Self.answer(18, [("birth_date", .text("2000-01-01"))]).value == .unknown, "an untagged text is not a full-date")
+        #expect(try Self.answer(18, []).value == .unknown)
+    }
+}
