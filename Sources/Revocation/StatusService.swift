@@ -469,7 +469,7 @@ public final class StatusService: @unchecked Sendable {
         }
     }
 
-    /// The bytes as what `key` names, admitted (`admit`, `admitCRL`), or why not.
+    /// The bytes read as what `key` names and admitted (a token by `admit`, a CRL current at `time`), or why not.
     private func read(_ bytes: [UInt8], for key: ListKey, at time: Date) -> Result<CachedList.Content, StatusUndetermined> {
         switch key.source {
         case .token(let kind):
