@@ -39,12 +39,7 @@ public struct Certificate: Sendable, Hashable {
     public init(der input: some Collection<UInt8>) throws(CryptoError) {
         let bytes = Array(input)
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { throw .malformedEncoding("certificate DER") }
-        let (parsed, consumed): (OpaquePointer?, Int) = bytes.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            let x509 = d2i_X509(nil, &cursor, buffer.count)
-            let consumed = cursor.map { $0 - buffer.baseAddress! } ?? 0
-            return (x509, consumed)
-        }
+        let (parsed, consumed) = decodeDER(bytes) { d2i_X509(nil, &$0, $1) }
         guard let parsed else {
             ERR_clear_error()
             throw .malformedEncoding("certificate DER")
@@ -245,6 +240,17 @@ extension Certificate {
 }
 
 // MARK: - Helpers shared by the X.509 files
+
+/// An OpenSSL `d2i_*` decoder run over `bytes`: what it made (nil: it
+/// refused them) and how many bytes it read, so that a caller can refuse
+/// trailing bytes.
+func decodeDER(_ bytes: [UInt8], _ d2i: (inout UnsafePointer<UInt8>?, Int) -> OpaquePointer?) -> (OpaquePointer?, Int) {
+    bytes.withUnsafeBufferPointer { buffer in
+        var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+        let decoded = d2i(&cursor, buffer.count)
+        return (decoded, cursor.map { $0 - buffer.baseAddress! } ?? 0)
+    }
+}
 
 /// The dotted form of an OID (never its name), so callers compare against spec text.
 func objectIdentifierText(_ object: OpaquePointer?) -> String? {

@@ -73,11 +73,7 @@ public struct CertificateRevocationList: Sendable {
     public init(der input: some Collection<UInt8>) throws(CryptoError) {
         let bytes = Array(input)
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { throw .malformedEncoding("CRL DER") }
-        let (parsed, consumed): (OpaquePointer?, Int) = bytes.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            let crl = d2i_X509_CRL(nil, &cursor, buffer.count)
-            return (crl, cursor.map { $0 - buffer.baseAddress! } ?? 0)
-        }
+        let (parsed, consumed) = decodeDER(bytes) { d2i_X509_CRL(nil, &$0, $1) }
         guard let parsed else {
             ERR_clear_error()
             throw .malformedEncoding("CRL DER")
@@ -115,15 +111,12 @@ public struct CertificateRevocationList: Sendable {
 
     /// `body` of the CRL parsed again from its DER (which parsed once, in `init`).
     private func parsed<T>(_ body: (OpaquePointer) -> T) -> T? {
-        der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            guard let crl = d2i_X509_CRL(nil, &cursor, buffer.count) else {
-                ERR_clear_error()
-                return nil
-            }
-            let handle = X509CRLHandle(taking: crl)
-            return withExtendedLifetime(handle) { body(handle.pointer) }
+        guard let crl = decodeDER(der, { d2i_X509_CRL(nil, &$0, $1) }).0 else {
+            ERR_clear_error()
+            return nil
         }
+        let handle = X509CRLHandle(taking: crl)
+        return withExtendedLifetime(handle) { body(handle.pointer) }
     }
 
     /// Why the CRL, fetched from the distribution point whose names are
