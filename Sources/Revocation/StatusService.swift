@@ -222,13 +222,9 @@ public final class StatusService: @unchecked Sendable {
                 guard let answer = read(Reference(.identifierList(list), for: query), query) else { return nil }
                 identifierList = answer
             }
-            guard !query.certificateLists.isEmpty else {
-                answers.append(CredentialStatus.combining([statusList, identifierList].compactMap { $0 }))
-                continue
-            }
             var all = [statusList, identifierList].compactMap { $0 }
             for certificate in query.certificateLists {
-                let reference = Reference(certificate)
+                let reference = Reference(certificate, for: query)
                 if case .unlocatable(let cause) = reference.named {
                     all.append(.undetermined(cause))
                     continue
@@ -540,7 +536,7 @@ public final class StatusService: @unchecked Sendable {
         var references: [Reference] = []
         if let list = query.reference.statusList { references.append(Reference(.statusList(list), for: query)) }
         if let list = query.reference.identifierList { references.append(Reference(.identifierList(list), for: query)) }
-        references += query.certificateLists.map(Reference.init)
+        references += query.certificateLists.map { Reference($0, for: query) }
         return references
     }
 
@@ -557,26 +553,23 @@ public final class StatusService: @unchecked Sendable {
         let named: Named
         let key: ListKey
 
-        /// One of the lists `query`'s MSO names.
+        /// One of the lists `query` names, keyed by whose it must be: a
+        /// token the document's IACA's, a CRL its certificate's issuer's.
         init(_ named: Named, for query: StatusQuery) {
             self.named = named
-            let issuer = query.issuingAnchor.sha256Fingerprint
             key = switch named {
-            case .statusList(let list): ListKey(.statusList, list.uri, issuer: issuer)
-            case .identifierList(let list): ListKey(.identifierList, list.uri, issuer: issuer)
+            case .statusList(let list): ListKey(.statusList, list.uri, issuer: query.issuingAnchor.sha256Fingerprint)
+            case .identifierList(let list): ListKey(.identifierList, list.uri, issuer: query.issuingAnchor.sha256Fingerprint)
             case .certificate(let reference, let uri): ListKey(.certificateRevocationList, uri, issuer: reference.issuer.sha256Fingerprint)
             case .unlocatable: ListKey(.certificateRevocationList, "", issuer: [])
             }
         }
 
-        init(_ certificate: CertificateListReference) {
-            named = switch certificate.location {
-            case .success(let uri): .certificate(certificate, uri: uri)
-            case .failure(let cause): .unlocatable(cause)
-            }
-            key = switch certificate.location {
-            case .success(let uri): ListKey(.certificateRevocationList, uri, issuer: certificate.issuer.sha256Fingerprint)
-            case .failure: ListKey(.certificateRevocationList, "", issuer: [])
+        /// The CRL a certificate of `query`'s path names, or why it names none that can be fetched.
+        init(_ certificate: CertificateListReference, for query: StatusQuery) {
+            switch certificate.location {
+            case .success(let uri): self.init(.certificate(certificate, uri: uri), for: query)
+            case .failure(let cause): self.init(.unlocatable(cause), for: query)
             }
         }
 
