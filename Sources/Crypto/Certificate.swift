@@ -38,14 +38,8 @@ public struct Certificate: Sendable, Hashable {
 
     public init(der input: some Collection<UInt8>) throws(CryptoError) {
         let bytes = Array(input)
-        guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { throw .malformedEncoding("certificate DER") }
-        let (parsed, consumed) = decodeDER(bytes) { d2i_X509(nil, &$0, $1) }
-        guard let parsed else {
-            ERR_clear_error()
-            throw .malformedEncoding("certificate DER")
-        }
+        let parsed = try decodeDER(bytes, what: "certificate DER", free: X509_free) { d2i_X509(nil, &$0, $1) }
         let handle = X509Handle(taking: parsed)
-        guard consumed == bytes.count else { throw .malformedEncoding("trailing bytes after certificate DER") }
         guard X509_get0_notBefore(parsed).flatMap(dateFromASN1Time) != nil,
               X509_get0_notAfter(parsed).flatMap(dateFromASN1Time) != nil
         else { throw .malformedEncoding("certificate validity dates") }
@@ -241,15 +235,27 @@ extension Certificate {
 
 // MARK: - Helpers shared by the X.509 files
 
-/// An OpenSSL `d2i_*` decoder run over `bytes`: what it made (nil: it
-/// refused them) and how many bytes it read, so that a caller can refuse
-/// trailing bytes.
-func decodeDER(_ bytes: [UInt8], _ d2i: (inout UnsafePointer<UInt8>?, Int) -> OpaquePointer?) -> (OpaquePointer?, Int) {
-    bytes.withUnsafeBufferPointer { buffer in
+/// What an OpenSSL `d2i_*` decoder makes of all of `bytes` (`what` names
+/// them in errors), the caller's to free: empty input, input OpenSSL
+/// refuses and trailing bytes after what it read are errors (the object
+/// already made is then freed with `free`).
+func decodeDER(_ bytes: [UInt8], what: String, free: (OpaquePointer) -> Void,
+               _ d2i: (inout UnsafePointer<UInt8>?, Int) -> OpaquePointer?) throws(CryptoError) -> OpaquePointer {
+    guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { throw .malformedEncoding(what) }
+    let (decoded, consumed): (OpaquePointer?, Int) = bytes.withUnsafeBufferPointer { buffer in
         var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
         let decoded = d2i(&cursor, buffer.count)
         return (decoded, cursor.map { $0 - buffer.baseAddress! } ?? 0)
     }
+    guard let decoded else {
+        ERR_clear_error()
+        throw .malformedEncoding(what)
+    }
+    guard consumed == bytes.count else {
+        free(decoded)
+        throw .malformedEncoding("trailing bytes after \(what)")
+    }
+    return decoded
 }
 
 /// The dotted form of an OID (never its name), so callers compare against spec text.

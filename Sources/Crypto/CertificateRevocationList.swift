@@ -72,14 +72,8 @@ public struct CertificateRevocationList: Sendable {
 
     public init(der input: some Collection<UInt8>) throws(CryptoError) {
         let bytes = Array(input)
-        guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { throw .malformedEncoding("CRL DER") }
-        let (parsed, consumed) = decodeDER(bytes) { d2i_X509_CRL(nil, &$0, $1) }
-        guard let parsed else {
-            ERR_clear_error()
-            throw .malformedEncoding("CRL DER")
-        }
+        let parsed = try decodeDER(bytes, what: "CRL DER", free: X509_CRL_free) { d2i_X509_CRL(nil, &$0, $1) }
         let handle = X509CRLHandle(taking: parsed)
-        guard consumed == bytes.count else { throw .malformedEncoding("trailing bytes after CRL DER") }
         guard let thisUpdate = X509_CRL_get0_lastUpdate(parsed).flatMap(dateFromASN1Time) else { throw .malformedEncoding("CRL thisUpdate") }
         guard let next = X509_CRL_get0_nextUpdate(parsed) else { throw .unsupported("a CRL without nextUpdate") }
         guard let nextUpdate = dateFromASN1Time(next) else { throw .malformedEncoding("CRL nextUpdate") }
@@ -111,10 +105,7 @@ public struct CertificateRevocationList: Sendable {
 
     /// `body` of the CRL parsed again from its DER (which parsed once, in `init`).
     private func parsed<T>(_ body: (OpaquePointer) -> T) -> T? {
-        guard let crl = decodeDER(der, { d2i_X509_CRL(nil, &$0, $1) }).0 else {
-            ERR_clear_error()
-            return nil
-        }
+        guard let crl = try? decodeDER(der, what: "CRL DER", free: X509_CRL_free, { d2i_X509_CRL(nil, &$0, $1) }) else { return nil }
         let handle = X509CRLHandle(taking: crl)
         return withExtendedLifetime(handle) { body(handle.pointer) }
     }
