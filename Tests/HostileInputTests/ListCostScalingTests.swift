@@ -40,8 +40,7 @@ struct ListCostScalingTests {
         let events = try TestIssuer.HostileEvents(now: Date(), seed: 78)
         let server = try ListServer()
         defer { server.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-list-scaling-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = try events.factory.merchant.writeConfiguration(
             to: directory, trustAnchors: [events.factory.authority.iaca], tenantSettings: ["status": ["mode": "required", "maxWaitSeconds": 300]],
@@ -69,6 +68,13 @@ struct ListCostScalingTests {
         try Self.expectLinear(dimension.name, n: n, costs: costs, config: config, event: event)
     }
 
+    /// A new folder for one test's config and event.
+    static func scratchDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-list-scaling-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// The largest list was read to its answer (not refused at a bound), and
     /// doubling it from 2n to 4n cost at most `maximumGrowth` times what n
     /// to 2n did.
@@ -89,8 +95,7 @@ struct ListCostScalingTests {
         let events = try TestIssuer.HostileEvents(now: Date(), seed: 79)
         let server = try ListServer()
         defer { server.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-crl-scaling-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var factory = events.factory
         factory.authority = try factory.authority.namingRevocationLists(documentSigner: [server.url("/ds.crl")])

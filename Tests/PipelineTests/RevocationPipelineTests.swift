@@ -35,6 +35,17 @@ import Verification
         return fixture
     }
 
+    /// Waits until `id`'s result records a later revocation, then reads the
+    /// outcome topic (`messages` in all): its status-changed events.
+    static func laterRevocation(of id: String, in fixture: PipelineFixture, worker: WorkerProcess, messages: Int) throws -> [[String: Any]] {
+        #expect(try eventually(120) {
+            try fixture.database.count("SELECT count(*) AS count FROM results WHERE event_id = '\(id)' AND later_status = 'revoked'") == 1
+        }, "\(worker.log.suffix(1500))")
+        let read = try TopicReader.read("veridoc.outcomes", bootstrap: fixture.broker.bootstrap, expected: messages, seconds: 120)
+        return read.compactMap { try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any] }
+            .filter { $0["type"] as? String == StatusChangedEvent.eventType }
+    }
+
     static func publish(_ entries: [UInt8], at path: String, on server: ListServer, signer: TestIssuer.ListSigner, now: Date) throws {
         let issued = Int64(now.timeIntervalSince1970)
         let publisher = TestIssuer.ListPublisher(kind: .statusList, content: .statuses(bits: 1, entries), subject: server.url(path),
@@ -168,12 +179,7 @@ import Verification
         #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references WHERE event_id = '\(id)'") == 1)
 
         try publish([0, 1])
-        #expect(try eventually(120) {
-            try fixture.database.count("SELECT count(*) AS count FROM results WHERE event_id = '\(id)' AND later_status = 'revoked'") == 1
-        }, "\(worker.log.suffix(1500))")
-        let messages = try TopicReader.read("veridoc.outcomes", bootstrap: fixture.broker.bootstrap, expected: 3, seconds: 120)
-        let changed = messages.compactMap { try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any] }
-            .filter { $0["type"] as? String == StatusChangedEvent.eventType }
+        let changed = try Self.laterRevocation(of: id, in: fixture, worker: worker, messages: 3)
         #expect(changed.count == 1)
         let event = try #require(changed.first)
         #expect(event["id"] as? String == StatusChangedEvent.id(forRequest: id, status: "revoked"))
@@ -292,12 +298,7 @@ import Verification
         #expect(try fixture.database.count("SELECT count(*) AS count FROM status_references WHERE event_id = '\(id)' AND list_kind = 'crl'") == 1)
 
         try publish([.init(authority.documentSigner, reason: 1)])
-        #expect(try eventually(120) {
-            try fixture.database.count("SELECT count(*) AS count FROM results WHERE event_id = '\(id)' AND later_status = 'revoked'") == 1
-        }, "\(worker.log.suffix(1500))")
-        let messages = try TopicReader.read("veridoc.outcomes", bootstrap: fixture.broker.bootstrap, expected: 2, seconds: 120)
-        let changed = messages.compactMap { try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any] }
-            .filter { $0["type"] as? String == StatusChangedEvent.eventType }
+        let changed = try Self.laterRevocation(of: id, in: fixture, worker: worker, messages: 2)
         #expect(changed.count == 1 && changed.first?["subject"] as? String == id)
         #expect(worker.terminate() == 0)
         #expect(!worker.log.contains("/later.crl"))
