@@ -19,6 +19,7 @@ enum SessionCreation {
         var audience: String
         var docType: String
         var elements: [RequestedElement]
+        var ages: [AgeRequest]
         var ttlSeconds: Int?
         var reference: String?
     }
@@ -52,7 +53,12 @@ enum SessionCreation {
         let elements = try body.objects("requestedElements", maxCount: maxElements) { (item: inout RequestBody) throws(APIError) in
             try element(&item)
         } ?? []
-        if flow == .appleWalletWeb && elements.isEmpty { throw .missingField("requestedElements") }
+        let ages = try body.objects("ageAtLeast", maxCount: AgeRequest.maxPerRequest) { (item: inout RequestBody) throws(APIError) -> AgeRequest in
+            guard let age = try item.integer("age", range: AgeAnswer.thresholds) else { throw .missingField(item.field("age")) }
+            return AgeRequest(age: age, retention: try retention(&item))
+        } ?? []
+        if let refusal = AgeRequest.refusal(ages, with: elements) { throw .invalidField(refusal.field, expected: refusal.expected) }
+        if flow == .appleWalletWeb && elements.isEmpty && ages.isEmpty { throw .missingField("requestedElements") }
         // Each element once, as the event schema has it: two intents for one element would leave the answer to chance.
         for (index, element) in elements.enumerated()
         where elements[..<index].contains(where: { $0.namespace == element.namespace && $0.element == element.element }) {
@@ -64,12 +70,17 @@ enum SessionCreation {
             throw .invalidField("reference", expected: "printable ASCII")
         }
         try body.finish()
-        return Request(flow: flow, audience: audience, docType: docType, elements: elements, ttlSeconds: ttl, reference: reference)
+        return Request(flow: flow, audience: audience, docType: docType, elements: elements, ages: ages, ttlSeconds: ttl, reference: reference)
     }
 
     private static func element(_ item: inout RequestBody) throws(APIError) -> RequestedElement {
         let namespace = try item.requiredString("namespace", maxBytes: 256)
         let element = try item.requiredString("element", maxBytes: 256)
+        return RequestedElement(namespace: namespace, element: element, retention: try retention(&item))
+    }
+
+    /// An element's or an age's `retention`, required.
+    private static func retention(_ item: inout RequestBody) throws(APIError) -> Retention {
         guard var retention = try item.object("retention") else { throw .missingField(item.field("retention")) }
         let intent = try retention.requiredString("intent", maxBytes: 32)
         let days = try retention.integer("days", range: 1...Retention.maximumDays)
@@ -77,9 +88,9 @@ enum SessionCreation {
         switch intent {
         case "willNotStore":
             if days != nil { throw .unknownField(retention.field("days")) }
-            return RequestedElement(namespace: namespace, element: element, retention: .willNotStore)
+            return .willNotStore
         case "mayStore":
-            return RequestedElement(namespace: namespace, element: element, retention: .mayStore(days: days))
+            return .mayStore(days: days)
         default:
             throw .invalidField(retention.field("intent"), expected: "willNotStore or mayStore")
         }
@@ -109,7 +120,8 @@ enum SessionCreation {
         var webRequest: (deviceRequest: String, encryptionInfo: String)?
         if request.flow == .appleWalletWeb, let recipient = config.webRecipient {
             let encryptionInfo = Base64.encodeURL(AnnexCEncryptionInfo.encode(nonce: nonce.bytes, recipient: recipient))
-            let items = request.elements.map { element -> DeviceRequest.Item in
+            let asked = request.elements + request.ages.map { $0.requestedElement(docType: request.docType) }
+            let items = asked.map { element -> DeviceRequest.Item in
                 let retain = if case .mayStore = element.retention { true } else { false }
                 return DeviceRequest.Item(namespace: element.namespace, element: element.element, intentToRetain: retain)
             }
@@ -117,7 +129,7 @@ enum SessionCreation {
         }
         let row = SessionsTable.Row(
             tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,
-            requested: JSONValue.array(request.elements.map(RequestedElementJSON.value)).jsonString(keyOrder: .insertion),
+            requested: RequestedJSON.text(elements: request.elements, ages: request.ages),
             nonce: nonce.bytes, encryptionInfo: webRequest?.encryptionInfo, reference: request.reference,
             createdAt: nonce.issuedAt, expiresAt: nonce.expiresAt)
         try service.writer.insert(row)
@@ -137,16 +149,48 @@ func randomSessionID() -> UUID {
     return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
 }
 
+extension SessionCreation {
+    /// The session row's `requested`: the event's `requestedElements` array,
+    /// or, when the session asks ages, `{"requestedElements", "ageAtLeast"}`
+    /// (rows written before ages could be asked hold the array).
+    struct RequestedJSON {
+        var elements: [JSONValue] = []
+        var ages: [JSONValue] = []
+
+        init(_ text: String) {
+            guard let value = try? RequestBody.parser.parse(Array(text.utf8)) else { return }
+            if let list = value.arrayValue {
+                elements = list
+            } else if let object = value.objectValue {
+                elements = object["requestedElements"]?.arrayValue ?? []
+                ages = object["ageAtLeast"]?.arrayValue ?? []
+            }
+        }
+
+        static func text(elements: [RequestedElement], ages: [AgeRequest]) -> String {
+            let list = JSONValue.array(elements.map(RequestedElementJSON.value))
+            guard !ages.isEmpty else { return list.jsonString(keyOrder: .insertion) }
+            let asked = ages.map { age -> JSONValue in
+                ["age": .integer(age.age), "retention": RequestedElementJSON.retention(age.retention)]
+            }
+            return JSONValue.object(["requestedElements": list, "ageAtLeast": .array(asked)]).jsonString(keyOrder: .insertion)
+        }
+    }
+}
+
 /// A requested element as the event schema writes it.
 enum RequestedElementJSON {
     static func value(_ element: RequestedElement) -> JSONValue {
-        var retention: JSONObject
-        switch element.retention {
-        case .willNotStore: retention = ["intent": "willNotStore"]
+        .object(["namespace": .string(element.namespace), "element": .string(element.element), "retention": retention(element.retention)])
+    }
+
+    static func retention(_ retention: Retention) -> JSONValue {
+        switch retention {
+        case .willNotStore: return ["intent": "willNotStore"]
         case .mayStore(let days):
-            retention = ["intent": "mayStore"]
-            if let days { retention["days"] = .integer(days) }
+            var object: JSONObject = ["intent": "mayStore"]
+            if let days { object["days"] = .integer(days) }
+            return .object(object)
         }
-        return .object(["namespace": .string(element.namespace), "element": .string(element.element), "retention": .object(retention)])
     }
 }

@@ -120,9 +120,9 @@ enum SessionSubmission {
         }
         // What the session asked for: the response must be of its docType (`response.doctype_not_requested`).
         if !session.docType.isEmpty { data["requestedDocTypes"] = .array([.string(session.docType)]) }
-        if let requested = try? RequestBody.parser.parse(Array(session.requested.utf8)), let list = requested.arrayValue, !list.isEmpty {
-            data["requestedElements"] = .array(list)
-        }
+        let requested = SessionCreation.RequestedJSON(session.requested)
+        if !requested.elements.isEmpty { data["requestedElements"] = .array(requested.elements) }
+        if !requested.ages.isEmpty { data["ageAtLeast"] = .array(requested.ages) }
         let event: JSONObject = [
             "specversion": "1.0", "id": .string(session.id.uuidString.lowercased()), "source": "/veridoc/serve",
             "type": .string(VerificationRequest.eventType), "time": .string(RFC3339.string(from: session.createdAt)),

@@ -78,14 +78,15 @@ public enum OutboxTable {
             """, [.text(worker), .double(seconds)])
     }
 
-    /// Removes the sealed claims from up to `limit` outcomes of one request or tenant.
+    /// Removes the sealed claims and the age answers from up to `limit`
+    /// outcomes of one request or tenant (`has_claims` marks rows with either).
     public static func stripClaims(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
         let rows = switch scope {
         case .request: "event_id = $1"
         case .tenant: "event_id IN (SELECT event_id FROM results WHERE tenant = $1)"
         }
         return PostgresStatement("""
-            UPDATE outbox SET payload = (payload::jsonb #- '{data,claims}')::text, has_claims = false
+            UPDATE outbox SET payload = (payload::jsonb #- '{data,claims}' #- '{data,ages}')::text, has_claims = false
             WHERE id IN (SELECT id FROM outbox WHERE has_claims AND \(rows) LIMIT $2)
             """, [.text(scope.value), .int(Int64(limit))])
     }

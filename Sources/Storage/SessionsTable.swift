@@ -131,16 +131,17 @@ public enum SessionsTable {
                   .textArray(completions.map(\.status.rawValue)), .textArray(completions.map(\.outcome))])
     }
 
-    /// Removes the sealed claims from up to `limit` session outcomes of one
-    /// request (the outcome's requestId) or tenant.
+    /// Removes the sealed claims and the age answers (what an outcome holds
+    /// of the holder) from up to `limit` session outcomes of one request
+    /// (the outcome's requestId) or tenant.
     public static func stripClaims(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
         let rows = switch scope {
         case .request: "outcome::jsonb #>> '{data,requestId}' = $1"
         case .tenant: "tenant = $1"
         }
         return PostgresStatement("""
-            UPDATE sessions SET outcome = (outcome::jsonb #- '{data,claims}')::text
-            WHERE ctid IN (SELECT ctid FROM sessions WHERE outcome::jsonb #> '{data,claims}' IS NOT NULL AND \(rows) LIMIT $2)
+            UPDATE sessions SET outcome = (outcome::jsonb #- '{data,claims}' #- '{data,ages}')::text
+            WHERE ctid IN (SELECT ctid FROM sessions WHERE outcome::jsonb -> 'data' ?| ARRAY['claims', 'ages'] AND \(rows) LIMIT $2)
             """, [.text(scope.value), .int(Int64(limit))])
     }
 

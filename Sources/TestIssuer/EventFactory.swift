@@ -17,6 +17,8 @@ extension TestIssuer {
         /// Which of the merchant's keys the wallet encrypts to.
         public var recipient: Merchant.KeySlot = .current
         public var requestedElements: [RequestedElement] = []
+        /// `data.ageAtLeast`: the `age(atLeast:)` questions the outcome answers.
+        public var ageRequests: [AgeRequest] = []
         /// The event's `time`; nil means five seconds before the factory's `now`.
         public var time: Date?
         /// Present the credential this factory issued last again (the same
@@ -113,6 +115,7 @@ extension TestIssuer {
                 flow: flow, fault: fault, attributes: attributes, data: data, requestedElements: options.requestedElements,
                 deviceResponse: deviceResponse, transcript: transcript, expectedReasons: expected)
             event.requestedDocTypes = fault == .unrequestedDocType ? ["eu.europa.ec.eudi.pid.1"] : options.requestedDocTypes
+            event.ageRequests = options.ageRequests
             if flow == .isoDeviceResponse {
                 event.reader = try readerSigner(options, fault: fault)
                 event.signAsReader()

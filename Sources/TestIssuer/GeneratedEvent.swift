@@ -16,6 +16,8 @@ extension TestIssuer {
         public var requestedElements: [RequestedElement]
         /// `data.requestedDocTypes`; none when empty.
         public var requestedDocTypes: [String] = []
+        /// `data.ageAtLeast`; none when empty.
+        public var ageRequests: [AgeRequest] = []
         /// The plaintext DeviceResponse the holder produced (before any envelope).
         public let deviceResponse: [UInt8]
         /// The session transcript the verifier should rebuild for this event.
@@ -74,15 +76,20 @@ extension TestIssuer {
         /// Structured-mode JSON, keys sorted, so the same event is the same bytes.
         public func json() -> [UInt8] {
             var dataObject: [String: Any] = data
+            func retention(_ retention: Retention) -> [String: Any] {
+                switch retention {
+                case .willNotStore: ["intent": "willNotStore"]
+                case .mayStore(let days?): ["intent": "mayStore", "days": days]
+                case .mayStore(nil): ["intent": "mayStore"]
+                }
+            }
             if !requestedElements.isEmpty {
                 dataObject["requestedElements"] = requestedElements.map { element -> [String: Any] in
-                    let retention: [String: Any] = switch element.retention {
-                    case .willNotStore: ["intent": "willNotStore"]
-                    case .mayStore(let days?): ["intent": "mayStore", "days": days]
-                    case .mayStore(nil): ["intent": "mayStore"]
-                    }
-                    return ["namespace": element.namespace, "element": element.element, "retention": retention]
+                    ["namespace": element.namespace, "element": element.element, "retention": retention(element.retention)]
                 }
+            }
+            if !ageRequests.isEmpty {
+                dataObject["ageAtLeast"] = ageRequests.map { ["age": $0.age, "retention": retention($0.retention)] as [String: Any] }
             }
             if let readerAuthentication { dataObject["readerAuthentication"] = readerAuthentication }
             if !requestedDocTypes.isEmpty { dataObject["requestedDocTypes"] = requestedDocTypes }

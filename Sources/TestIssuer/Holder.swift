@@ -7,6 +7,9 @@ extension TestIssuer {
     /// authentication it performs when presenting (ISO 18013-5 §9.1.3).
     public struct Holder: Sendable {
         public let deviceKey: PrivateKey
+        /// Elements the device signs itself (`DeviceNameSpaces`:
+        /// namespace → identifier → value); none by default, as in Apple's responses.
+        public var deviceSignedElements: [(namespace: String, identifier: String, value: CBOR)] = []
 
         /// How the device authenticates DeviceAuthentication.
         public enum Authentication: Sendable {
@@ -26,8 +29,16 @@ extension TestIssuer {
 
         /// A `Document` presenting every issued element, bound to `transcript`.
         public func present(_ issued: IssuedDocument, transcript: SessionTranscript, authentication: Authentication = .signature) throws -> CBOR {
-            // Nothing is device-signed beyond the binding itself, as in Apple's responses.
-            let nameSpacesBytes = CBOR.embedded(.map([])).encoded()
+            var spaces: [(String, [CBOR.MapEntry])] = []
+            for element in deviceSignedElements {
+                let entry = CBOR.MapEntry(.text(element.identifier), element.value)
+                if let index = spaces.firstIndex(where: { $0.0 == element.namespace }) {
+                    spaces[index].1.append(entry)
+                } else {
+                    spaces.append((element.namespace, [entry]))
+                }
+            }
+            let nameSpacesBytes = CBOR.embedded(.map(spaces.map { CBOR.MapEntry(.text($0.0), .map($0.1)) })).encoded()
             let signedBytes = DeviceAuthentication.bytes(transcript: transcript, docType: issued.docType, nameSpacesBytes: nameSpacesBytes[...])
             let deviceAuth: CBOR
             switch authentication {

@@ -17,9 +17,32 @@ public struct AgeAnswer: Sendable, Equatable {
 
     public let threshold: Int
     public let value: Value
-    /// `namespace/element` that answered; nil when nothing did.
+    /// The element that answered and its namespace; nil when nothing did.
+    public let namespace: String?
     public let element: String?
     public let isDerived: Bool
+
+    public init(threshold: Int, value: Value, namespace: String?, element: String?, isDerived: Bool) {
+        self.threshold = threshold
+        self.value = value
+        self.namespace = namespace
+        self.element = element
+        self.isDerived = isDerived
+    }
+
+    /// The answer from the first of `documents` whose issuer-signed elements
+    /// answer it; unknown when none does. Device-signed elements never
+    /// answer: the issuer did not vouch for them.
+    public static func evaluate(atLeast threshold: Int, documents: [DocumentSummary], at time: Date) -> AgeAnswer {
+        for document in documents {
+            let elements = document.elements.compactMap { element in
+                element.value.map { (namespace: element.namespace, identifier: element.identifier, value: $0) }
+            }
+            let answer = evaluate(atLeast: threshold, elements: elements, at: time)
+            if answer.value != .unknown { return answer }
+        }
+        return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: false)
+    }
 
     /// Thresholds Apple's `age(atLeast:)` accepts.
     public static let thresholds = 1...125
@@ -31,32 +54,32 @@ public struct AgeAnswer: Sendable, Equatable {
     /// statements that contradict each other answer unknown. Then
     /// `age_in_years`; then `birth_date` (full-date, or ISO 23220's map).
     public static func evaluate(atLeast threshold: Int, elements: [(namespace: String, identifier: String, value: CBORItem)], at time: Date) -> AgeAnswer {
-        var yes: (age: Int, element: String)?
-        var no: (age: Int, element: String)?
+        var yes: (age: Int, element: (String, String))?
+        var no: (age: Int, element: (String, String))?
         for element in elements {
             guard let age = overAge(element.identifier), let stated = element.value.bool else { continue }
-            let name = "\(element.namespace)/\(element.identifier)"
+            let name = (element.namespace, element.identifier)
             if stated, age >= threshold, yes.map({ age < $0.age }) ?? true { yes = (age, name) }
             if !stated, age <= threshold, no.map({ age > $0.age }) ?? true { no = (age, name) }
         }
         switch (yes, no) {
         case (.some, .some):
-            return AgeAnswer(threshold: threshold, value: .unknown, element: nil, isDerived: true)
+            return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: true)
         case (.some(let found), nil):
-            return AgeAnswer(threshold: threshold, value: .yes, element: found.element, isDerived: found.age != threshold)
+            return AgeAnswer(threshold: threshold, value: .yes, namespace: found.element.0, element: found.element.1, isDerived: found.age != threshold)
         case (nil, .some(let found)):
-            return AgeAnswer(threshold: threshold, value: .no, element: found.element, isDerived: found.age != threshold)
+            return AgeAnswer(threshold: threshold, value: .no, namespace: found.element.0, element: found.element.1, isDerived: found.age != threshold)
         case (nil, nil):
             break
         }
         if let years = elements.first(where: { $0.identifier.hasSameUTF8(as: "age_in_years") }), let age = years.value.unsigned {
-            return AgeAnswer(threshold: threshold, value: age >= UInt64(threshold) ? .yes : .no, element: "\(years.namespace)/age_in_years", isDerived: true)
+            return AgeAnswer(threshold: threshold, value: age >= UInt64(threshold) ? .yes : .no, namespace: years.namespace, element: years.identifier, isDerived: true)
         }
         if let birth = elements.first(where: { $0.identifier.hasSameUTF8(as: "birth_date") }), let born = birthDate(birth.value) {
             let value: Value = hasReached(age: threshold, born: born, on: time) ? .yes : .no
-            return AgeAnswer(threshold: threshold, value: value, element: "\(birth.namespace)/birth_date", isDerived: true)
+            return AgeAnswer(threshold: threshold, value: value, namespace: birth.namespace, element: birth.identifier, isDerived: true)
         }
-        return AgeAnswer(threshold: threshold, value: .unknown, element: nil, isDerived: false)
+        return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: false)
     }
 
     /// NN of `age_over_NN` (two digits); nil for any other identifier.

@@ -17,6 +17,22 @@ public struct DocumentSummary: Sendable {
     /// Whether the issuer still stands by the document; nil until known
     /// (never for a document rejected before its references could be trusted).
     public var status: CredentialStatus? = nil
+    /// The elements the holder's device signed (`deviceSigned.nameSpaces`),
+    /// names only: the issuer never vouched for them, so they are listed
+    /// apart from `elements`, never delivered as values, and never answer a
+    /// request for an element or an age.
+    public var deviceSignedElements: [ElementName] = []
+}
+
+/// An element's namespace and identifier.
+public struct ElementName: Sendable, Hashable {
+    public let namespace: String
+    public let element: String
+
+    public init(namespace: String, element: String) {
+        self.namespace = namespace
+        self.element = element
+    }
 }
 
 /// How the holder's device authenticated the response (ISO 18013-5 §9.1.3):
@@ -47,13 +63,17 @@ public struct DisclosedElement: Sendable {
     /// The element value as received; nil once released
     /// (`DocumentSummary.releasingValues()`). Personal data: never log it.
     public let value: CBORItem?
+    /// Whether the document catalogue knows the element, so that its type
+    /// was checked (`mso.element_types`); an untyped element verified all
+    /// the same, and the outcome says which it is.
+    public var isTyped = false
 }
 
 extension DocumentSummary {
     /// The summary with its element names and none of their values.
     public func releasingValues() -> DocumentSummary {
         var summary = self
-        summary.elements = elements.map { DisclosedElement(namespace: $0.namespace, identifier: $0.identifier, value: nil) }
+        summary.elements = elements.map { DisclosedElement(namespace: $0.namespace, identifier: $0.identifier, value: nil, isTyped: $0.isTyped) }
         return summary
     }
 }

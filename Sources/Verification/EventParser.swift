@@ -118,9 +118,12 @@ public struct EventParser: Sendable {
             }
             let requested = try fields.requestedElements()
             let docTypes = try fields.requestedDocTypes()
+            let ages = try fields.ageRequests()
+            if let refusal = AgeRequest.refusal(ages, with: requested) { throw FieldError("data.\(refusal.field) must be \(refusal.expected)") }
             if let unknown = fields.unread.first { throw FieldError("data.\(unknown) is not a field of the \(flow.rawValue) flow") }
             return .success(VerificationRequest(id: id, source: source, time: time, tenant: tenant, input: input, requestedElements: requested,
-                                                sessionToken: sessionToken, readerAuthentication: readerAuthentication, requestedDocTypes: docTypes))
+                                                sessionToken: sessionToken, readerAuthentication: readerAuthentication, requestedDocTypes: docTypes,
+                                                ageRequests: ages))
         } catch {
             return reject(error.detail)
         }
@@ -214,6 +217,25 @@ struct Fields {
             docTypes.append(docType)
         }
         return docTypes
+    }
+
+    /// `ageAtLeast`: `[{"age": N, "retention": {...}}]`, 1 to `AgeRequest.maxPerRequest` entries;
+    /// the ages themselves are judged by `AgeRequest.refusal`.
+    mutating func ageRequests() throws(FieldError) -> [AgeRequest] {
+        markRead("ageAtLeast")
+        guard let value = object["ageAtLeast"], !value.isNull else { return [] }
+        guard let list = value.arrayValue, !list.isEmpty, list.count <= AgeRequest.maxPerRequest else {
+            throw FieldError("data.ageAtLeast is not an array of 1 to \(AgeRequest.maxPerRequest) ages")
+        }
+        var ages: [AgeRequest] = []
+        for (index, entry) in list.enumerated() {
+            let context = "data.ageAtLeast[\(index)]"
+            guard let entry = entry.objectValue, let age = entry["age"].flatMap(wholeNumber), entry.count == 2, entry.contains("retention") else {
+                throw FieldError("\(context) is an object of age (a whole number) and retention")
+            }
+            ages.append(AgeRequest(age: age, retention: try Self.retention(entry["retention"], context)))
+        }
+        return ages
     }
 
     mutating func requestedElements() throws(FieldError) -> [RequestedElement] {

@@ -4,8 +4,8 @@ import Crypto
 import Foundation
 import JSON
 
-/// `data.claims` of an outcome: the element values requested with a
-/// `mayStore` intent, sealed with
+/// `data.claims` of an outcome: the values of the elements the request
+/// asked for, whatever its intent to retain, sealed with
 /// HPKE (the suite Apple uses: DHKEM(P-256, HKDF-SHA256), HKDF-SHA256,
 /// AES-128-GCM) to the tenant's `outcomeRecipientKey`, so only the
 /// integration that asked can read them; every other consumer of the
@@ -23,20 +23,21 @@ public enum OutcomeClaims {
         Array(infoLabel.utf8) + [0] + Array(requestID.utf8)
     }
 
-    /// The disclosed elements the request asked for with a `mayStore` intent,
-    /// as the claims plaintext; nil when there are none. `willNotStore`
-    /// values never reach the outbox, not even sealed (the outcome says only
-    /// that they verified), and elements disclosed without being asked for
-    /// are left out (data minimisation). Released values
-    /// (`VerificationResult.releasingElementValues()`) are gone: the worker
-    /// seals before it releases.
+    /// The disclosed issuer-signed elements the request asked for, as the
+    /// claims plaintext; nil when there are none. `willNotStore` means the
+    /// business does not keep a value, not that it cannot see it: such values
+    /// are sealed here like the others, and live only as long as the outcome
+    /// that carries them (docs/privacy.md says where). Elements disclosed
+    /// without being asked for are left out (data minimisation). Released
+    /// values (`VerificationResult.releasingElementValues()`) are gone: the
+    /// worker seals before it releases.
     public static func plaintext(of result: VerificationResult) -> [UInt8]? {
         let requested = RequestedElementIndex(result.requestedElements)
         var spaces: [(String, [CBOR.MapEntry])] = []
         var spaceIndex: [Identifier: Int] = [:]
         var seen = Set<[Identifier]>()
         for element in result.documents.flatMap(\.elements) {
-            guard let asked = requested[namespace: element.namespace, element: element.identifier], asked.retention != .willNotStore,
+            guard requested[namespace: element.namespace, element: element.identifier] != nil,
                   let value = element.value, seen.insert([Identifier(element.namespace), Identifier(element.identifier)]).inserted
             else { continue }
             let entry = CBOR.MapEntry(.text(element.identifier), .preEncoded(Array(value.encoded)))

@@ -62,7 +62,7 @@ public struct OutcomeEvent: Sendable {
                 let requested = index[namespace: element.namespace, element: element.identifier]
                 return [
                     "namespace": .string(element.namespace), "element": .string(element.identifier),
-                    "retention": requested.map { Self.retention($0.retention) } ?? .null,
+                    "retention": requested.map { Self.retention($0.retention) } ?? .null, "typed": .bool(element.isTyped),
                 ]
             }
         }
@@ -80,6 +80,13 @@ public struct OutcomeEvent: Sendable {
         ]
         if let claimsRecipient, let claims = OutcomeClaims.sealed(result, to: claimsRecipient) {
             data["claims"] = claims.jsonValue
+        }
+        if !result.ageAnswers.isEmpty {
+            data["ages"] = .array(result.ages.map(Self.age))
+        }
+        let deviceSigned = result.documents.flatMap(\.deviceSignedElements)
+        if !deviceSigned.isEmpty {
+            data["deviceSignedElements"] = .array(deviceSigned.map { ["namespace": .string($0.namespace), "element": .string($0.element)] })
         }
         if case .test(let kind) = result.assurance {
             data["assurance"] = ["level": "test", "kind": JSONValue(kind?.rawValue)]
@@ -124,8 +131,9 @@ public struct OutcomeEvent: Sendable {
                 summary.elements = []
                 return summary
             } : [],
-            requestedElements: [], replayToken: nil, assurance: result.assurance)
-        return (OutcomeEvent(reduced, source: source).encoded(reduced: true).json, false)
+            requestedElements: [], replayToken: nil, assurance: result.assurance, ageAnswers: result.ageAnswers)
+        let encoded = OutcomeEvent(reduced, source: source).encoded(reduced: true)
+        return (encoded.json, encoded.hasClaims)
     }
 
     ///
@@ -141,6 +149,13 @@ public struct OutcomeEvent: Sendable {
         out.beginObject()
         out.key("data")
         out.beginObject()
+        let ages = result.ages
+        if !ages.isEmpty {
+            out.key("ages")
+            out.beginArray()
+            for age in ages { Self.write(age, to: &out) }
+            out.endArray()
+        }
         if case .test(let kind) = result.assurance {
             out.key("assurance")
             out.beginObject()
@@ -160,6 +175,17 @@ public struct OutcomeEvent: Sendable {
         if let claims {
             out.key("claims"); claims.write(to: &out)
         }
+        if result.documents.contains(where: { !$0.deviceSignedElements.isEmpty }) {
+            out.key("deviceSignedElements")
+            out.beginArray()
+            for name in result.documents.flatMap(\.deviceSignedElements) {
+                out.beginObject()
+                out.key("element"); out.string(name.element)
+                out.key("namespace"); out.string(name.namespace)
+                out.endObject()
+            }
+            out.endArray()
+        }
         out.key("document")
         if let summary = result.documents.first { Self.write(summary, to: &out) } else { out.null() }
         out.key("elements")
@@ -173,6 +199,7 @@ public struct OutcomeEvent: Sendable {
                 out.key("retention")
                 let requested = index[namespace: element.namespace, element: element.identifier]
                 if let requested { Self.write(requested.retention, to: &out) } else { out.null() }
+                out.key("typed"); out.value(.bool(element.isTyped))
                 out.endObject()
             }
         }
@@ -210,7 +237,35 @@ public struct OutcomeEvent: Sendable {
         out.key("time"); out.string(RFC3339.string(from: result.verifiedAt))
         out.key("type"); out.string(Self.eventType)
         out.endObject()
-        return (out.string, claims != nil)
+        return (out.string, claims != nil || !ages.isEmpty)
+    }
+
+    /// `{"answer", "atLeast", "derived", "element", "namespace"}`: the answer
+    /// is a JSON boolean, or null when unknown, so that code testing it for
+    /// truth never takes "unknown" for yes.
+    private static func write(_ age: AgeAnswer, to out: inout JSONStream) {
+        out.beginObject()
+        out.key("answer")
+        switch age.value {
+        case .yes: out.value(.bool(true))
+        case .no: out.value(.bool(false))
+        case .unknown: out.null()
+        }
+        out.key("atLeast"); out.integer(age.threshold)
+        out.key("derived"); out.value(.bool(age.isDerived))
+        out.key("element"); out.string(orNull: age.element)
+        out.key("namespace"); out.string(orNull: age.namespace)
+        out.endObject()
+    }
+
+    static func age(_ age: AgeAnswer) -> JSONValue {
+        let answer: JSONValue = switch age.value {
+        case .yes: .bool(true)
+        case .no: .bool(false)
+        case .unknown: .null
+        }
+        return ["answer": answer, "atLeast": .integer(age.threshold), "derived": .bool(age.isDerived),
+                "element": JSONValue(age.element), "namespace": JSONValue(age.namespace)]
     }
 
     private static func write(_ retention: Retention, to out: inout JSONStream) {

@@ -65,6 +65,8 @@ public struct VerificationRequest: Sendable {
     /// (PassKit's `PKIdentityAnyOfDescriptor`, a session's `docType`); empty
     /// when the event states none, and then any docType may answer.
     public let requestedDocTypes: [String]
+    /// `age(atLeast:)` questions the outcome answers (`AgeAnswer`).
+    public let ageRequests: [AgeRequest]
 
     public enum Input: Sendable {
         /// PassKit in-app: the encrypted envelope, the exact nonce bytes and
@@ -85,8 +87,10 @@ public struct VerificationRequest: Sendable {
     }
 
     public init(id: String, source: String, time: Date, tenant: String, input: Input, requestedElements: [RequestedElement] = [],
-                sessionToken: [UInt8]? = nil, readerAuthentication: ReaderAttestation? = nil, requestedDocTypes: [String] = []) {
+                sessionToken: [UInt8]? = nil, readerAuthentication: ReaderAttestation? = nil, requestedDocTypes: [String] = [],
+                ageRequests: [AgeRequest] = []) {
         self.requestedDocTypes = requestedDocTypes
+        self.ageRequests = ageRequests
         self.sessionToken = sessionToken
         self.readerAuthentication = readerAuthentication
         self.id = id

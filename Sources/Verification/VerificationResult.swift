@@ -35,6 +35,11 @@ public struct VerificationResult: Sendable {
     /// worker keeps of an accepted result to read its lists again later. In
     /// memory only until then; never logged.
     public private(set) var resolvedStatus: [ResolvedStatus] = []
+    /// The request's `age(atLeast:)` questions and their answers from the
+    /// issuer-signed elements, found while the values were at hand (they
+    /// are released before the outcome is written). Read them through
+    /// `ages`, which withholds them from a result that is not accepted.
+    public var ageAnswers: [AgeAnswer] = []
 
     /// Production assurance: `verdict` is "verified". Never true for a test tenant's outcome.
     public var isVerified: Bool { !assurance.isTest && statusQueries.isEmpty && report.isVerified }
@@ -66,6 +71,13 @@ public struct VerificationResult: Sendable {
 }
 
 extension VerificationResult {
+    /// The `age(atLeast:)` answers an outcome carries: the answers of an
+    /// accepted result, and unknown for each question otherwise, since an
+    /// age read from a document that did not verify proves nothing.
+    public var ages: [AgeAnswer] {
+        isAccepted ? ageAnswers : ageAnswers.map { AgeAnswer(threshold: $0.threshold, value: .unknown, namespace: nil, element: nil, isDerived: false) }
+    }
+
     /// The requested elements no document returned: what the holder
     /// withheld (or the wallet did not have). Empty when no document was read,
     /// since then nothing can be said of what was shared.

@@ -57,6 +57,7 @@ public struct Verifier: Sendable {
             requestID: request.id, tenant: request.tenant, flow: request.flow, verifiedAt: time, eventTime: request.time, report: report,
             documents: underVerification.documents, requestedElements: request.requestedElements, replayToken: underVerification.replayToken,
             sessionID: underVerification.issuedNonce?.sessionID, assurance: underVerification.assurance,
-            presentationTokens: underVerification.presentationTokens, statusQueries: underVerification.statusQueries)
+            presentationTokens: underVerification.presentationTokens, statusQueries: underVerification.statusQueries,
+            ageAnswers: request.ageRequests.map { AgeAnswer.evaluate(atLeast: $0.age, documents: underVerification.documents, at: time) })
     }
 }

@@ -99,7 +99,11 @@ extension PipelineTests {
             for planted in [Self.family, Self.given, Self.notAsked] { #expect(!worker.log.contains(planted)) }
 
             // Sealed claims: verified outcomes only; they open with the recipient's key to the
-            // values requested as mayStore — never a willNotStore value, not even sealed.
+            // values requested, whatever the intent (willNotStore: the business does not keep
+            // it, but sees it), never to a value disclosed without being asked for.
+            // Once delivered, no outbox row holds them, sealed or not.
+            #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM outbox WHERE has_claims") == 0 },
+                    "delivered outcomes leave no sealed claims in the outbox")
             for outcome in outcomes {
                 let data = outcome.object["data"] as? [String: Any] ?? [:]
                 let claims = data["claims"] as? [String: Any]
@@ -107,7 +111,7 @@ extension PipelineTests {
                 guard let claims else { Issue.record("verified outcome \(outcome.subject) has no claims"); continue }
                 let plain = try OutcomeClaims.open(claims, requestID: outcome.subject, recipient: recipient)
                 let text = String(decoding: plain, as: UTF8.self)
-                #expect(text.contains(Self.given) && !text.contains(Self.family) && !text.contains(Self.notAsked))
+                #expect(text.contains(Self.given) && text.contains(Self.family) && !text.contains(Self.notAsked))
                 #expect(throws: (any Error).self) { try OutcomeClaims.open(claims, requestID: "another-request", recipient: recipient) }
             }
 

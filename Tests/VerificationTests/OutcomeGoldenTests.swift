@@ -66,7 +66,7 @@ import Testing
         let result = Self.result(id: "req-1", tenant: "acme", flow: .appleWalletApp, report: Self.allPassed,
                                  documents: [document],
                                  requested: requested)
-        try Self.check(OutcomeEvent(result), #"{"data":{"checks":\#(Self.checks(passing: CheckName.order)),"document":{"deviceAuthentication":{"method":"mac","reader":"reader \"7\""},"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=Test DS"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"},"status":{"cause":"fetch","state":"undetermined"}},"elements":[{"element":"family_name","namespace":"org.iso.18013.5.1","retention":{"days":30,"intent":"mayStore"}},{"element":"given_name","namespace":"org.iso.18013.5.1","retention":{"intent":"mayStore"}},{"element":"birth_date","namespace":"org.iso.18013.5.1","retention":{"intent":"willNotStore"}},{"element":"portrait","namespace":"org.iso.18013.5.1","retention":null}],"flow":"apple-wallet-app","reasons":[],"requestId":"req-1","status":"undetermined","tenant":"acme","verdict":"verified","withheld":[{"element":"resident_city","namespace":"org.iso.18013.5.1"}]},"datacontenttype":"application/json","id":"GOLDEN-ID","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-1","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#.replacingOccurrences(of: "GOLDEN-ID", with: OutcomeEvent.id(forRequest: "req-1")))
+        try Self.check(OutcomeEvent(result), #"{"data":{"checks":\#(Self.checks(passing: CheckName.order)),"document":{"deviceAuthentication":{"method":"mac","reader":"reader \"7\""},"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=Test DS"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"},"status":{"cause":"fetch","state":"undetermined"}},"elements":[{"element":"family_name","namespace":"org.iso.18013.5.1","retention":{"days":30,"intent":"mayStore"},"typed":false},{"element":"given_name","namespace":"org.iso.18013.5.1","retention":{"intent":"mayStore"},"typed":false},{"element":"birth_date","namespace":"org.iso.18013.5.1","retention":{"intent":"willNotStore"},"typed":false},{"element":"portrait","namespace":"org.iso.18013.5.1","retention":null,"typed":false}],"flow":"apple-wallet-app","reasons":[],"requestId":"req-1","status":"undetermined","tenant":"acme","verdict":"verified","withheld":[{"element":"resident_city","namespace":"org.iso.18013.5.1"}]},"datacontenttype":"application/json","id":"GOLDEN-ID","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-1","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#.replacingOccurrences(of: "GOLDEN-ID", with: OutcomeEvent.id(forRequest: "req-1")))
     }
 
     @Test func rejectedWithSeveralReasonsAndNulls() throws {
@@ -97,7 +97,36 @@ import Testing
         let id = "\"id/with\\ëvery\u{0}thing\u{1F}🙂 and a long plain tail of ASCII\""
         let result = Self.result(id: id, tenant: "tënant\n", flow: .isoDeviceResponse, report: report,
                                  documents: [Self.document(subject: "CN=\"Ünïcode\" DS\\", elements: ["ä\"", "plain_but_longer_than_eight"])])
-        try Self.check(OutcomeEvent(result, source: "urn:x/\"y\""), #"{"data":{"checks":\#(Self.checks(passing: [.eventStructure], failing: [.eventTenant])),"document":{"deviceAuthentication":null,"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=\"Ünïcode\" DS\\"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"},"status":null},"elements":[{"element":"ä\"","namespace":"org.iso.18013.5.1","retention":null},{"element":"plain_but_longer_than_eight","namespace":"org.iso.18013.5.1","retention":null}],"flow":"iso-device-response","reasons":[{"code":"event.unknown_tenant","detail":"tenant \"Zoë\\Co\"\u0001\u001f\#u{7F} is not configured\t\r\n\b\f/é🙂"}],"requestId":"\"id/with\\ëvery\u0000thing\u001f🙂 and a long plain tail of ASCII\"","status":null,"tenant":"tënant\n","verdict":"rejected","withheld":[]},"datacontenttype":"application/json","id":"19e2f129-f5ee-89a7-93a3-72da00b76266","source":"urn:x/\"y\"","specversion":"1.0","subject":"\"id/with\\ëvery\u0000thing\u001f🙂 and a long plain tail of ASCII\"","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
+        try Self.check(OutcomeEvent(result, source: "urn:x/\"y\""), #"{"data":{"checks":\#(Self.checks(passing: [.eventStructure], failing: [.eventTenant])),"document":{"deviceAuthentication":null,"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=\"Ünïcode\" DS\\"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"},"status":null},"elements":[{"element":"ä\"","namespace":"org.iso.18013.5.1","retention":null,"typed":false},{"element":"plain_but_longer_than_eight","namespace":"org.iso.18013.5.1","retention":null,"typed":false}],"flow":"iso-device-response","reasons":[{"code":"event.unknown_tenant","detail":"tenant \"Zoë\\Co\"\u0001\u001f\#u{7F} is not configured\t\r\n\b\f/é🙂"}],"requestId":"\"id/with\\ëvery\u0000thing\u001f🙂 and a long plain tail of ASCII\"","status":null,"tenant":"tënant\n","verdict":"rejected","withheld":[]},"datacontenttype":"application/json","id":"19e2f129-f5ee-89a7-93a3-72da00b76266","source":"urn:x/\"y\"","specversion":"1.0","subject":"\"id/with\\ëvery\u0000thing\u001f🙂 and a long plain tail of ASCII\"","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
+    }
+
+    /// `data.ages` (answers as JSON booleans, null when unknown), an element
+    /// the catalogue types, and the device-signed names listed apart. A
+    /// result that is not accepted keeps the questions and loses the answers.
+    @Test func agesTypedAndDeviceSignedElements() throws {
+        var document = Self.document(elements: ["age_over_25", "x_custom"])
+        document.elements[0].isTyped = true
+        document.deviceSignedElements = [ElementName(namespace: "org.iso.18013.5.1", element: "nickname")]
+        var result = Self.result(id: "req-4", tenant: "acme", flow: .appleWalletApp, report: Self.allPassed, documents: [document])
+        result.ageAnswers = [
+            AgeAnswer(threshold: 21, value: .yes, namespace: Self.mDL, element: "age_over_25", isDerived: true),
+            AgeAnswer(threshold: 30, value: .no, namespace: Self.mDL, element: "age_in_years", isDerived: true),
+            AgeAnswer(threshold: 120, value: .unknown, namespace: nil, element: nil, isDerived: false),
+        ]
+        let golden = #"{"data":{"ages":[{"answer":true,"atLeast":21,"derived":true,"element":"age_over_25","namespace":"org.iso.18013.5.1"},{"answer":false,"atLeast":30,"derived":true,"element":"age_in_years","namespace":"org.iso.18013.5.1"},{"answer":null,"atLeast":120,"derived":false,"element":null,"namespace":null}],"checks":\#(Self.checks(passing: CheckName.order)),"deviceSignedElements":[{"element":"nickname","namespace":"org.iso.18013.5.1"}],"document":{"deviceAuthentication":null,"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=Test DS"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"},"status":null},"elements":[{"element":"age_over_25","namespace":"org.iso.18013.5.1","retention":null,"typed":true},{"element":"x_custom","namespace":"org.iso.18013.5.1","retention":null,"typed":false}],"flow":"apple-wallet-app","reasons":[],"requestId":"req-4","status":null,"tenant":"acme","verdict":"verified","withheld":[]},"datacontenttype":"application/json","id":"GOLDEN-ID","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-4","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#
+            .replacingOccurrences(of: "GOLDEN-ID", with: OutcomeEvent.id(forRequest: "req-4"))
+        let encoded = OutcomeEvent(result).encoded()
+        #expect(encoded.json == golden)
+        #expect(OutcomeEvent(result).jsonValue.jsonString() == golden)
+        #expect(encoded.hasClaims, "age answers are stripped on erasure like sealed claims")
+
+        var report = Self.allPassed
+        report.fail(.msoDigests, .msoDigestMismatch, "a digest differs")
+        var rejected = Self.result(id: "req-5", tenant: "acme", flow: .appleWalletApp, report: report, documents: [document])
+        rejected.ageAnswers = result.ageAnswers
+        let answers = try #require(OutcomeEvent(rejected).jsonValue["data"]?["ages"]?.arrayValue)
+        #expect(answers.map { $0["answer"] } == [.null, .null, .null] && answers.map { $0["atLeast"] } == [21, 30, 120])
+        #expect(answers.allSatisfy { $0["element"] == .null }, "a document that did not verify answers nothing")
     }
 
     /// The sealed claims are fresh each time (a new HPKE ephemeral key), so
@@ -115,7 +144,7 @@ import Testing
         let plaintext = try OutcomeClaims.open(["ciphertext": String(match.1), "enc": String(match.2)], requestID: "req-3", recipient: recipient)
         #expect(plaintext == OutcomeClaims.plaintext(of: result))
         let pinned = encoded.json.replacingCharacters(in: match.range, with: #""claims":SEALED"#)
-        #expect(pinned == #"{"data":{"checks":\#(Self.checks(passing: CheckName.order)),"claims":SEALED,"document":{"deviceAuthentication":null,"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=Test DS"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"},"status":null},"elements":[{"element":"family_name","namespace":"org.iso.18013.5.1","retention":{"days":7,"intent":"mayStore"}}],"flow":"apple-wallet-web","reasons":[],"requestId":"req-3","status":null,"tenant":"acme","verdict":"verified","withheld":[]},"datacontenttype":"application/json","id":"327927e2-278b-8578-8cb0-fdd42c5a54c6","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-3","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
+        #expect(pinned == #"{"data":{"checks":\#(Self.checks(passing: CheckName.order)),"claims":SEALED,"document":{"deviceAuthentication":null,"docType":"org.iso.18013.5.1.mDL","issuer":{"country":"US","subject":"CN=Test DS"},"mso":{"signed":"2022-03-31T00:05:00Z","validFrom":"2022-03-31T00:04:59.875Z","validUntil":"2023-04-01T00:05:00Z"},"status":null},"elements":[{"element":"family_name","namespace":"org.iso.18013.5.1","retention":{"days":7,"intent":"mayStore"},"typed":false}],"flow":"apple-wallet-web","reasons":[],"requestId":"req-3","status":null,"tenant":"acme","verdict":"verified","withheld":[]},"datacontenttype":"application/json","id":"327927e2-278b-8578-8cb0-fdd42c5a54c6","source":"urn:veridoc:verifier","specversion":"1.0","subject":"req-3","time":"2022-04-01T00:05:00Z","type":"veridoc.verification.completed.v1"}"#)
     }
 
     /// Past `maxBytes` (thousands of elements here, with their names again in a

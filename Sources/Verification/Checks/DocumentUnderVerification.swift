@@ -1,5 +1,6 @@
 import CBOR
 import Crypto
+import DocumentTypes
 import Foundation
 import MDoc
 import Settings
@@ -75,8 +76,16 @@ struct DocumentUnderVerification {
     /// The summary with the disclosed elements, once every check ran.
     func finishedSummary() -> DocumentSummary {
         var summary = summary
+        let type = DocumentCatalogue.shared.documentType(document.docType)
         summary.elements = document.issuerSigned.nameSpaces.flatMap { space in
-            space.items.map { DisclosedElement(namespace: space.name, identifier: $0.elementIdentifier, value: $0.elementValue) }
+            let namespace = type?.namespace(space.name)
+            return space.items.map { item in
+                DisclosedElement(namespace: space.name, identifier: item.elementIdentifier, value: item.elementValue,
+                                 isTyped: namespace?.element(item.elementIdentifier) != nil)
+            }
+        }
+        summary.deviceSignedElements = (document.deviceSigned?.nameSpaces ?? []).flatMap { space in
+            space.elements.map { ElementName(namespace: space.name, element: $0) }
         }
         return summary
     }
