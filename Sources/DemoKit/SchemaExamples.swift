@@ -92,7 +92,10 @@ public enum SchemaExamples {
         var written: [String: [UInt8]] = [:]
         for request in requests {
             var options = TestIssuer.EventOptions()
-            if request.flow == .appleWalletApp { options.requestedElements = requestedElements }
+            if request.flow == .appleWalletApp {
+                options.requestedElements = requestedElements
+                options.ageRequests = [AgeRequest(age: 21, retention: .willNotStore)]
+            }
             let event = try factory.event(request.flow, options: options, fault: request.fault).json()
             written[request.name] = event
             try Data(pretty(event)).write(to: directory.appendingPathComponent(request.name))

@@ -124,6 +124,36 @@ struct SessionRoundTripTests {
         #expect(try stack.call("GET", "/v1/sessions/\(appID)", key: nil).status == 401)
     }
 
+    /// A bar's door check through serve: a web session asking only
+    /// `age(atLeast: 21)` hands the wallet a request for `age_over_21`, and
+    /// the session's outcome answers it as a plain boolean. Asking the age
+    /// element beside it is refused, as Apple's framework refuses it.
+    @Test func anAgeCheckFromSessionToAnswer() throws {
+        let stack = try Stack()
+        var factory = stack.fixture.factory
+        let ageCheck: [[String: Any]] = [["age": 21, "retention": ["intent": "willNotStore"]]]
+        let web = try stack.create(["flow": "apple-wallet-web", "origin": factory.merchant.origin, "ageAtLeast": ageCheck])
+        let webID = try #require(web["id"] as? String)
+        let request = try #require((web["request"] as? [String: Any])?["data"] as? [String: String])
+        let deviceRequestText = try #require(request["deviceRequest"])
+        let deviceRequest = try #require(Base64.decodeURL(deviceRequestText))
+        #expect(deviceRequest.firstRange(of: Array("age_over_21".utf8)) != nil, "the wallet is asked for age_over_21")
+        let info = try #require(request["encryptionInfo"])
+        let response = try factory.walletAnswer(encryptionInfo: info, origin: factory.merchant.origin)
+        #expect(try stack.call("POST", "/v1/sessions/\(webID)/response", ["response": Base64.encodeURL(response)]).status == 202)
+        let shown = try stack.finished(webID)
+        let outcome = try #require(shown["outcome"] as? [String: Any], "\(shown)")
+        #expect(outcome["verdict"] as? String == "verified", "\(shown)")
+        let ages = try #require(outcome["ages"] as? [[String: Any]], "\(outcome)")
+        #expect(ages.count == 1 && ages[0]["atLeast"] as? Int == 21 && ages[0]["answer"] as? Bool == true && ages[0]["element"] as? String == "age_over_21",
+                "\(ages)")
+
+        let both = try stack.call("POST", "/v1/sessions", ["flow": "apple-wallet-app", "merchantId": factory.merchant.merchantID, "ageAtLeast": ageCheck,
+                                                           "requestedElements": [["namespace": "org.iso.18013.5.1", "element": "age_in_years",
+                                                                                  "retention": ["intent": "willNotStore"]]]])
+        #expect(both.status == 400 && "\(both.object)".contains("requestedElements[0]"), "\(both)")
+    }
+
     /// A proximity read authenticated by a device MAC, through serve: verified
     /// when the tenant's registered reader signed what it forwards, with the
     /// reader named in the outcome; `device.mac_unbound` when it did not.
