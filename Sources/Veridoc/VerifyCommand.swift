@@ -97,20 +97,40 @@ enum HumanReport {
             if let status = document.status {
                 lines.append("  status:   \(Self.describe(status))")
             }
-            var byNamespace: [(String, [String])] = []
-            for element in document.elements {
-                if let index = byNamespace.firstIndex(where: { $0.0 == element.namespace }) {
-                    byNamespace[index].1.append(element.identifier)
-                } else {
-                    byNamespace.append((element.namespace, [element.identifier]))
-                }
+            lines.append("  disclosed elements (names only; * untyped: the document catalogue does not know it):")
+            lines += Self.byNamespace(document.elements.map { ($0.namespace, $0.identifier + ($0.isTyped ? "" : "*")) })
+            if !document.deviceSignedElements.isEmpty {
+                lines.append("  device-signed elements (not vouched for by the issuer; never answer a request):")
+                lines += Self.byNamespace(document.deviceSignedElements.map { ($0.namespace, $0.element) })
             }
-            lines.append("  disclosed elements (names only):")
-            for (namespace, names) in byNamespace {
-                lines.append("    \(namespace): \(names.joined(separator: ", "))")
+        }
+        if !result.ageAnswers.isEmpty {
+            lines.append("")
+            lines.append("Age checks:")
+            for age in result.ages {
+                let answer = switch age.value {
+                case .yes: "yes"
+                case .no: "no"
+                case .unknown: result.isAccepted ? "unknown (nothing returned answers it)" : "unknown (not verified)"
+                }
+                let source = age.element.map { " — from \(age.namespace ?? "")/\($0)\(age.isDerived ? ", derived" : "")" } ?? ""
+                lines.append("  at least \(age.threshold): \(answer)\(source)")
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "    namespace: a, b, c" lines, namespaces in the order they first appear.
+    private static func byNamespace(_ names: [(namespace: String, name: String)]) -> [String] {
+        var grouped: [(String, [String])] = []
+        for (namespace, name) in names {
+            if let index = grouped.firstIndex(where: { $0.0 == namespace }) {
+                grouped[index].1.append(name)
+            } else {
+                grouped.append((namespace, [name]))
+            }
+        }
+        return grouped.map { "    \($0.0): \($0.1.joined(separator: ", "))" }
     }
 
     /// What the issuer's lists said of the document (docs/revocation.md).

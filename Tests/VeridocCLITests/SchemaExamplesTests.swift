@@ -97,6 +97,18 @@ import Verification
         }
     }
 
+    /// The human report of the app example (which asks `age(atLeast: 21)`) answers the age
+    /// check and says which element answered; every element of its mDL is typed.
+    @Test func theHumanReportAnswersTheAgeCheck() throws {
+        let (tenant, at) = try Self.tenantCopy()
+        defer { try? FileManager.default.removeItem(at: tenant.deletingLastPathComponent()) }
+        let run = try CLI.run(["verify", "--config", tenant.appendingPathComponent("config.json").path, "--at", at,
+                               Self.examples.appendingPathComponent(SchemaExamples.requests[0].name).path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Age checks:\n  at least 21: yes — from org.iso.18013.5.1/age_over_21\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("disclosed elements") && !run.stdout.contains("*,") && !run.stdout.contains("*\n"), "\(run.stdout)")
+    }
+
     static func removeClaims(_ outcome: inout [String: Any]) -> [String: Any]? {
         guard var data = outcome["data"] as? [String: Any] else { return nil }
         let claims = data.removeValue(forKey: "claims") as? [String: Any]
