@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "Deployment", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport",
                                                              "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc", "TestSupport"]),
         // ReportBrowserTests renders the report in headless Chromium.
         .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "Storage", "CommandLineSupport", "TestSupport"]),

@@ -82,6 +82,11 @@ public struct AgeAnswer: Sendable, Equatable {
         return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: false)
     }
 
+    /// Whether an element of this name can answer an age: `age_over_NN`, `age_in_years`, `birth_date`.
+    static func mayAnswer(_ identifier: String) -> Bool {
+        overAge(identifier) != nil || identifier.hasSameUTF8(as: "age_in_years") || identifier.hasSameUTF8(as: "birth_date")
+    }
+
     /// NN of `age_over_NN` (two digits); nil for any other identifier.
     static func overAge(_ identifier: String) -> Int? {
         let bytes = Array(identifier.utf8)

@@ -58,6 +58,6 @@ public struct Verifier: Sendable {
             documents: underVerification.documents, requestedElements: request.requestedElements, replayToken: underVerification.replayToken,
             sessionID: underVerification.issuedNonce?.sessionID, assurance: underVerification.assurance,
             presentationTokens: underVerification.presentationTokens, statusQueries: underVerification.statusQueries,
-            ageAnswers: request.ageRequests.map { AgeAnswer.evaluate(atLeast: $0.age, documents: underVerification.documents, at: time) })
+            ageAnswers: request.ageRequests.map { AgeAnswer.evaluate(atLeast: $0.age, documents: underVerification.ageEvidence, at: time) })
     }
 }

@@ -1,4 +1,5 @@
 import CBOR
+import DocumentTypes
 import Crypto
 import Foundation
 import Kafka
@@ -251,6 +252,96 @@ extension PipelineTests {
                                                  element: rows.string(row, "element")!, keys: keys)
                 #expect(!plain.isEmpty)
             }
+        }
+
+        /// Every catalogued docType through the real worker: a document with
+        /// every element the catalogue lists verifies with each element typed,
+        /// the age check is answered, the results keep one value (mayStore)
+        /// encrypted and the willNotStore one nowhere (in any encoding), and the
+        /// integration's sealed claims hold both.
+        @Test func everyCataloguedDocTypeThroughTheWorker() throws {
+            let fixture = try PipelineFixture()
+            let recipient = try PrivateKey.generate(curve: .p256)
+            try configureRetention(fixture, recipient: recipient.publicKey)
+            struct Planted {
+                let event, docType: String
+                /// nil for a docType with no two personal text elements (the EU age attestation holds only ages).
+                let kept, dropped: (namespace: String, element: String)?
+                let keptValue, droppedValue: String
+                let answers: Bool
+            }
+            var events: [TestIssuer.GeneratedEvent] = []
+            var planted: [Planted] = []
+            var random = TestIssuer.SeededRandom(seed: 44)
+            for (index, type) in DocumentCatalogue.shared.documentTypes.enumerated() {
+                var credential = TestIssuer.Credential.sample(of: type, now: fixture.factory.now, using: &random)
+                let texts = type.namespaces.flatMap { space in
+                    space.elements.filter { $0.type == .text && $0.kind == .personal && !$0.identifier.contains("issuing") }
+                        .map { (namespace: space.name, element: $0.identifier) }
+                }
+                let (kept, dropped) = texts.count >= 2 ? (texts[0], texts[1]) : (nil, nil)
+                let keptValue = "Kept\(index)-PLANTED-\(UUID().uuidString.prefix(8))"
+                let droppedValue = "Dropped\(index)-PLANTED-\(UUID().uuidString.prefix(8))"
+                var options = TestIssuer.EventOptions()
+                if let kept, let dropped {
+                    credential[kept.namespace, kept.element] = .text(keptValue)
+                    credential[dropped.namespace, dropped.element] = .text(droppedValue)
+                    options.requestedElements = [
+                        RequestedElement(namespace: kept.namespace, element: kept.element, retention: .mayStore(days: 7)),
+                        RequestedElement(namespace: dropped.namespace, element: dropped.element, retention: .willNotStore),
+                    ]
+                }
+                let answers = credential.nameSpaces.contains { space in
+                    space.elements.contains { ["age_over_18", "age_in_years", "birth_date"].contains($0.identifier) }
+                }
+                fixture.factory.credential = credential
+                options.ageRequests = [AgeRequest(age: 18, retention: .willNotStore)]
+                let event = try fixture.factory.event(Flow.allCases[index % Flow.allCases.count], options: options)
+                events.append(event)
+                planted.append(Planted(event: try #require(event.id), docType: type.docType, kept: kept, dropped: dropped,
+                                       keptValue: keptValue, droppedValue: droppedValue, answers: answers))
+            }
+            let worker = try fixture.startWorker()
+            try fixture.produce(records(events))
+            let outcomes = try readOutcomes(fixture, expected: events.count)
+            #expect(outcomes.count == events.count, "\(worker.log.suffix(2000))")
+            #expect(try eventually(60) { try fixture.database.count("SELECT count(*) AS count FROM outbox") == 0 }, "every outcome delivered")
+            let dump = try pgDump(fixture.database.connectionString)
+            for document in planted {
+                let outcome = try #require(outcomes.first { $0.subject == document.event }, "\(document.docType)")
+                let data = outcome.object["data"] as? [String: Any] ?? [:]
+                #expect(data["verdict"] as? String == "verified", "\(document.docType): \(data["reasons"] ?? "")")
+                #expect((data["document"] as? [String: Any])?["docType"] as? String == document.docType)
+                let elements = data["elements"] as? [[String: Any]] ?? []
+                #expect(!elements.isEmpty && elements.allSatisfy { $0["typed"] as? Bool == true }, "\(document.docType): every element typed")
+                let age = (data["ages"] as? [[String: Any]])?.first
+                #expect(((age?["answer"] as? Bool) != nil) == document.answers, "\(document.docType): \(age ?? [:]) \(elements.map { $0["element"] as? String ?? "" })")
+                let id = document.event
+                #expect(try fixture.database.count("SELECT count(*) AS count FROM results WHERE event_id = '\(id)' AND doc_type = '\(document.docType)'") == 1)
+                guard let kept = document.kept, let dropped = document.dropped else {
+                    #expect(try fixture.database.count("SELECT count(*) AS count FROM element_values WHERE event_id = '\(id)'") == 0)
+                    continue
+                }
+                #expect(try fixture.database.count("""
+                    SELECT count(*) AS count FROM elements WHERE event_id = '\(id)' AND element = '\(kept.element)'
+                      AND retention_intent = 'mayStore' AND retention_days = 7
+                    """) == 1, "\(document.docType)")
+                #expect(try fixture.database.count("""
+                    SELECT count(*) AS count FROM elements WHERE event_id = '\(id)' AND element = '\(dropped.element)'
+                      AND retention_intent = 'willNotStore'
+                    """) == 1, "\(document.docType)")
+                #expect(try fixture.database.count("SELECT count(*) AS count FROM element_values WHERE event_id = '\(id)'") == 1,
+                        "\(document.docType): only the mayStore value is kept")
+                for value in [document.keptValue, document.droppedValue] {
+                    for form in Self.forms(of: value) {
+                        #expect(!dump.contains(form) && !outcome.raw.contains(form), "\(document.docType): \(value) leaked as \(form)")
+                    }
+                }
+                let claims = try #require(data["claims"] as? [String: Any], "\(document.docType)")
+                let opened = String(decoding: try OutcomeClaims.open(claims, requestID: id, recipient: recipient), as: UTF8.self)
+                #expect(opened.contains(document.keptValue) && opened.contains(document.droppedValue), "\(document.docType): both requested values are delivered")
+            }
+            #expect(worker.terminate() == 0)
         }
 
         // MARK: helpers

@@ -120,6 +120,10 @@ import Verification
         let fine = try Self.verify(asking: [21], returning: ["age_over_21": true],
                                    requested: [RequestedElement(namespace: Self.mdl, element: "age_over_18", retention: .willNotStore)])
         #expect(fine.verdict == "verified")
+        // The request's element list names age_over_18 only: age_over_21 answers the
+        // check all the same, and is not listed (data minimisation keeps the boolean).
+        #expect(try Self.ages(fine).first?["element"] == "age_over_21")
+        #expect(fine.documents.first?.elements.map(\.identifier) == [], "the wallet returned no age_over_18, and nothing else is listed")
     }
 
     @Test func aWalletIsAskedTheElementApplesMappingNames() {

@@ -56,6 +56,10 @@ struct RequestUnderVerification {
     /// Set by the response check.
     var response: DeviceResponse?
     var documents: [DocumentSummary] = []
+    /// For a request with `ageAtLeast`: each document's issuer-signed
+    /// elements that can answer an age, kept before data minimisation
+    /// removes what the element list did not ask for.
+    var ageEvidence: [DocumentSummary] = []
     /// The documents whose lists the status service is to read (`DocumentStatusCheck`).
     var statusQueries: [StatusQuery] = []
     /// The value whose single use the pipeline enforces (`VerificationResult.replayToken`).
@@ -111,6 +115,14 @@ struct RequestUnderVerification {
             if let key = underVerification.parsedMSO?.deviceKey { deviceKeys.append(key) }
             if let query = underVerification.statusQuery { statusQueries.append(query) }
             var summary = underVerification.finishedSummary()
+            if !request.ageRequests.isEmpty {
+                // An age check is answered from the elements the wallet returned for
+                // it (age_over_NN, or age_in_years in Apple's fallback), which the
+                // request's element list need not name: read before minimisation.
+                var evidence = summary
+                evidence.elements = summary.elements.filter { AgeAnswer.mayAnswer($0.identifier) }
+                ageEvidence.append(evidence)
+            }
             if let requested {
                 summary.elements.removeAll { requested[namespace: $0.namespace, element: $0.identifier] == nil }
             }
