@@ -34,6 +34,14 @@ public struct AnalyticsSnapshot: Sendable {
         public let tenant, verdict, status, later: String
         public let count: Int
     }
+    /// Age checks asked (migration 18): `atLeast` the age, `source` the kind
+    /// of element that answered (`AgeAnswer.analyticsFact`), never the answer.
+    public struct AgeCheck: Sendable, Equatable {
+        public let tenant, docType, verdict: String
+        public let atLeast: Int
+        public let source: String
+        public let count: Int
+    }
     public struct Latency: Sendable, Equatable {
         public let hour: Date?
         public let tenant, flow: String
@@ -51,6 +59,7 @@ public struct AnalyticsSnapshot: Sendable {
     public let hourlyLatency: [Latency]
     public var deviceAuthentication: [DeviceAuthentication] = []
     public var revocation: [Revocation] = []
+    public var ageChecks: [AgeCheck] = []
     /// Which outcomes were read: production only unless asked (migration 11).
     public var assurance: AssuranceScope = .production
 
@@ -145,9 +154,21 @@ public struct AnalyticsSnapshot: Sendable {
                 status: revocationRows.string(row, "revocation_status") ?? "", later: revocationRows.string(row, "later_status") ?? "-",
                 count: Int(revocationRows.int(row, "count") ?? 0))
         }
+        let ageRows = try connection.execute("""
+            SELECT COALESCE(tenant, '(none)') AS tenant, COALESCE(doc_type, '(none)') AS doc_type, verdict,
+                   split_part(fact, ':', 1)::integer AS at_least, split_part(fact, ':', 2) AS source, count(*)::bigint AS count
+            FROM results CROSS JOIN LATERAL unnest(age_checks) AS check_fact(fact)
+            WHERE verified_at >= $1 AND ($2::text IS NULL OR tenant = $2) AND ($3::text IS NULL OR assurance = $3) AND age_checks IS NOT NULL
+            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            """, parameters)
+        let ageChecks = (0..<ageRows.rowCount).map { row in
+            AgeCheck(tenant: ageRows.string(row, "tenant") ?? "", docType: ageRows.string(row, "doc_type") ?? "",
+                     verdict: ageRows.string(row, "verdict") ?? "", atLeast: Int(ageRows.int(row, "at_least") ?? 0),
+                     source: ageRows.string(row, "source") ?? "", count: Int(ageRows.int(row, "count") ?? 0))
+        }
         return AnalyticsSnapshot(
             since: since, tenant: tenant, outcomes: outcomes, reasons: reasons, hours: hours,
             latency: latencies(latencyRows, hourly: false), hourlyLatency: latencies(hourlyRows, hourly: true), deviceAuthentication: devices,
-            revocation: revocation, assurance: assurance)
+            revocation: revocation, ageChecks: ageChecks, assurance: assurance)
     }
 }

@@ -12,7 +12,7 @@ public enum ResultsTable {
         .init("received_at", "timestamptz"), .init("verified_at", "timestamptz"), .init("processing_seconds", "double precision"),
         .init("source_topic", "text"), .init("source_partition", "integer"), .init("source_offset", "bigint"),
         .init("assurance", "text"), .init("test_kind", "text"), .init("element_groups", "json"),
-        .init("device_auth", "text"), .init("device_reader", "text"), .init("revocation_status", "text"),
+        .init("device_auth", "text"), .init("device_reader", "text"), .init("revocation_status", "text"), .init("age_checks", "text[]"),
     ]
 
     /// One result. Optional text comes from the event or the credential (an
@@ -51,6 +51,9 @@ public enum ResultsTable {
         public var deviceReader: String?
         /// The response's revocation status (`CredentialStatus.word`); nil when no document got that far.
         public var revocationStatus: String? = nil
+        /// The request's age checks as `N:source` (`AgeCheckSource`), never
+        /// their answers; nil when the request asked none.
+        public var ageChecks: [String]? = nil
 
         public init(eventID: String, tenant: String?, flow: String?, verdict: String, reasonCodes: [String], docType: String?,
                     issuerSubject: String?, issuerCountry: String?, msoSigned: Date?, msoValidFrom: Date?, msoValidUntil: Date?,
@@ -92,6 +95,7 @@ public enum ResultsTable {
             .storableTimestamp(row.msoValidUntil), .storableTimestamp(row.eventTime), .timestamp(row.receivedAt), .timestamp(row.verifiedAt),
             .double(row.processingSeconds), .text(row.sourceTopic), .int(Int64(row.sourcePartition)), .int(row.sourceOffset),
             .text(row.assurance), text(row.testKind), row.elementGroups.parameter, text(row.deviceAuth), text(row.deviceReader), text(row.revocationStatus),
+            row.ageChecks.map(PostgresValue.textArray) ?? .null,
         ]
     }
 

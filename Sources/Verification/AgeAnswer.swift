@@ -82,6 +82,19 @@ public struct AgeAnswer: Sendable, Equatable {
         return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: false)
     }
 
+    /// What analytics may keep of the answer: `N:source`, where source is
+    /// `age_over` (the issuer's statement of exactly N), `age_over_other`,
+    /// `age_in_years`, `birth_date` or `unknown`. Never the answer: which
+    /// kind of element answered says nothing of whether the holder is N.
+    public var analyticsFact: String {
+        let source = switch (value, element) {
+        case (.unknown, _), (_, nil): "unknown"
+        case (_, let element?) where AgeAnswer.overAge(element) != nil: isDerived ? "age_over_other" : "age_over"
+        case (_, let element?): element
+        }
+        return "\(threshold):\(source)"
+    }
+
     /// Whether an element of this name can answer an age: `age_over_NN`, `age_in_years`, `birth_date`.
     static func mayAnswer(_ identifier: String) -> Bool {
         overAge(identifier) != nil || identifier.hasSameUTF8(as: "age_in_years") || identifier.hasSameUTF8(as: "birth_date")
