@@ -82,7 +82,7 @@ let package = Package(
                 resources: ["mdl.json", "photoid.json", "jp-mnc.json", "eu-pid.json", "eu-av.json"].map { .embedInCode("catalogue/\($0)") }),
         // The config file as the product runs it: read once, every file it names loaded under one rule.
         .target(name: "Deployment", dependencies: ["Settings", "Verification", "Retention", "Revocation", "Crypto"]),
-        .target(name: "Pipeline", dependencies: ["Deployment", "Revocation", "StatusList", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
+        .target(name: "Pipeline", dependencies: ["Deployment", "DocumentTypes", "Revocation", "StatusList", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and what it stands on: embedded PostgreSQL, tansu, the load
         // generator and outcome reader, the schema examples.
         .target(name: "DemoKit", dependencies: ["Deployment", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Storage", "TestIssuer", "Verification", "Crypto", "HTTPService", "MDoc"]),

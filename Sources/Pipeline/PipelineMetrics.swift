@@ -1,3 +1,4 @@
+import DocumentTypes
 import Crypto
 import Foundation
 import Kafka
@@ -45,6 +46,10 @@ public final class PipelineMetrics: Sendable {
     /// Each stored result once, when its batch commits (duplicates of earlier
     /// deliveries are not counted again), by verdict and first reason code.
     let events: Counter
+    /// Documents of stored results by docType: a catalogued one, else `other`.
+    let documents: Counter
+    /// Age checks of stored results by the kind of element that answered.
+    let ageChecks: Counter
     /// From a record's receipt to the end of its verification.
     let processDuration: Histogram
     let verifyInFlight: Gauge
@@ -103,6 +108,10 @@ public final class PipelineMetrics: Sendable {
         self.health = health
         events = registry.counter("veridoc_events_total", help: "Verification results stored, by verdict and first reason code (none when verified).",
                                   labels: ["verdict", "reason"])
+        documents = registry.counter("veridoc_documents_total", help: "Documents in stored results, by docType (a catalogued docType, else other) and the result's verdict.",
+                                     labels: ["doc_type", "verdict"])
+        ageChecks = registry.counter("veridoc_age_checks_total", help: "age(atLeast:) checks of stored results, by the kind of element that answered (never the answer).",
+                                     labels: ["source"])
         processDuration = registry.histogram("veridoc_process_duration_seconds", help: "Time from receiving a record to the end of its verification.",
                                              buckets: Histogram.secondsBuckets)
         verifyInFlight = registry.gauge("veridoc_verify_in_flight", help: "Records admitted to the verification pool and not yet finished.")
@@ -166,6 +175,20 @@ public final class PipelineMetrics: Sendable {
             counts[[result.verdict, result.report.reasons.first?.code.rawValue ?? "none"], default: 0] += 1
         }
         for (labels, count) in counts { events.add(count, labels: labels) }
+        var documentCounts: [[String]: Double] = [:]
+        var ageCounts: [String: Double] = [:]
+        for result in stored {
+            for document in result.documents {
+                // Label values from a closed set: a docType a stranger wrote is "other".
+                let docType = DocumentCatalogue.shared.documentType(document.docType)?.docType ?? "other"
+                documentCounts[[docType, result.verdict], default: 0] += 1
+            }
+            for age in result.ages {
+                ageCounts[String(age.analyticsFact.drop { $0 != ":" }.dropFirst()), default: 0] += 1
+            }
+        }
+        for (labels, count) in documentCounts { documents.add(count, labels: labels) }
+        for (source, count) in ageCounts { ageChecks.add(count, labels: [source]) }
     }
 
     func consumerStatistics(_ statistics: KafkaStatistics, owned: Set<TopicPartition>) {

@@ -64,6 +64,17 @@ struct WorkerObservabilityTests {
             counted["\(sample.labels["verdict"]!)/\(sample.labels["reason"]!)"] = sample.value
         }
         #expect(counted == table)
+        // Documents by docType, as the results say (one document per response here).
+        let byDocType = try connection.execute("SELECT doc_type, verdict, count(*) AS count FROM results WHERE doc_type IS NOT NULL GROUP BY 1, 2")
+        var documentTable: [String: Double] = [:]
+        for row in 0..<byDocType.rowCount {
+            documentTable["\(byDocType.string(row, "doc_type")!)/\(byDocType.string(row, "verdict")!)"] = Double(byDocType.int(row, "count")!)
+        }
+        var documentCounted: [String: Double] = [:]
+        for sample in metrics.values("veridoc_documents_total") where sample.value > 0 {
+            documentCounted["\(sample.labels["doc_type"]!)/\(sample.labels["verdict"]!)"] = sample.value
+        }
+        #expect(!documentTable.isEmpty && documentCounted == documentTable, "\(documentCounted) \(documentTable)")
         #expect(metrics.values("veridoc_events_total").map(\.value).reduce(0, +) == Double(rows))
         #expect(Set(metrics.values("veridoc_dead_letters_total").filter { $0.value > 0 }.compactMap { $0.labels["cause"] }) == ["record.not_utf8", "record.no_id"])
         #expect(metrics.values("veridoc_partitions_assigned").first?.value == 6)
