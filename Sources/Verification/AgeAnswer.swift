@@ -116,11 +116,19 @@ public struct AgeAnswer: Sendable, Equatable {
         return CivilDate.civil(fromDays: CivilDate.floorDiv(Int64(date.timeIntervalSince1970), 86_400))
     }
 
-    /// Whether someone born on `born` is `age` years old on the UTC date of
-    /// `time`. A 29 February birthday is reached on 1 March in a common
-    /// year: never a day early, whatever a jurisdiction's rule.
+    /// The offset of the last time zone to reach a date (UTC−12): the holder's
+    /// own zone is not known, and on the earliest date anywhere on Earth at
+    /// `time` the birthday has been reached wherever the holder stands.
+    static let latestZoneOffset: Int64 = -12 * 3_600
+
+    /// Whether someone born on `born` is `age` years old at `time` wherever
+    /// they are: on the calendar date at UTC−12, so a birthday answers yes
+    /// from noon UTC of that day (a bar east of UTC−12 hears no for up to a
+    /// day more, never yes early). A 29 February birthday is reached on
+    /// 1 March in a common year, whatever a jurisdiction's rule.
     static func hasReached(age: Int, born: (year: Int64, month: Int64, day: Int64), on time: Date) -> Bool {
-        let today = CivilDate.civil(fromDays: CivilDate.floorDiv(Int64(time.timeIntervalSince1970.rounded(.down)), 86_400))
+        let seconds = Int64(time.timeIntervalSince1970.rounded(.down)) + latestZoneOffset
+        let today = CivilDate.civil(fromDays: CivilDate.floorDiv(seconds, 86_400))
         let year = born.year + Int64(age)
         // The birthday in `year`: the same month and day, or 1 March for a 29 February in a common year.
         let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0

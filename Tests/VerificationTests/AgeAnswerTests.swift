@@ -41,13 +41,16 @@ struct AgeAnswerTests {
     }
 
     @Test(arguments: [
-        // The day before the 21st birthday, and on it.
-        ("2005-06-16", "2026-06-15T23:59:59Z", AgeAnswer.Value.no), ("2005-06-15", "2026-06-15T00:00:00Z", .yes),
+        // The day before the 21st birthday, and on it: the birthday counts once it
+        // has begun everywhere, at noon UTC (midnight at UTC−12), never earlier.
+        ("2005-06-16", "2026-06-16T11:59:59Z", AgeAnswer.Value.no), ("2005-06-15", "2026-06-15T12:00:00Z", .yes),
+        ("2005-06-15", "2026-06-15T11:59:59Z", .no), ("2005-06-15", "2026-06-14T23:00:00Z", .no),
         // Born on 29 February: in a common year the birthday is 1 March, never 28 February.
-        ("2004-02-29", "2025-02-28T12:00:00Z", .no), ("2004-02-29", "2025-03-01T00:00:00Z", .yes),
+        ("2004-02-29", "2025-03-01T11:59:59Z", .no), ("2004-02-29", "2025-03-01T12:00:00Z", .yes),
         // …and on 29 February itself in a leap year.
         ("2003-02-29", "2024-02-28T12:00:00Z", .unknown),
-        ("2000-02-29", "2021-02-28T12:00:00Z", .no), ("2003-02-28", "2024-02-28T00:00:00Z", .yes),
+        ("2000-02-29", "2021-02-28T23:59:59Z", .no), ("2000-02-29", "2020-02-29T12:00:00Z", .no),
+        ("2003-02-28", "2024-02-28T12:00:00Z", .yes), ("1999-02-28", "2020-02-29T12:00:00Z", .yes),
     ])
     func birthDateAnswersLast(_ born: String, _ at: String, _ expected: AgeAnswer.Value) throws {
         // 2003-02-29 does not exist: a date that is not a date answers nothing.
