@@ -61,11 +61,10 @@ public enum ReportHTML {
             [$0.tenant, $0.verdict, $0.status, $0.later, Suppression.display($0.count)]
         }, id: "revocation")
 
-        body += "<h2>Age checks</h2>\n<p class=\"note\">age(atLeast:) questions asked, and which kind of element answered them: "
-            + "age_over (the issuer's own age_over_NN), age_over_other (another age_over_NN), age_in_years, birth_date, or unknown. "
-            + "The answers themselves are the holders' and are never stored (docs/retention.md).</p>\n"
-        body += htmlTable(["Tenant", "DocType", "Verdict", "At least", "Answered by", "Count"], snapshot.ageChecks.map {
-            [$0.tenant, $0.docType, $0.verdict, String($0.atLeast), $0.source, Suppression.display($0.count)]
+        body += "<h2>Age checks</h2>\n<p class=\"note\">age(atLeast:) questions asked. The answers, and which element answered "
+            + "them (which can tell the answer), are the holders' and are never stored (docs/retention.md).</p>\n"
+        body += htmlTable(["Tenant", "DocType", "Verdict", "At least", "Count"], snapshot.ageChecks.map {
+            [$0.tenant, $0.docType, $0.verdict, String($0.atLeast), Suppression.display($0.count)]
         }, id: "age-checks")
 
         body += "<h2>Processing latency (seconds, receipt → verification)</h2>\n"

@@ -18,9 +18,9 @@ public enum StatsTable {
         out += table(["TENANT", "VERDICT", "STATUS", "LATER", "COUNT"], snapshot.revocation.map {
             [$0.tenant, $0.verdict, $0.status, $0.later, Suppression.display($0.count)]
         })
-        out += "\nAge checks (age(atLeast:) asked; ANSWERED BY: the kind of element that answered, never the answer)\n\n"
-        out += table(["TENANT", "DOCTYPE", "VERDICT", "AT LEAST", "ANSWERED BY", "COUNT"], snapshot.ageChecks.map {
-            [$0.tenant, $0.docType, $0.verdict, String($0.atLeast), $0.source, Suppression.display($0.count)]
+        out += "\nAge checks asked (age(atLeast:); the answers are the holders' and are not stored)\n\n"
+        out += table(["TENANT", "DOCTYPE", "VERDICT", "AT LEAST", "COUNT"], snapshot.ageChecks.map {
+            [$0.tenant, $0.docType, $0.verdict, String($0.atLeast), Suppression.display($0.count)]
         })
         out += "\nProcessing latency, seconds from receipt to verification (percentiles hidden under 5 events)\n\n"
         out += table(["TENANT", "FLOW", "COUNT", "P50", "P90", "P99"], snapshot.latency.map { row in

@@ -184,7 +184,7 @@ public final class PipelineMetrics: Sendable {
                 documentCounts[[docType, result.verdict], default: 0] += 1
             }
             for age in result.ages {
-                ageCounts[String(age.analyticsFact.drop { $0 != ":" }.dropFirst()), default: 0] += 1
+                ageCounts[age.source, default: 0] += 1
             }
         }
         for (labels, count) in documentCounts { documents.add(count, labels: labels) }

@@ -282,7 +282,7 @@ package struct ResultStore {
                 elementGroups: item.completion.prepared?.elementGroups ?? ElementGroupsColumn.Value(retention.elementGroups(for: result)),
                 deviceAuth: document?.deviceAuthentication?.method, deviceReader: document?.deviceAuthentication?.reader))
             rows[rows.count - 1].revocationStatus = result.status?.word
-            if !result.ageAnswers.isEmpty { rows[rows.count - 1].ageChecks = result.ages.map(\.analyticsFact) }
+            if !result.ageAnswers.isEmpty { rows[rows.count - 1].ageChecks = result.ageAnswers.map { String($0.threshold) } }
         }
         return rows
     }

@@ -409,9 +409,9 @@ public enum Migrations {
                        OR (list_kind = 'identifier_list' AND list_id IS NOT NULL AND list_index IS NULL)
                        OR (list_kind = 'crl' AND list_index IS NULL AND list_id IS NULL));
             """),
-        // Age checks (`age(atLeast:)`) of a result, for analytics: the age asked
-        // and which kind of element answered, `N:source`, never the answer,
-        // which is the holder's and lives only in the delivered outcome.
+        // Age checks (`age(atLeast:)`) of a result, for analytics: the ages
+        // asked, never the answers (the holder's, in the delivered outcome
+        // only) nor what answered them, which can tell the answer.
         // Catalog-only on `results`, as 13.
         Migration(version: 18, name: "age checks of results", sql: """
             ALTER TABLE results ADD COLUMN age_checks text[];

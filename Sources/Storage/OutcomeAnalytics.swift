@@ -34,12 +34,11 @@ public struct AnalyticsSnapshot: Sendable {
         public let tenant, verdict, status, later: String
         public let count: Int
     }
-    /// Age checks asked (migration 18): `atLeast` the age, `source` the kind
-    /// of element that answered (`AgeAnswer.analyticsFact`), never the answer.
+    /// Age checks asked (migration 18): `atLeast` the age. Results keep
+    /// neither the answers nor what answered them.
     public struct AgeCheck: Sendable, Equatable {
         public let tenant, docType, verdict: String
         public let atLeast: Int
-        public let source: String
         public let count: Int
     }
     public struct Latency: Sendable, Equatable {
@@ -156,15 +155,15 @@ public struct AnalyticsSnapshot: Sendable {
         }
         let ageRows = try connection.execute("""
             SELECT COALESCE(tenant, '(none)') AS tenant, COALESCE(doc_type, '(none)') AS doc_type, verdict,
-                   split_part(fact, ':', 1)::integer AS at_least, split_part(fact, ':', 2) AS source, count(*)::bigint AS count
-            FROM results CROSS JOIN LATERAL unnest(age_checks) AS check_fact(fact)
+                   asked.age::integer AS at_least, count(*)::bigint AS count
+            FROM results CROSS JOIN LATERAL unnest(age_checks) AS asked(age)
             WHERE verified_at >= $1 AND ($2::text IS NULL OR tenant = $2) AND ($3::text IS NULL OR assurance = $3) AND age_checks IS NOT NULL
-            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
             """, parameters)
         let ageChecks = (0..<ageRows.rowCount).map { row in
             AgeCheck(tenant: ageRows.string(row, "tenant") ?? "", docType: ageRows.string(row, "doc_type") ?? "",
                      verdict: ageRows.string(row, "verdict") ?? "", atLeast: Int(ageRows.int(row, "at_least") ?? 0),
-                     source: ageRows.string(row, "source") ?? "", count: Int(ageRows.int(row, "count") ?? 0))
+                     count: Int(ageRows.int(row, "count") ?? 0))
         }
         return AnalyticsSnapshot(
             since: since, tenant: tenant, outcomes: outcomes, reasons: reasons, hours: hours,

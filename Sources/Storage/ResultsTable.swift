@@ -51,8 +51,8 @@ public enum ResultsTable {
         public var deviceReader: String?
         /// The response's revocation status (`CredentialStatus.word`); nil when no document got that far.
         public var revocationStatus: String? = nil
-        /// The request's age checks as `N:source` (`AgeCheckSource`), never
-        /// their answers; nil when the request asked none.
+        /// The ages the request's age checks asked, never their answers nor
+        /// what answered them; nil when the request asked none.
         public var ageChecks: [String]? = nil
 
         public init(eventID: String, tenant: String?, flow: String?, verdict: String, reasonCodes: [String], docType: String?,

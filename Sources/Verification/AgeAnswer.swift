@@ -30,18 +30,19 @@ public struct AgeAnswer: Sendable, Equatable {
         self.isDerived = isDerived
     }
 
-    /// The answer from the first of `documents` whose issuer-signed elements
-    /// answer it; unknown when none does. Device-signed elements never
+    /// The answer from the issuer-signed elements of a response of one
+    /// document; unknown for a response of several, since nothing ties the
+    /// age in one document to the person another describes (a portrait from
+    /// the holder's, an age from a friend's). Device-signed elements never
     /// answer: the issuer did not vouch for them.
     public static func evaluate(atLeast threshold: Int, documents: [DocumentSummary], at time: Date) -> AgeAnswer {
-        for document in documents {
-            let elements = document.elements.compactMap { element in
-                element.value.map { (namespace: element.namespace, identifier: element.identifier, value: $0) }
-            }
-            let answer = evaluate(atLeast: threshold, elements: elements, at: time)
-            if answer.value != .unknown { return answer }
+        guard documents.count == 1, let document = documents.first else {
+            return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: false)
         }
-        return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: false)
+        let elements = document.elements.compactMap { element in
+            element.value.map { (namespace: element.namespace, identifier: element.identifier, value: $0) }
+        }
+        return evaluate(atLeast: threshold, elements: elements, at: time)
     }
 
     /// Thresholds Apple's `age(atLeast:)` accepts.
@@ -50,18 +51,25 @@ public struct AgeAnswer: Sendable, Equatable {
     /// The answer from `elements` (namespace, identifier, value) of one
     /// document, at `time`. `age_over_NN` answers first, as the issuer
     /// stated it: a true one at or above the threshold says yes, a false one
-    /// at or below says no (ISO's nearest true above, nearest false below);
-    /// statements that contradict each other answer unknown. Then
-    /// `age_in_years`; then `birth_date` (full-date, or ISO 23220's map).
+    /// at or below says no (ISO's nearest true above, nearest false below).
+    /// Statements that contradict each other anywhere (a true `age_over_25`
+    /// beside a false `age_over_23`) answer unknown, with no fallback: a
+    /// document that says both is not one to take an age from. Then
+    /// `age_in_years`; then `birth_date` (full-date, or ISO 23220's map with
+    /// no digit marked approximate).
     public static func evaluate(atLeast threshold: Int, elements: [(namespace: String, identifier: String, value: CBORItem)], at time: Date) -> AgeAnswer {
         var yes: (age: Int, element: (String, String))?
         var no: (age: Int, element: (String, String))?
+        var oldestTrue = Int.min, youngestFalse = Int.max
         for element in elements {
             guard let age = overAge(element.identifier), let stated = element.value.bool else { continue }
+            if stated { oldestTrue = max(oldestTrue, age) } else { youngestFalse = min(youngestFalse, age) }
             let name = (element.namespace, element.identifier)
             if stated, age >= threshold, yes.map({ age < $0.age }) ?? true { yes = (age, name) }
             if !stated, age <= threshold, no.map({ age > $0.age }) ?? true { no = (age, name) }
         }
+        // Over NN implies over every younger age; not over MM, not over any older one.
+        if youngestFalse <= oldestTrue { return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: true) }
         switch (yes, no) {
         case (.some, .some):
             return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: true)
@@ -82,17 +90,18 @@ public struct AgeAnswer: Sendable, Equatable {
         return AgeAnswer(threshold: threshold, value: .unknown, namespace: nil, element: nil, isDerived: false)
     }
 
-    /// What analytics may keep of the answer: `N:source`, where source is
-    /// `age_over` (the issuer's statement of exactly N), `age_over_other`,
-    /// `age_in_years`, `birth_date` or `unknown`. Never the answer: which
-    /// kind of element answered says nothing of whether the holder is N.
-    public var analyticsFact: String {
-        let source = switch (value, element) {
+    /// The kind of element that answered: `age_over` (the issuer's statement
+    /// of exactly the age asked), `age_over_other`, `age_in_years`,
+    /// `birth_date` or `unknown`. For counters only, never per result: for an
+    /// issuer that states a fixed set of ages, which kind answered can tell
+    /// the answer (asked 25 of a document stating 18, 21 and 65, an answer
+    /// from `age_in_years` means 21 to 64).
+    public var source: String {
+        switch (value, element) {
         case (.unknown, _), (_, nil): "unknown"
         case (_, let element?) where AgeAnswer.overAge(element) != nil: isDerived ? "age_over_other" : "age_over"
         case (_, let element?): element
         }
-        return "\(threshold):\(source)"
     }
 
     /// Whether an element of this name can answer an age: `age_over_NN`, `age_in_years`, `birth_date`.
@@ -109,8 +118,14 @@ public struct AgeAnswer: Sendable, Equatable {
         return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
-    /// The civil date of a `full-date` (tag 1004), or of ISO 23220's `{birth_date: full-date, …}` map.
+    /// The civil date of a `full-date` (tag 1004), or of ISO 23220's
+    /// `{birth_date: full-date, ? approximate_mask: tstr}` map; nil when the
+    /// mask marks any digit approximate (an issuer's placeholder such as
+    /// 1 January for an unknown day would otherwise answer yes months early).
     static func birthDate(_ item: CBORItem) -> (year: Int64, month: Int64, day: Int64)? {
+        if let mask = item["approximate_mask"] {
+            guard let text = mask.text, text.utf8.allSatisfy({ $0 == UInt8(ascii: "0") }) else { return nil }
+        }
         let dated = item.tagged ?? item["birth_date"]?.tagged
         guard let tagged = dated, tagged.tag == 1004, let text = tagged.item.text, let date = RFC3339.fullDate(from: text) else { return nil }
         return CivilDate.civil(fromDays: CivilDate.floorDiv(Int64(date.timeIntervalSince1970), 86_400))

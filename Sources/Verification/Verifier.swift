@@ -58,6 +58,8 @@ public struct Verifier: Sendable {
             documents: underVerification.documents, requestedElements: request.requestedElements, replayToken: underVerification.replayToken,
             sessionID: underVerification.issuedNonce?.sessionID, assurance: underVerification.assurance,
             presentationTokens: underVerification.presentationTokens, statusQueries: underVerification.statusQueries,
-            ageAnswers: request.ageRequests.map { AgeAnswer.evaluate(atLeast: $0.age, documents: underVerification.ageEvidence, at: time) })
+            // An age from a birth date at the earlier of the request's time and now: a
+            // backlog or a redelivery past a birthday never turns a no into a yes.
+            ageAnswers: request.ageRequests.map { AgeAnswer.evaluate(atLeast: $0.age, documents: underVerification.ageEvidence, at: min(request.time, time)) })
     }
 }

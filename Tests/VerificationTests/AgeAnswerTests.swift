@@ -2,7 +2,7 @@ import CBOR
 import Foundation
 import MDoc
 import Testing
-import Verification
+@testable import Verification
 
 /// `age(atLeast:)` answered from what one document returned: the issuer's
 /// `age_over_NN` first (nearest true above, nearest false below), then
@@ -27,9 +27,12 @@ struct AgeAnswerTests {
         #expect(above.value == .yes && above.element == "age_over_25" && above.namespace == Self.mdl && above.isDerived)
         let below = try Self.answer(21, [("age_over_18", false), ("age_over_16", false)])
         #expect(below.value == .no && below.element == "age_over_18" && below.namespace == Self.mdl && below.isDerived)
-        // Statements that say nothing of the threshold, and ones that contradict each other.
+        // Statements that say nothing of the threshold, and ones that contradict each other
+        // anywhere, even away from the threshold, with no fallback to the other elements.
         #expect(try Self.answer(21, [("age_over_18", true), ("age_over_25", false)]).value == .unknown)
         #expect(try Self.answer(20, [("age_over_21", true), ("age_over_18", false)]).value == .unknown)
+        let contradictory = try Self.answer(21, [("age_over_25", true), ("age_over_23", false), ("age_in_years", 30)])
+        #expect(contradictory.value == .unknown && contradictory.element == nil, "not over 23 yet over 25: nothing answers")
         // Not a boolean, or not two digits: not a statement.
         #expect(try Self.answer(21, [("age_over_21", "true"), ("age_over_210", true)]).value == .unknown)
     }
@@ -59,9 +62,32 @@ struct AgeAnswerTests {
         if expected != .unknown { #expect(answer.element == "birth_date" && answer.namespace == Self.mdl && answer.isDerived) }
     }
 
+    /// Two documents: nothing ties the age in one to the person the other
+    /// describes, so neither answers, whichever holds the age.
+    @Test func onlyAResponseOfOneDocumentAnswers() throws {
+        func document(_ elements: [(String, CBOR)]) throws -> DocumentSummary {
+            DocumentSummary(docType: "org.iso.18013.5.1.mDL", issuerSubject: nil, issuerCountry: nil, signed: nil, validFrom: nil, validUntil: nil,
+                            elements: try elements.map { DisclosedElement(namespace: Self.mdl, identifier: $0.0, value: try Self.item($0.1)) })
+        }
+        let now = try #require(RFC3339.date(from: "2026-06-15T12:00:00Z"))
+        let aged = try document([("age_over_21", true)])
+        let portrait = try document([("portrait", .bytes([0xFF, 0xD8]))])
+        #expect(AgeAnswer.evaluate(atLeast: 21, documents: [aged], at: now).value == .yes)
+        #expect(AgeAnswer.evaluate(atLeast: 21, documents: [portrait, aged], at: now).value == .unknown)
+        #expect(AgeAnswer.evaluate(atLeast: 21, documents: [aged, aged], at: now).value == .unknown)
+        #expect(AgeAnswer.evaluate(atLeast: 21, documents: [], at: now).value == .unknown)
+    }
+
     @Test func theISO23220BirthDateMapAnswersToo() throws {
         let map: CBOR = ["birth_date": .tagged(1004, "2000-01-01"), "approximate_mask": "00000000"]
         #expect(try Self.answer(18, [("birth_date", map)]).value == .yes)
+        // A day or month marked approximate (an issuer's placeholder) answers nothing.
+        for mask in ["00000011", "00001100", "10000000"] {
+            let approximate: CBOR = ["birth_date": .tagged(1004, "2000-01-01"), "approximate_mask": .text(mask)]
+            #expect(try Self.answer(18, [("birth_date", approximate)]).value == .unknown, "\(mask)")
+        }
+        let notText: CBOR = ["birth_date": .tagged(1004, "2000-01-01"), "approximate_mask": 0]
+        #expect(try Self.answer(18, [("birth_date", notText)]).value == .unknown)
         #expect(try Self.answer(18, [("birth_date", .text("2000-01-01"))]).value == .unknown, "an untagged text is not a full-date")
         #expect(try Self.answer(18, []).value == .unknown)
     }

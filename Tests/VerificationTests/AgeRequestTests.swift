@@ -136,3 +136,32 @@ import Verification
         #expect(request(18, "com.example.unknown").namespace == Self.mdl)
     }
 }
+
+extension AgeRequestTests {
+    /// A birth date answers at the request's time when that is earlier than
+    /// the verification: a backlog that carries an event past a birthday
+    /// never turns its no into a yes.
+    @Test func aBirthDateAnswersAtTheRequestsTimeNotLater() throws {
+        // Noon UTC is midnight at UTC−12, where a date begins last: the event
+        // was made the day before the 21st birthday there, verified on it.
+        let verifiedAt = try #require(RFC3339.date(from: "2025-06-15T12:00:02Z"))
+        var random = TestIssuer.SeededRandom(seed: 62)
+        var credential = TestIssuer.Credential.mobileDrivingLicence(now: verifiedAt, using: &random)
+        for name in Self.ageElements { credential[Self.mdl, name] = nil }
+        credential[Self.mdl, "birth_date"] = .tagged(1004, "2004-06-15")
+        var factory = TestIssuer.EventFactory(authority: try TestIssuer.Authority(now: verifiedAt), merchant: try TestIssuer.Merchant(),
+                                              holder: try TestIssuer.Holder(), credential: credential, now: verifiedAt, seed: 62)
+        var options = TestIssuer.EventOptions()
+        options.ageRequests = [AgeRequest(age: 21, retention: .willNotStore)]
+        options.time = verifiedAt - 5
+        let event = try factory.event(.isoDeviceResponse, options: options)
+        let verifier = try factory.merchant.verifier(trusting: [factory.authority.iaca])
+        let result = verifier.verify(eventJSON: event.json(), at: verifiedAt)
+        #expect(result.verdict == "verified", "\(result.report.reasons.map(\.detail))")
+        #expect(try Self.ages(result).first?["answer"] == .bool(false))
+        // Made after noon, the same answer is yes.
+        options.time = verifiedAt
+        let later = try factory.event(.isoDeviceResponse, options: options)
+        #expect(try Self.ages(verifier.verify(eventJSON: later.json(), at: verifiedAt + 1)).first?["answer"] == .bool(true))
+    }
+}
