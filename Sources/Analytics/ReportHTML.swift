@@ -67,6 +67,12 @@ public enum ReportHTML {
             [$0.tenant, $0.docType, $0.verdict, String($0.atLeast), Suppression.display($0.count)]
         }, id: "age-checks")
 
+        body += "<h2>Elements</h2>\n<p class=\"note\">The elements accepted results returned, by name: whether the request asked for each, "
+            + "and the retention decided for it (willNotStore values are never stored; docs/retention.md).</p>\n"
+        body += htmlTable(["Tenant", "DocType", "Namespace", "Element", "Requested", "Intent", "Count"], snapshot.elements.map {
+            [$0.tenant, $0.docType, $0.namespace, $0.element, $0.requested ? "yes" : "no", $0.intent, Suppression.display($0.count)]
+        }, id: "elements")
+
         body += "<h2>Processing latency (seconds, receipt → verification)</h2>\n"
         body += ReportCharts.latency(snapshot.latency)
         body += htmlTable(["Tenant", "Flow", "Count", "p50", "p90", "p99"], snapshot.latency.map(latencyCells), id: "latency")

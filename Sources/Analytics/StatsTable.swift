@@ -22,6 +22,10 @@ public enum StatsTable {
         out += table(["TENANT", "DOCTYPE", "VERDICT", "AT LEAST", "COUNT"], snapshot.ageChecks.map {
             [$0.tenant, $0.docType, $0.verdict, String($0.atLeast), Suppression.display($0.count)]
         })
+        out += "\nElements of accepted results (REQUESTED: asked for by the request; INTENT: the retention decided; names only)\n\n"
+        out += table(["TENANT", "DOCTYPE", "NAMESPACE", "ELEMENT", "REQUESTED", "INTENT", "COUNT"], snapshot.elements.map {
+            [$0.tenant, $0.docType, $0.namespace, $0.element, $0.requested ? "yes" : "no", $0.intent, Suppression.display($0.count)]
+        })
         out += "\nProcessing latency, seconds from receipt to verification (percentiles hidden under 5 events)\n\n"
         out += table(["TENANT", "FLOW", "COUNT", "P50", "P90", "P99"], snapshot.latency.map { row in
             let hide = Suppression.isSuppressed(row.count)

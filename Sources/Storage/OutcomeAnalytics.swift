@@ -41,6 +41,15 @@ public struct AnalyticsSnapshot: Sendable {
         public let atLeast: Int
         public let count: Int
     }
+    /// Elements the accepted results returned, by name (migration 8's
+    /// `elements` view): whether the request asked for each and the
+    /// retention decided for it. Names only; values are not analytics.
+    public struct ElementCount: Sendable, Equatable {
+        public let tenant, docType, namespace, element: String
+        public let requested: Bool
+        public let intent: String
+        public let count: Int
+    }
     public struct Latency: Sendable, Equatable {
         public let hour: Date?
         public let tenant, flow: String
@@ -59,6 +68,7 @@ public struct AnalyticsSnapshot: Sendable {
     public var deviceAuthentication: [DeviceAuthentication] = []
     public var revocation: [Revocation] = []
     public var ageChecks: [AgeCheck] = []
+    public var elements: [ElementCount] = []
     /// Which outcomes were read: production only unless asked (migration 11).
     public var assurance: AssuranceScope = .production
 
@@ -165,9 +175,23 @@ public struct AnalyticsSnapshot: Sendable {
                      verdict: ageRows.string(row, "verdict") ?? "", atLeast: Int(ageRows.int(row, "at_least") ?? 0),
                      count: Int(ageRows.int(row, "count") ?? 0))
         }
+        let elementRows = try connection.execute("""
+            SELECT COALESCE(r.tenant, '(none)') AS tenant, COALESCE(r.doc_type, '(none)') AS doc_type, e.namespace, e.element,
+                   e.requested, e.retention_intent, count(*)::bigint AS count
+            FROM results r JOIN elements e ON e.event_id = r.event_id
+            WHERE r.verified_at >= $1 AND ($2::text IS NULL OR r.tenant = $2) AND ($3::text IS NULL OR r.assurance = $3)
+              AND r.verdict IN ('verified', 'test_verified')
+            GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+            """, parameters)
+        let elements = (0..<elementRows.rowCount).map { row in
+            ElementCount(tenant: elementRows.string(row, "tenant") ?? "", docType: elementRows.string(row, "doc_type") ?? "",
+                         namespace: elementRows.string(row, "namespace") ?? "", element: elementRows.string(row, "element") ?? "",
+                         requested: elementRows.bool(row, "requested") ?? false, intent: elementRows.string(row, "retention_intent") ?? "",
+                         count: Int(elementRows.int(row, "count") ?? 0))
+        }
         return AnalyticsSnapshot(
             since: since, tenant: tenant, outcomes: outcomes, reasons: reasons, hours: hours,
             latency: latencies(latencyRows, hourly: false), hourlyLatency: latencies(hourlyRows, hourly: true), deviceAuthentication: devices,
-            revocation: revocation, ageChecks: ageChecks, assurance: assurance)
+            revocation: revocation, ageChecks: ageChecks, elements: elements, assurance: assurance)
     }
 }

@@ -351,6 +351,13 @@ extension PipelineTests {
             #expect(stats.status == 0 && stats.output.contains("Age checks"), "\(stats.output)")
             let ageLines = stats.output.components(separatedBy: "\n").filter { $0.contains("org.iso.18013.5.1.mDL") && $0.contains(" 18 ") }
             #expect(ageLines.contains { $0.contains("verified") && $0.hasSuffix("<5") }, "\(stats.output)")
+            // …and which elements came back, requested or not, with the retention decided: names only.
+            for document in planted {
+                guard let kept = document.kept, let dropped = document.dropped else { continue }
+                let lines = stats.output.components(separatedBy: "\n").filter { $0.contains(document.docType) }
+                #expect(lines.contains { $0.contains(" \(kept.element) ") && $0.contains(" yes ") && $0.contains(" mayStore ") }, "\(stats.output)")
+                #expect(lines.contains { $0.contains(" \(dropped.element) ") && $0.contains(" willNotStore ") }, "\(stats.output)")
+            }
             #expect(worker.terminate() == 0)
         }
 
