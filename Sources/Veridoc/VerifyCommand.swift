@@ -101,7 +101,7 @@ enum HumanReport {
             lines += Self.byNamespace(document.elements.map { ($0.namespace, $0.identifier + ($0.isTyped ? "" : "*")) })
             if !document.deviceSignedElements.isEmpty {
                 lines.append("  device-signed elements (not vouched for by the issuer; never answer a request):")
-                lines += Self.byNamespace(document.deviceSignedElements.map { ($0.namespace, $0.element) })
+                lines += Self.byNamespace(document.deviceSignedElements.map { ($0.namespace, $0.identifier) })
             }
         }
         if !result.ageAnswers.isEmpty {

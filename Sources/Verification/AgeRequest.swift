@@ -9,7 +9,8 @@ public struct AgeRequest: Sendable, Equatable {
     public let age: Int
     public let retention: Retention
 
-    public init(age: Int, retention: Retention) {
+    /// `willNotStore` unless said otherwise: Apple's recommended intent for an age check.
+    public init(age: Int, retention: Retention = .willNotStore) {
         self.age = age
         self.retention = retention
     }

@@ -18,21 +18,10 @@ public struct DocumentSummary: Sendable {
     /// (never for a document rejected before its references could be trusted).
     public var status: CredentialStatus? = nil
     /// The elements the holder's device signed (`deviceSigned.nameSpaces`),
-    /// names only: the issuer never vouched for them, so they are listed
-    /// apart from `elements`, never delivered as values, and never answer a
-    /// request for an element or an age.
-    public var deviceSignedElements: [ElementName] = []
-}
-
-/// An element's namespace and identifier.
-public struct ElementName: Sendable, Hashable {
-    public let namespace: String
-    public let element: String
-
-    public init(namespace: String, element: String) {
-        self.namespace = namespace
-        self.element = element
-    }
+    /// names only (no value): the issuer never vouched for them, so they are
+    /// listed apart from `elements`, never delivered as values, and never
+    /// answer a request for an element or an age.
+    public var deviceSignedElements: [DisclosedElement] = []
 }
 
 /// How the holder's device authenticated the response (ISO 18013-5 §9.1.3):
@@ -67,6 +56,13 @@ public struct DisclosedElement: Sendable {
     /// was checked (`mso.element_types`); an untyped element verified all
     /// the same, and the outcome says which it is.
     public var isTyped = false
+}
+
+extension DisclosedElement {
+    /// A disclosed element's name, without its value.
+    public init(namespace: String, identifier: String) {
+        self.init(namespace: namespace, identifier: identifier, value: nil)
+    }
 }
 
 extension DocumentSummary {

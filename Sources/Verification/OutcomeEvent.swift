@@ -86,7 +86,7 @@ public struct OutcomeEvent: Sendable {
         }
         let deviceSigned = result.documents.flatMap(\.deviceSignedElements)
         if !deviceSigned.isEmpty {
-            data["deviceSignedElements"] = .array(deviceSigned.map { ["namespace": .string($0.namespace), "element": .string($0.element)] })
+            data["deviceSignedElements"] = .array(deviceSigned.map { ["namespace": .string($0.namespace), "element": .string($0.identifier)] })
         }
         if case .test(let kind) = result.assurance {
             data["assurance"] = ["level": "test", "kind": JSONValue(kind?.rawValue)]
@@ -180,7 +180,7 @@ public struct OutcomeEvent: Sendable {
             out.beginArray()
             for name in result.documents.flatMap(\.deviceSignedElements) {
                 out.beginObject()
-                out.key("element"); out.string(name.element)
+                out.key("element"); out.string(name.identifier)
                 out.key("namespace"); out.string(name.namespace)
                 out.endObject()
             }

@@ -106,7 +106,7 @@ import Testing
     @Test func agesTypedAndDeviceSignedElements() throws {
         var document = Self.document(elements: ["age_over_25", "x_custom"])
         document.elements[0].isTyped = true
-        document.deviceSignedElements = [ElementName(namespace: "org.iso.18013.5.1", element: "nickname")]
+        document.deviceSignedElements = [DisclosedElement(namespace: "org.iso.18013.5.1", identifier: "nickname")]
         var result = Self.result(id: "req-4", tenant: "acme", flow: .appleWalletApp, report: Self.allPassed, documents: [document])
         result.ageAnswers = [
             AgeAnswer(threshold: 21, value: .yes, namespace: Self.mDL, element: "age_over_25", isDerived: true),

@@ -85,7 +85,7 @@ struct DocumentUnderVerification {
             }
         }
         summary.deviceSignedElements = (document.deviceSigned?.nameSpaces ?? []).flatMap { space in
-            space.elements.map { ElementName(namespace: space.name, element: $0) }
+            space.elements.map { DisclosedElement(namespace: space.name, identifier: $0) }
         }
         return summary
     }
