@@ -125,7 +125,12 @@ enum SessionCreation {
                 let retain = if case .mayStore = element.retention { true } else { false }
                 return DeviceRequest.Item(namespace: element.namespace, element: element.element, intentToRetain: retain)
             }
-            webRequest = (Base64.encodeURL(DeviceRequest.encode(docType: request.docType, items: items)), encryptionInfo)
+            // Signed over the Annex C transcript of this very request: the
+            // EncryptionInfo just made and the origin the session is bound to.
+            let transcript = SessionTranscript.digitalCredentialsAPI(encryptionInfo: encryptionInfo, origin: request.audience)
+            guard let deviceRequest = try? DeviceRequest.encode(docType: request.docType, items: items, signer: config.webReader, transcript: transcript)
+            else { throw .internalFailure }
+            webRequest = (Base64.encodeURL(deviceRequest), encryptionInfo)
         }
         let row = SessionsTable.Row(
             tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,

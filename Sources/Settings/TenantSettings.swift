@@ -57,6 +57,8 @@ public struct TenantSettings: Sendable, Equatable {
     public var apiKeyHashes: [String]
     /// What `POST /v1/reader-tokens` signs with (Apple Business Register).
     public var readerTokens: ReaderTokens?
+    /// What serve signs the web flow's DeviceRequests with (reader authentication).
+    public var webReader: WebReader?
     /// Registered proximity readers, each id once.
     public var readers: [Reader] = []
     /// Whether iso-device-response accepts OpenID4VP transcripts, whose
@@ -125,6 +127,15 @@ public struct TenantSettings: Sendable, Equatable {
         public var keyID: String
         /// A P-256 private key in PEM, a file only its owner can read.
         public var signingKey: String
+    }
+
+    /// The web reader identity: the certificate Apple Business issued for the
+    /// web flow (leaf first, in one PEM file) and its private key.
+    public struct WebReader: Sendable, Equatable {
+        /// PEM certificates, leaf first.
+        public var certificates: String
+        /// A P-256 private key in PEM, a file only its owner can read.
+        public var privateKey: String
     }
 
     /// The longest session: a day. A nonce is for one sitting, not for later.
@@ -202,6 +213,12 @@ public struct TenantSettings: Sendable, Equatable {
             guard let file = try tokens.nonEmptyString("signingKey") else { throw ConfigError("\(tokens.setting("signingKey")): required") }
             try tokens.finish()
             readerTokens = ReaderTokens(brandID: brand, keyID: key, signingKey: file)
+        }
+        if var reader = try object.object("webReader") {
+            guard let certificates = try reader.nonEmptyString("certificates") else { throw ConfigError("\(reader.setting("certificates")): required") }
+            guard let key = try reader.nonEmptyString("privateKey") else { throw ConfigError("\(reader.setting("privateKey")): required") }
+            try reader.finish()
+            webReader = WebReader(certificates: certificates, privateKey: key)
         }
         readers = try object.objects("readers") { (entry: inout SettingsObject) throws(ConfigError) -> Reader in
             guard let id = try entry.nonEmptyString("id"), id.utf8.count <= Self.maxIDLength else {

@@ -94,6 +94,10 @@ public struct Configuration: Sendable {
             guard key.type == .ec(.p256) else { throw ConfigError("\(setting): reader tokens are ES256, so the key must be a P-256 key") }
             readerTokenKey = ReaderTokenKey(brandID: tokens.brandID, keyID: tokens.keyID, signingKey: key)
         }
+        var webReader: ReaderSigner?
+        if let reader = entry.webReader {
+            webReader = try loadWebReader(reader, setting: "\(path).webReader", settings: settings)
+        }
         return Tenant(
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
             pinnedDocumentSigners: pinned, listedAnchors: listed, trustListDeadlines: deadlines, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
@@ -101,7 +105,20 @@ public struct Configuration: Sendable {
             retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
             requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers,
             acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts, apiKeyHashes: entry.apiKeyHashes, readerTokenKey: readerTokenKey,
-            statusPolicy: entry.status)
+            statusPolicy: entry.status, webReader: webReader)
+    }
+
+    /// The web reader's certificates (leaf first) and key: a P-256 key, the
+    /// one the leaf certifies, since a request signed by another key would
+    /// name a reader it does not come from.
+    private static func loadWebReader(_ entry: TenantSettings.WebReader, setting: String, settings: VeridocSettings) throws(ConfigError) -> ReaderSigner {
+        let certificates = try loadCertificates(settings.resolve(entry.certificates), setting: "\(setting).certificates")
+        let key = try KeyFile.privateKey(settings.resolve(entry.privateKey), setting: "\(setting).privateKey")
+        guard key.type == .ec(.p256) else { throw ConfigError("\(setting).privateKey: reader authentication is ES256, so the key must be a P-256 key") }
+        guard let leaf = certificates.first, let certified = try? leaf.publicKey(), certified.uncompressedPoint == key.publicKey.uncompressedPoint else {
+            throw ConfigError("\(setting).certificates: the first certificate must certify webReader.privateKey")
+        }
+        return ReaderSigner(key: key, certificates: certificates.map(\.der))
     }
 
     /// A VICAL's IACAs, each with the docTypes its entry names, trusted until

@@ -68,6 +68,8 @@ public struct Tenant: Sendable {
     public let apiKeyHashes: [String]
     /// Where serve signs the tenant's reader tokens; nil: it issues none.
     public let readerTokenKey: ReaderTokenKey?
+    /// What signs the web flow's DeviceRequests (`readerAuthAll`); nil: they go unsigned.
+    public let webReader: ReaderSigner?
     /// Whether iso-device-response accepts OpenID4VP transcripts (their verifier is not Veridoc's to check).
     public let acceptsOpenID4VPTranscripts: Bool
     /// How revocation references are checked (`DocumentStatusCheck`).
@@ -81,8 +83,10 @@ public struct Tenant: Sendable {
         pinnedDocumentSigners: [Certificate] = [], listedAnchors: [ListedAnchor] = [], trustListDeadlines: [TrustListDeadline] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, maxSessionSeconds: Int? = nil, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
         requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
-        apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil, statusPolicy: TenantSettings.StatusPolicy = .init()
+        apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil, statusPolicy: TenantSettings.StatusPolicy = .init(),
+        webReader: ReaderSigner? = nil
     ) {
+        self.webReader = webReader
         self.statusPolicy = statusPolicy
         self.apiKeyHashes = apiKeyHashes
         self.readerTokenKey = readerTokenKey

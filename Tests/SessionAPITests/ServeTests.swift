@@ -75,6 +75,19 @@ final class ServeFixture {
         guard chmod(key, 0o600) == 0 else { throw TestFailure("chmod \(key)") }
     }
 
+    /// The web reader identity acme signs its DeviceRequests with: a self-signed P-256
+    /// certificate (`web-reader.pem`) and its key (`web-reader-key.pem`, 0600), by the openssl command.
+    static func writeWebReader(in folder: URL, creating: Bool = false) throws {
+        if creating { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let key = folder.appendingPathComponent("web-reader-key.pem").path
+        let made = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
+            "-out", folder.appendingPathComponent("web-reader.pem").path, "-days", "2", "-subj", "/O=Acme/CN=shop.example.com",
+        ], mergingStandardError: true)
+        guard made.status == 0 else { throw TestFailure("openssl req: \(made.output)") }
+        guard chmod(key, 0o600) == 0 else { throw TestFailure("chmod \(key)") }
+    }
+
     init(services: (postgres: String, kafka: String)) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -92,12 +105,14 @@ final class ServeFixture {
     static func writeConfig(in folder: URL, signingKey: String, burst: Int, services: (postgres: String, kafka: String)? = nil,
                             tls: Bool = false, maxSessionSeconds: Int = 120, serveSettings: [String: Any]? = nil) throws -> URL {
         try writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("merchant.pem"))
+        try writeWebReader(in: folder)
         // Serve loads the tenants as the worker does, trust anchors included.
         try TestIssuer.PEM.certificates([try TestIssuer.Authority(now: Date()).iaca]).write(to: folder.appendingPathComponent("iaca.pem"), atomically: true, encoding: .utf8)
         var config: [String: Any] = [
             "tenants": [
                 ["id": "acme", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: acmeKey), APIKeyring.setting(forKey: burstKey)],
                  "merchantIds": [merchantID], "teamId": "TEAM123456", "origins": [origin], "encryptionKeys": ["merchant.pem"],
+                 "webReader": ["certificates": "web-reader.pem", "privateKey": "web-reader-key.pem"],
                  "maxSessionSeconds": maxSessionSeconds,
                  "readerTokens": ["brandId": "BRAND00001", "keyId": "KEYID00001", "signingKey": signingKey]],
                 ["id": "globex", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: globexKey)]],

@@ -90,20 +90,79 @@ import Verification
         let requestText = try #require(data["deviceRequest"])
         let requestBytes = try #require(Base64.decodeURL(requestText))
         let deviceRequest = try CBORDecoder().decode(requestBytes).value
-        #expect(deviceRequest["version"] == "1.0")
+        #expect(deviceRequest["version"] == "1.1")
         guard case .array(let docRequests)? = deviceRequest["docRequests"], case .tagged(24, .bytes(let embedded))? = docRequests.first?["itemsRequest"] else {
             Issue.record("DeviceRequest.docRequests[0].itemsRequest is not #6.24(bstr)")
             return
         }
+        #expect(docRequests.first?["readerAuth"] == nil, "one readerAuthAll, no per-document readerAuth, as in Apple's sample")
         let items = try CBORDecoder().decode(embedded).value
         #expect(items["docType"] == "org.iso.18013.5.1.mDL")
         #expect(items["nameSpaces"] == ["org.iso.18013.5.1": ["age_over_21": false, "family_name": true]], "intent to retain per element")
+        guard case .tagged(24, .bytes(let infoEmbedded))? = deviceRequest["deviceRequestInfo"] else {
+            Issue.record("deviceRequestInfo is not #6.24(bstr)")
+            return
+        }
+        #expect(try CBORDecoder().decode(infoEmbedded).value == ["useCases": [["mandatory": true, "documentSets": [[0]]]]])
+
+        // readerAuthAll, checked by a path that is not the signer's: the structures
+        // rebuilt here as values from what the request carries, the signature checked
+        // by the openssl command with the configured certificate's key.
+        let certificate = try String(contentsOf: fixture.folder.appendingPathComponent("web-reader.pem"), encoding: .utf8)
+        let certificateDER = try #require(Data(base64Encoded: certificate.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
+        guard case .array(let signatures)? = deviceRequest["readerAuthAll"], signatures.count == 1, case .array(let sign1) = signatures[0], sign1.count == 4,
+              case .bytes(let protected) = sign1[0], case .bytes(let signature) = sign1[3] else {
+            Issue.record("readerAuthAll is not [COSE_Sign1]")
+            return
+        }
+        #expect(try CBORDecoder().decode(protected).value == [1: -7], "ES256")
+        #expect(sign1[1] == [33: .bytes(Array(certificateDER))], "the configured certificate in x5chain, as one bstr")
+        #expect(sign1[2] == .null, "detached payload")
+        func readerAuthentication(origin: String, items: [UInt8]) -> [UInt8] {
+            let transcript: CBOR = [.null, .null, ["dcapi", .bytes(sha256(CBOR.array([.text(infoText), .text(origin)]).encoded()))]]
+            let all: CBOR = ["ReaderAuthenticationAll", transcript, [.tagged(24, .bytes(items))], .tagged(24, .bytes(infoEmbedded))]
+            let payload = CBOR.tagged(24, .bytes(all.encoded())).encoded()
+            return CBOR.array(["Signature1", .bytes(protected), .bytes([]), .bytes(payload)]).encoded()
+        }
+        func opensslVerifies(_ toBeSigned: [UInt8], certificate: String = "web-reader.pem") throws -> Bool {
+            let scratch = fixture.folder.appendingPathComponent("check-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let publicKey = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"),
+                                               ["x509", "-pubkey", "-noout", "-in", fixture.folder.appendingPathComponent(certificate).path])
+            try publicKey.output.write(to: scratch.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
+            try Data(toBeSigned).write(to: scratch.appendingPathComponent("tbs"))
+            try Data(Self.derSignature(Array(signature))).write(to: scratch.appendingPathComponent("sig"))
+            let verified = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
+                "dgst", "-sha256", "-verify", scratch.appendingPathComponent("key.pem").path, "-signature", scratch.appendingPathComponent("sig").path,
+                scratch.appendingPathComponent("tbs").path,
+            ], mergingStandardError: true)
+            return verified.status == 0
+        }
+        #expect(try opensslVerifies(readerAuthentication(origin: ServeFixture.origin, items: embedded)), "signed over this request's Annex C transcript")
+        #expect(try !opensslVerifies(readerAuthentication(origin: ServeFixture.origin + "/", items: embedded)), "one transcript byte more: refused")
+        var otherItems = embedded
+        otherItems[otherItems.count - 1] ^= 0x01
+        #expect(try !opensslVerifies(readerAuthentication(origin: ServeFixture.origin, items: otherItems)), "one item changed: refused")
+        try ServeFixture.writeWebReader(in: fixture.folder.appendingPathComponent("other-reader"), creating: true)
+        #expect(try !opensslVerifies(readerAuthentication(origin: ServeFixture.origin, items: embedded), certificate: "other-reader/web-reader.pem"),
+                "another certificate's key: refused")
 
         // Web needs elements and an origin of the tenant's.
         let missing = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-web","origin":"\#(ServeFixture.origin)"}"#)
         #expect(missing.status == 400 && missing.object["field"] as? String == "requestedElements")
         let foreign = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-web","origin":"https://evil.example","requestedElements":\#(Self.elements)}"#)
         #expect(foreign.status == 400 && foreign.object["field"] as? String == "origin")
+    }
+
+    /// A raw ECDSA P-256 signature (r ‖ s) as DER `SEQUENCE { INTEGER r, INTEGER s }`, which the openssl command reads.
+    static func derSignature(_ raw: [UInt8]) -> [UInt8] {
+        func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+            var value = Array(bytes.drop { $0 == 0 })
+            if value.isEmpty || value[0] & 0x80 != 0 { value.insert(0, at: 0) }
+            return [0x02, UInt8(value.count)] + value
+        }
+        let body = integer(raw[..<32]) + integer(raw[32...])
+        return [0x30, UInt8(body.count)] + body
     }
 
     @Test func badBodiesNameTheirField() throws {
