@@ -1,5 +1,6 @@
 import CBOR
 import Crypto
+import Foundation
 
 /// Who signs a DeviceRequest (ISO/IEC 18013-5 §9.1.4, reader authentication):
 /// the key of the reader certificate the business holds (for the web, the one
@@ -9,10 +10,13 @@ public struct ReaderSigner: Sendable {
     public let key: PrivateKey
     /// DER, leaf first.
     public let certificates: [[UInt8]]
+    /// When the leaf expires (Apple's are short-lived); nil when it does not read.
+    public let notAfter: Date?
 
     public init(key: PrivateKey, certificates: [[UInt8]]) {
         self.key = key
         self.certificates = certificates
+        notAfter = certificates.first.flatMap { try? Certificate(der: $0).notAfter }
     }
 
     /// `COSE_Sign1` over `ReaderAuthenticationAllBytes`, detached: protected

@@ -12,6 +12,8 @@ struct APIMetrics: Sendable {
     let sessionsCreated: Counter
     let pollsRefused: Counter
     let pollsWaiting: Gauge
+    /// The soonest expiry of a tenant's web reader certificate, as a Unix time.
+    let webReaderExpiry: Gauge
 
     init(registry: MetricsRegistry) {
         self.registry = registry
@@ -28,6 +30,8 @@ struct APIMetrics: Sendable {
         pollsRefused.initialize()
         pollsWaiting = registry.gauge("veridoc_api_long_polls_waiting", help: "Long polls (GET /v1/sessions/{id}?wait=) waiting now, all tenants together.")
         pollsWaiting.set(0)
+        webReaderExpiry = registry.gauge("veridoc_web_reader_certificate_expiry_timestamp_seconds",
+                                         help: "When the first tenant web reader certificate expires (Unix time); absent without one. Past it, web sessions are refused.")
     }
 
     func record(route: String, status: UInt32, seconds: Double) {

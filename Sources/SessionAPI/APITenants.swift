@@ -25,6 +25,13 @@ public struct APITenants: Sendable {
     /// Serve's view of the deployment's tenants: their API key hashes, and a
     /// reader-token signer for each tenant with a reader-token key.
     public static func load(_ deployment: Deployment) throws(ConfigError) -> APITenants {
+        // Apple Wallet refuses a web request without reader authentication:
+        // serve would hand out requests that can never be answered.
+        for (index, tenant) in deployment.settings.tenants.enumerated()
+        where !tenant.origins.isEmpty && tenant.webReader == nil && tenant.testConditions == nil {
+            throw ConfigError("tenants[\(index)].webReader: required for a tenant with origins, whose web requests Apple Wallet refuses unsigned "
+                              + "(a test tenant may go without)")
+        }
         var hashes: [String: [String]] = [:]
         var signers: [Identifier: ReaderTokenSigner] = [:]
         let lifetime = TimeInterval(deployment.settings.serve.readerTokenSeconds)

@@ -37,6 +37,9 @@ public final class SessionAPI: Sendable {
         limiter = RateLimiter(requestsPerSecond: rateLimit.perSecond, burst: rateLimit.burst)
         polls = LongPollGate(perTenant: longPolls.perTenant, total: longPolls.total)
         metrics = APIMetrics(registry: registry)
+        if let soonest = tenants.directory.tenants.compactMap({ $0.webReader?.notAfter }).min() {
+            metrics.webReaderExpiry.set(soonest.timeIntervalSince1970)
+        }
         self.readiness = readiness
         self.clock = clock
     }

@@ -29,6 +29,13 @@ extension TestIssuer.Merchant {
             try write(try readerKey.pkcs8PEM(), "pki/reader.pem", permissions: 0o600)
             try write(readerKey.publicKey.pem, "pki/reader-public.pem", permissions: 0o644)
         }
+        // The web reader identity serve signs DeviceRequests with: a self-signed
+        // stand-in for the certificate Apple Business issues.
+        let webReaderKey = try PrivateKey.generate(curve: .p256)
+        let webReader = try CertificateBuilder(subject: [("O", "Veridoc Test Merchant"), ("CN", "shop.example.com")], publicKey: webReaderKey.publicKey,
+                                               notBefore: Date() - 86_400, notAfter: Date() + 397 * 86_400, serial: 1).selfSigned(with: webReaderKey)
+        try write(try webReaderKey.pkcs8PEM(), "pki/web-reader-key.pem", permissions: 0o600)
+        try write(TestIssuer.PEM.certificates([webReader]), "pki/web-reader.pem", permissions: 0o644)
         var anchorFiles: [String] = []
         for (index, anchor) in trustAnchors.enumerated() {
             let name = "pki/iaca-\(index + 1).pem"
@@ -43,6 +50,7 @@ extension TestIssuer.Merchant {
                 "encryptionKeys": ["pki/merchant-current.pem", "pki/merchant-rotated.pem"],
                 "trustAnchors": anchorFiles,
                 "origins": [origin],
+                "webReader": ["certificates": "pki/web-reader.pem", "privateKey": "pki/web-reader-key.pem"],
                 "maxRequestAgeSeconds": maxRequestAgeSeconds,
         ]
         if readerKey != nil { tenant["readers"] = [["id": Self.readerID, "publicKey": "pki/reader-public.pem"]] }

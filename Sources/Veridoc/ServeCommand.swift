@@ -2,6 +2,7 @@ import CommandLineSupport
 import Deployment
 import Foundation
 import HTTPService
+import MDoc
 import Observability
 import Pipeline
 import SessionAPI
@@ -23,6 +24,13 @@ enum ServeCommand {
             let log = Logger(minimum: Logger.Level(settings.observability.logLevel))
             log.routeLibraryLogs()
             let tenants = try APITenants.load(deployment)
+            // Apple's web reader certificates are short-lived: say so a month ahead (the metric
+            // veridoc_web_reader_certificate_expiry_timestamp_seconds says it all along).
+            for tenant in deployment.tenants.tenants {
+                guard let notAfter = tenant.webReader?.notAfter, notAfter.timeIntervalSinceNow < 30 * 86_400 else { continue }
+                log.warning(notAfter.timeIntervalSinceNow <= 0 ? "web reader certificate expired: web sessions are refused" : "web reader certificate expires soon",
+                            ["tenant": tenant.id, "notAfter": RFC3339.string(from: notAfter)])
+            }
             let tlsFiles = try tls(deployment)
             if tenants.keyring.isEmpty { log.warning("no tenant has apiKeys: every /v1 request will be 401") }
             guard let bootstrapServers = settings.kafka.bootstrapServers else {

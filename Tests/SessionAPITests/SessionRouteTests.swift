@@ -146,6 +146,10 @@ import Verification
         try ServeFixture.writeWebReader(in: fixture.folder.appendingPathComponent("other-reader"), creating: true)
         #expect(try !opensslVerifies(readerAuthentication(origin: ServeFixture.origin, items: embedded), certificate: "other-reader/web-reader.pem"),
                 "another certificate's key: refused")
+        // Apple's certificates are short-lived: serve says when the first one expires (the fixture's: in two days).
+        let metrics = try PrometheusText(RawHTTP.request("GET", "/metrics", port: fixture.metricsPort).body)
+        let expiry = metrics.values("veridoc_web_reader_certificate_expiry_timestamp_seconds").first?.value ?? 0
+        #expect(abs(expiry - Date().addingTimeInterval(2 * 86_400).timeIntervalSince1970) < 3_600, "\(expiry)")
 
         // Web needs elements and an origin of the tenant's.
         let missing = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-web","origin":"\#(ServeFixture.origin)"}"#)

@@ -5,6 +5,7 @@ import MDoc
 @testable import SessionAPI
 import Settings
 import Testing
+import TestIssuer
 import Verification
 
 /// Serve looks tenants up in the deployment's directory, the worker's, and
@@ -27,5 +28,35 @@ import Verification
         }
         #expect(serve.owns(merchantID: "Caf\u{00E9}") && !serve.owns(merchantID: "Cafe\u{0301}") && !serve.owns(merchantID: "\u{212A}"))
         #expect(serve.owns(origin: "https://caf\u{00E9}.example") && !serve.owns(origin: "https://cafe\u{0301}.example"))
+    }
+}
+
+/// Serve refuses a tenant whose web requests no wallet would answer: one with
+/// origins and no `webReader`. A test tenant may go without (its requests are
+/// for Apple's test profiles).
+@Suite struct WebReaderRequiredTests {
+    static func load(_ tenant: String) throws -> APITenants {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try TestIssuer.PEM.certificates([try TestIssuer.Authority(now: Date()).iaca])
+            .write(to: folder.appendingPathComponent("iaca.pem"), atomically: true, encoding: .utf8)
+        let settings = try VeridocSettings(JSONParser().parse(#"{"tenants": [\#(tenant)]}"#), baseURL: folder)
+        return try APITenants.load(try Deployment(settings))
+    }
+
+    @Test func aTenantWithOriginsAndNoWebReaderIsRefusedNamingTheSetting() throws {
+        do {
+            _ = try Self.load(#"{"id": "acme", "origins": ["https://shop.example"], "testConditions": {"kinds": ["developerProfile"], "trustAnchors": ["iaca.pem"]}}"#)
+        } catch {
+            Issue.record("a test tenant may go without a web reader: \(error)")
+        }
+        _ = try Self.load(#"{"id": "acme", "trustAnchors": ["iaca.pem"]}"#)
+        do {
+            _ = try Self.load(#"{"id": "acme", "origins": ["https://shop.example"], "trustAnchors": ["iaca.pem"]}"#)
+            Issue.record("a production tenant with origins and no webReader loaded")
+        } catch let error as ConfigError {
+            #expect(error.message.hasPrefix("tenants[0].webReader: required for a tenant with origins"), "\(error.message)")
+        }
     }
 }

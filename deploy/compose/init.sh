@@ -7,6 +7,9 @@
 #
 #   pki/merchant/merchant-key.pem   merchant encryption key (veridoc keys generate)
 #   pki/merchant/merchant-cert.pem  its self-signed certificate (pkRHash printed in the log)
+#   pki/web-reader/merchant-key.pem  the web reader key serve signs DeviceRequests with, and
+#   pki/web-reader/merchant-cert.pem its self-signed certificate: a stand-in for the one
+#                                   Apple Business issues (Apple Wallet accepts only that)
 #   pki/nonce.key                   32 random bytes, base64: the nonce HMAC key
 #   pki/iaca/*.pem                  trust anchors: copied from deploy/compose/iaca/
 #
@@ -25,6 +28,12 @@ if [ ! -f "$pki/merchant/merchant-key.pem" ]; then
     veridoc keys generate "$pki/merchant"
 else
     echo "keeping merchant key; pkRHash: $(veridoc keys hash "$pki/merchant/merchant-key.pem")"
+fi
+
+if [ ! -f "$pki/web-reader/merchant-key.pem" ]; then
+    rm -rf "$pki/web-reader"
+    veridoc keys generate "$pki/web-reader" >/dev/null
+    echo "web reader key: $pki/web-reader (a stand-in: replace with the certificate Apple Business issues)"
 fi
 
 if [ ! -s "$pki/nonce.key" ]; then
@@ -48,5 +57,5 @@ else
 fi
 
 chown -R "$owner" "$pki"
-chmod 0600 "$pki/merchant/merchant-key.pem" "$pki/nonce.key"
-chmod 0644 "$pki/merchant/merchant-cert.pem" "$pki/iaca"/*
+chmod 0600 "$pki/merchant/merchant-key.pem" "$pki/web-reader/merchant-key.pem" "$pki/nonce.key"
+chmod 0644 "$pki/merchant/merchant-cert.pem" "$pki/web-reader/merchant-cert.pem" "$pki/iaca"/*
