@@ -94,6 +94,10 @@ public final class SessionAPI: Sendable {
             var body = try jsonBody(request)
             guard let config = tenants.directory[caller.tenant] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
+            // Past its certificate's expiry a signed request is one no wallet accepts.
+            if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= clock() {
+                throw .notConfigured("webReader (its certificate has expired)")
+            }
             let sessions = try service()
             let created = try APIError.mapping { () throws(SessionError) in
                 try SessionCreation.create(read, tenant: caller.tenant, config: config, service: sessions, now: clock(), metrics: metrics)

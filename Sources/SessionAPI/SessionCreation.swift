@@ -125,8 +125,6 @@ enum SessionCreation {
                 let retain = if case .mayStore = element.retention { true } else { false }
                 return DeviceRequest.Item(namespace: element.namespace, element: element.element, intentToRetain: retain)
             }
-            // Past its certificate's expiry a signed request is one no wallet accepts.
-            if let notAfter = config.webReader?.notAfter, notAfter <= now { throw .notConfigured("webReader (its certificate has expired)") }
             // Signed over the Annex C transcript of this very request: the
             // EncryptionInfo just made and the origin the session is bound to.
             let transcript = SessionTranscript.digitalCredentialsAPI(encryptionInfo: encryptionInfo, origin: request.audience)

@@ -1,11 +1,14 @@
+import Crypto
 import Deployment
 import Foundation
+import HTTPService
 import JSON
 import MDoc
 @testable import SessionAPI
 import Settings
-import Testing
 import TestIssuer
+import TestSupport
+import Testing
 import Verification
 
 /// Serve looks tenants up in the deployment's directory, the worker's, and
@@ -35,12 +38,13 @@ import Verification
 /// origins and no `webReader`. A test tenant may go without (its requests are
 /// for Apple's test profiles).
 @Suite struct WebReaderRequiredTests {
-    static func load(_ tenant: String) throws -> APITenants {
+    static func load(_ tenant: String, files: (URL) throws -> Void = { _ in }) throws -> APITenants {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-reader-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try TestIssuer.PEM.certificates([try TestIssuer.Authority(now: Date()).iaca])
             .write(to: folder.appendingPathComponent("iaca.pem"), atomically: true, encoding: .utf8)
+        try files(folder)
         let settings = try VeridocSettings(JSONParser().parse(#"{"tenants": [\#(tenant)]}"#), baseURL: folder)
         return try APITenants.load(try Deployment(settings))
     }
@@ -58,5 +62,34 @@ import Verification
         } catch let error as ConfigError {
             #expect(error.message.hasPrefix("tenants[0].webReader: required for a tenant with origins"), "\(error.message)")
         }
+    }
+
+    /// Past the web reader certificate's expiry, a web session is refused with
+    /// 409 not_configured naming the setting; an app session is not affected.
+    @Test func anExpiredWebReaderCertificateRefusesWebSessions() throws {
+        let key = try PrivateKey.generate(curve: .p256)
+        let notAfter = Date() + 3_600
+        let tenants = try Self.load(#"{"id": "acme", "origins": ["https://shop.example"], "trustAnchors": ["iaca.pem"], "merchantIds": ["m"], "teamId": "T", "#
+                                    + #""encryptionKeys": ["merchant.pem"], "apiKeys": ["\#(APIKeyring.setting(forKey: "vdk_expiry-key"))"], "#
+                                    + #""webReader": {"certificates": "reader.pem", "privateKey": "reader-key.pem"}}"#) { folder in
+            let certificate = try CertificateBuilder(subject: [("CN", "shop.example")], publicKey: key.publicKey, notBefore: Date() - 86_400,
+                                                     notAfter: notAfter, serial: 3).selfSigned(with: key)
+            try TestIssuer.PEM.certificates([certificate]).write(to: folder.appendingPathComponent("reader.pem"), atomically: true, encoding: .utf8)
+            for (name, pem) in [("reader-key.pem", try key.pkcs8PEM()), ("merchant.pem", try PrivateKey.generate(curve: .p256).pkcs8PEM())] {
+                guard FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data(pem.utf8),
+                                                     attributes: [.posixPermissions: 0o600]) else { throw TestFailure("cannot write \(name)") }
+            }
+        }
+        func create(_ body: String, at now: Date) -> HTTPResponse {
+            let api = SessionAPI(tenants: tenants, rateLimit: (100, 100), clock: { now })
+            return api.handle(HTTPRequest(method: "POST", path: "/v1/sessions",
+                                          headers: ["Authorization": "Bearer vdk_expiry-key", "Content-Type": "application/json"], body: Array(body.utf8)))
+        }
+        let web = #"{"flow":"apple-wallet-web","origin":"https://shop.example","ageAtLeast":[{"age":21,"retention":{"intent":"willNotStore"}}]}"#
+        let expired = create(web, at: notAfter + 1)
+        #expect(expired.status == 409 && String(decoding: expired.body, as: UTF8.self).contains("webReader"), "\(String(decoding: expired.body, as: UTF8.self))")
+        // Before the expiry the request gets past the check (to the missing database: 503).
+        #expect(create(web, at: notAfter - 60).status == 503)
+        #expect(create(#"{"flow":"apple-wallet-app","merchantId":"m"}"#, at: notAfter + 1).status == 503)
     }
 }
