@@ -94,9 +94,11 @@ public final class SessionAPI: Sendable {
             var body = try jsonBody(request)
             guard let config = tenants.directory[caller.tenant] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
-            // Past its certificate's expiry a signed request is one no wallet accepts.
-            if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= clock() {
-                throw .notConfigured("webReader (its certificate has expired)")
+            // A request signed by a certificate that expires before the session
+            // does is one a wallet may refuse while the session still waits.
+            let lifetime = TimeInterval(read.ttlSeconds ?? config.maxSessionSeconds)
+            if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= clock() + lifetime {
+                throw .notConfigured("webReader (its certificate expires before the session would)")
             }
             let sessions = try service()
             let created = try APIError.mapping { () throws(SessionError) in

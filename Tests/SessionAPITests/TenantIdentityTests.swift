@@ -88,8 +88,12 @@ import Verification
         let web = #"{"flow":"apple-wallet-web","origin":"https://shop.example","ageAtLeast":[{"age":21,"retention":{"intent":"willNotStore"}}]}"#
         let expired = create(web, at: notAfter + 1)
         #expect(expired.status == 409 && String(decoding: expired.body, as: UTF8.self).contains("webReader"), "\(String(decoding: expired.body, as: UTF8.self))")
-        // Before the expiry the request gets past the check (to the missing database: 503).
-        #expect(create(web, at: notAfter - 60).status == 503)
+        // A session that would outlive the certificate is refused too; one that ends
+        // before it gets past the check (to the missing database: 503).
+        let short = #"{"flow":"apple-wallet-web","origin":"https://shop.example","ttlSeconds":60,"ageAtLeast":[{"age":21,"retention":{"intent":"willNotStore"}}]}"#
+        #expect(create(web, at: notAfter - 60).status == 409, "the default session lasts longer than the minute left")
+        #expect(create(short, at: notAfter - 61).status == 503)
+        #expect(create(short, at: notAfter - 59).status == 409)
         #expect(create(#"{"flow":"apple-wallet-app","merchantId":"m"}"#, at: notAfter + 1).status == 503)
     }
 }
