@@ -31,7 +31,7 @@ struct APIMetrics: Sendable {
         pollsWaiting = registry.gauge("veridoc_api_long_polls_waiting", help: "Long polls (GET /v1/sessions/{id}?wait=) waiting now, all tenants together.")
         pollsWaiting.set(0)
         webReaderExpiry = registry.gauge("veridoc_web_reader_certificate_expiry_timestamp_seconds",
-                                         help: "When the first tenant web reader certificate expires (Unix time); absent without one. Past it, web sessions are refused.")
+                                         help: "When the soonest-expiring tenant web reader certificate expires (Unix time); absent without one. Web sessions that would outlive it are refused.")
     }
 
     func record(route: String, status: UInt32, seconds: Double) {
