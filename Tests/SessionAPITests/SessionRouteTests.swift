@@ -109,14 +109,14 @@ import Verification
         // rebuilt here as values from what the request carries, the signature checked
         // by the openssl command with the configured certificate's key.
         let certificate = try String(contentsOf: fixture.folder.appendingPathComponent("web-reader.pem"), encoding: .utf8)
-        let certificateDER = try #require(Data(base64Encoded: certificate.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
+        let certificateDER = try #require(try Certificate.parsePEM(certificate).first).der
         guard case .array(let signatures)? = deviceRequest["readerAuthAll"], signatures.count == 1, case .array(let sign1) = signatures[0], sign1.count == 4,
               case .bytes(let protected) = sign1[0], case .bytes(let signature) = sign1[3] else {
             Issue.record("readerAuthAll is not [COSE_Sign1]")
             return
         }
         #expect(try CBORDecoder().decode(protected).value == [1: -7], "ES256")
-        #expect(sign1[1] == [33: .bytes(Array(certificateDER))], "the configured certificate in x5chain, as one bstr")
+        #expect(sign1[1] == [33: .bytes(certificateDER)], "the configured certificate in x5chain, as one bstr")
         #expect(sign1[2] == .null, "detached payload")
         func readerAuthentication(origin: String, items: [UInt8]) -> [UInt8] {
             let transcript: CBOR = [.null, .null, ["dcapi", .bytes(sha256(CBOR.array([.text(infoText), .text(origin)]).encoded()))]]
@@ -127,16 +127,9 @@ import Verification
         func opensslVerifies(_ toBeSigned: [UInt8], certificate: String = "web-reader.pem") throws -> Bool {
             let scratch = fixture.folder.appendingPathComponent("check-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            let publicKey = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"),
-                                               ["x509", "-pubkey", "-noout", "-in", fixture.folder.appendingPathComponent(certificate).path])
-            try publicKey.output.write(to: scratch.appendingPathComponent("key.pem"), atomically: true, encoding: .utf8)
-            try Data(toBeSigned).write(to: scratch.appendingPathComponent("tbs"))
-            try Data(Self.derSignature(Array(signature))).write(to: scratch.appendingPathComponent("sig"))
-            let verified = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
-                "dgst", "-sha256", "-verify", scratch.appendingPathComponent("key.pem").path, "-signature", scratch.appendingPathComponent("sig").path,
-                scratch.appendingPathComponent("tbs").path,
-            ], mergingStandardError: true)
-            return verified.status == 0
+            let pem = try String(contentsOf: fixture.folder.appendingPathComponent(certificate), encoding: .utf8)
+            let key = try #require(try Certificate.parsePEM(pem).first).publicKey()
+            return try OpenSSLVerify.check(signature: Array(signature), over: toBeSigned, publicKey: key, in: scratch).status == 0
         }
         #expect(try opensslVerifies(readerAuthentication(origin: ServeFixture.origin, items: embedded)), "signed over this request's Annex C transcript")
         #expect(try !opensslVerifies(readerAuthentication(origin: ServeFixture.origin + "/", items: embedded)), "one transcript byte more: refused")
@@ -156,17 +149,6 @@ import Verification
         #expect(missing.status == 400 && missing.object["field"] as? String == "requestedElements")
         let foreign = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-web","origin":"https://evil.example","requestedElements":\#(Self.elements)}"#)
         #expect(foreign.status == 400 && foreign.object["field"] as? String == "origin")
-    }
-
-    /// A raw ECDSA P-256 signature (r ‖ s) as DER `SEQUENCE { INTEGER r, INTEGER s }`, which the openssl command reads.
-    static func derSignature(_ raw: [UInt8]) -> [UInt8] {
-        func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-            var value = Array(bytes.drop { $0 == 0 })
-            if value.isEmpty || value[0] & 0x80 != 0 { value.insert(0, at: 0) }
-            return [0x02, UInt8(value.count)] + value
-        }
-        let body = integer(raw[..<32]) + integer(raw[32...])
-        return [0x30, UInt8(body.count)] + body
     }
 
     @Test func badBodiesNameTheirField() throws {
