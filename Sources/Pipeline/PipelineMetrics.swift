@@ -171,13 +171,10 @@ public final class PipelineMetrics: Sendable {
         if duplicateCount > 0 { duplicates.increment(by: Double(duplicateCount)) }
         batchSize.observe(Double(records))
         var counts: [[String]: Double] = [:]
-        for result in stored {
-            counts[[result.verdict, result.report.reasons.first?.code.rawValue ?? "none"], default: 0] += 1
-        }
-        for (labels, count) in counts { events.add(count, labels: labels) }
         var documentCounts: [[String]: Double] = [:]
         var ageCounts: [String: Double] = [:]
         for result in stored {
+            counts[[result.verdict, result.report.reasons.first?.code.rawValue ?? "none"], default: 0] += 1
             for document in result.documents {
                 // Label values from a closed set: a docType a stranger wrote is "other".
                 let docType = DocumentCatalogue.shared.documentType(document.docType)?.docType ?? "other"
@@ -187,6 +184,7 @@ public final class PipelineMetrics: Sendable {
                 ageCounts[age.source, default: 0] += 1
             }
         }
+        for (labels, count) in counts { events.add(count, labels: labels) }
         for (labels, count) in documentCounts { documents.add(count, labels: labels) }
         for (source, count) in ageCounts { ageChecks.add(count, labels: [source]) }
     }

@@ -96,8 +96,7 @@ public final class SessionAPI: Sendable {
             let read = try SessionCreation.read(&body, tenant: config)
             // A request signed by a certificate that expires before the session
             // does is one a wallet may refuse while the session still waits.
-            let lifetime = TimeInterval(read.ttlSeconds ?? config.maxSessionSeconds)
-            if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= clock() + lifetime {
+            if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= clock() + TimeInterval(read.lifetime(on: config)) {
                 throw .notConfigured("webReader (its certificate expires before the session would)")
             }
             let sessions = try service()

@@ -22,6 +22,9 @@ enum SessionCreation {
         var ages: [AgeRequest]
         var ttlSeconds: Int?
         var reference: String?
+
+        /// How long the session lasts: its `ttlSeconds`, else the tenant's longest.
+        func lifetime(on tenant: Tenant) -> Int { ttlSeconds ?? tenant.maxSessionSeconds }
     }
 
     static func read(_ body: inout RequestBody, tenant: Tenant) throws(APIError) -> Request {
@@ -114,7 +117,7 @@ enum SessionCreation {
     static func create(_ request: Request, tenant: String, config: Tenant, service: SessionService, now: Date,
                        metrics: APIMetrics) throws(SessionError) -> Created {
         let id = randomSessionID()
-        let lifetime = request.ttlSeconds ?? config.maxSessionSeconds
+        let lifetime = request.lifetime(on: config)
         let binding = IssuedNonce.Binding(tenant: tenant, flow: request.flow.rawValue, audience: request.audience)
         let nonce = service.nonceKey.issue(session: id, binding: binding, issuedAt: now, lifetime: UInt32(lifetime))
         var webRequest: (deviceRequest: String, encryptionInfo: String)?
@@ -176,7 +179,7 @@ extension SessionCreation {
             let list = JSONValue.array(elements.map(RequestedElementJSON.value))
             guard !ages.isEmpty else { return list.jsonString(keyOrder: .insertion) }
             let asked = ages.map { age -> JSONValue in
-                ["age": .integer(age.age), "retention": RequestedElementJSON.retention(age.retention)]
+                ["age": .integer(age.age), "retention": age.retention.jsonValue]
             }
             return JSONValue.object(["requestedElements": list, "ageAtLeast": .array(asked)]).jsonString(keyOrder: .insertion)
         }
@@ -186,16 +189,6 @@ extension SessionCreation {
 /// A requested element as the event schema writes it.
 enum RequestedElementJSON {
     static func value(_ element: RequestedElement) -> JSONValue {
-        .object(["namespace": .string(element.namespace), "element": .string(element.element), "retention": retention(element.retention)])
-    }
-
-    static func retention(_ retention: Retention) -> JSONValue {
-        switch retention {
-        case .willNotStore: return ["intent": "willNotStore"]
-        case .mayStore(let days):
-            var object: JSONObject = ["intent": "mayStore"]
-            if let days { object["days"] = .integer(days) }
-            return .object(object)
-        }
+        .object(["namespace": .string(element.namespace), "element": .string(element.element), "retention": element.retention.jsonValue])
     }
 }

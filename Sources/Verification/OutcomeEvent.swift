@@ -62,7 +62,7 @@ public struct OutcomeEvent: Sendable {
                 let requested = index[namespace: element.namespace, element: element.identifier]
                 return [
                     "namespace": .string(element.namespace), "element": .string(element.identifier),
-                    "retention": requested.map { Self.retention($0.retention) } ?? .null, "typed": .bool(element.isTyped),
+                    "retention": requested.map { $0.retention.jsonValue } ?? .null, "typed": .bool(element.isTyped),
                 ]
             }
         }
@@ -314,14 +314,6 @@ public struct OutcomeEvent: Sendable {
             out.null()
         }
         out.endObject()
-    }
-
-    static func retention(_ retention: Retention) -> JSONValue {
-        switch retention {
-        case .willNotStore: ["intent": "willNotStore"]
-        case .mayStore(let days?): ["intent": "mayStore", "days": .integer(days)]
-        case .mayStore(nil): ["intent": "mayStore"]
-        }
     }
 
     private static func document(_ summary: DocumentSummary) -> JSONValue {

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Settings
 
 /// The three ways a response reaches Veridoc.
@@ -21,6 +22,18 @@ public enum Retention: Sendable, Hashable {
     /// `mayStore` without days already says.
     /// One limit for events and the config file.
     public static let maximumDays = TenantSettings.maxRetentionDaysLimit
+}
+
+extension Retention {
+    /// `{"intent": "willNotStore"}`, `{"intent": "mayStore", "days": N}` or
+    /// `{"intent": "mayStore"}`: as events, outcomes and sessions write it.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .willNotStore: ["intent": "willNotStore"]
+        case .mayStore(let days?): ["intent": "mayStore", "days": .integer(days)]
+        case .mayStore(nil): ["intent": "mayStore"]
+        }
+    }
 }
 
 public struct RequestedElement: Sendable, Equatable {

@@ -60,6 +60,10 @@ struct DocumentUnderVerification {
     var summary: DocumentSummary
     /// What the status service is to resolve, set by `DocumentStatusCheck` when the MSO names a list.
     var statusQuery: StatusQuery?
+    /// The catalogue's entry for each issuer-signed item, namespace by
+    /// namespace in the document's order (nil: untyped): looked up once for
+    /// the type check (`MSOElementTypesCheck`) and the summary's `isTyped`.
+    let catalogued: [[DocumentType.Element?]]
 
     init(_ document: Document, index: Int, context: DocumentVerificationContext) {
         self.document = document
@@ -67,6 +71,11 @@ struct DocumentUnderVerification {
         self.label = "document \(index)"
         self.context = context
         self.summary = DocumentSummary(docType: document.docType, elements: [])
+        let type = DocumentCatalogue.shared.documentType(document.docType)
+        catalogued = document.issuerSigned.nameSpaces.map { space in
+            let namespace = type?.namespace(space.name)
+            return space.items.map { namespace?.element($0.elementIdentifier) }
+        }
         mso = {
             guard let payload = document.issuerSigned.issuerAuth.payload else { return .failure(.malformed("issuerAuth has no payload")) }
             return Result { () throws(MDocError) in try MobileSecurityObject(payload: payload, limits: context.limits) }
@@ -76,12 +85,9 @@ struct DocumentUnderVerification {
     /// The summary with the disclosed elements, once every check ran.
     func finishedSummary() -> DocumentSummary {
         var summary = summary
-        let type = DocumentCatalogue.shared.documentType(document.docType)
-        summary.elements = document.issuerSigned.nameSpaces.flatMap { space in
-            let namespace = type?.namespace(space.name)
-            return space.items.map { item in
-                DisclosedElement(namespace: space.name, identifier: item.elementIdentifier, value: item.elementValue,
-                                 isTyped: namespace?.element(item.elementIdentifier) != nil)
+        summary.elements = zip(document.issuerSigned.nameSpaces, catalogued).flatMap { space, entries in
+            zip(space.items, entries).map { item, entry in
+                DisclosedElement(namespace: space.name, identifier: item.elementIdentifier, value: item.elementValue, isTyped: entry != nil)
             }
         }
         summary.deviceSignedElements = (document.deviceSigned?.nameSpaces ?? []).flatMap { space in

@@ -14,12 +14,11 @@ enum MSOElementTypesCheck: DocumentCheck {
     static let isRequiredForVerified = false
 
     static func run(_ document: inout DocumentUnderVerification, into report: inout CheckReport) {
-        guard document.parsedMSO != nil, let type = DocumentCatalogue.shared.documentType(document.document.docType) else { return }
+        guard document.parsedMSO != nil, DocumentCatalogue.shared.documentType(document.document.docType) != nil else { return }
         var mismatches = FindingSummary()
-        for space in document.document.issuerSigned.nameSpaces {
-            guard let namespace = type.namespace(space.name) else { continue }
-            for item in space.items {
-                guard let element = namespace.element(item.elementIdentifier), !element.type.admits(item.elementValue) else { continue }
+        for (space, entries) in zip(document.document.issuerSigned.nameSpaces, document.catalogued) {
+            for (item, entry) in zip(space.items, entries) {
+                guard let element = entry, !element.type.admits(item.elementValue) else { continue }
                 mismatches.add("\(space.name)/\(item.elementIdentifier) is not \(element.type.rawValue)")
             }
         }
