@@ -79,7 +79,12 @@ lint-deploy: deploy-setup $(TOOLS_VENV)/.deploy-tools $(DEPLOY_TOOLS)/helm
 ## the schema lint and the deployment lint; scripts/run-tests says in what order.
 # CI is set so that tests which skip when a tool is missing on a developer's
 # machine (ReportBrowserTests without chromium) fail here instead.
-test: setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis
+# jwcrypto is the independent JOSE implementation OpenID4VP responses are checked against (JOSETests).
+$(TOOLS_VENV)/.jwcrypto: | $(TOOLS_VENV)/bin/check-jsonschema
+	$(TOOLS_VENV)/bin/pip install -q jwcrypto==1.5.6
+	touch $@
+
+test: setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis $(TOOLS_VENV)/.jwcrypto
 	CI=$${CI:-1} SWIFT=$(SWIFT) scripts/with-test-services scripts/run-tests
 
 ## demo: the main job on embedded defaults

@@ -39,6 +39,8 @@ let package = Package(
         // A strict RFC 8259 parser and a deterministic writer, for the events on the hot path.
         .target(name: "JSON"),
         .target(name: "Crypto", dependencies: ["COpenSSL"]),
+        // JSON Web Keys and the one JWE form OpenID4VP responses use (ECDH-ES on P-256, AES-GCM).
+        .target(name: "JOSE", dependencies: ["JSON", "Crypto"]),
         // The config file, read once and strictly into one typed section per part of the product.
         .target(name: "Settings", dependencies: ["JSON"]),
         // Calendar arithmetic without Foundation's calendar: RFC 3339 dates and PostgreSQL timestamps.
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "Revocation", dependencies: ["StatusList", "StatusFetch", "Verification", "Settings", "MDoc", "Crypto"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
-        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "MDoc", "Verification", "Settings", "CZlib", "DocumentTypes"]),
+        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "JSON", "MDoc", "Verification", "Settings", "CZlib", "DocumentTypes"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"],
                 // By path, not -lrdkafka: the other libraries' pkg-config flags put
                 // -L/usr/lib/x86_64-linux-gnu first, where a librdkafka-dev would win.
@@ -87,7 +89,7 @@ let package = Package(
         // generator and outcome reader, the schema examples.
         .target(name: "DemoKit", dependencies: ["Deployment", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Storage", "TestIssuer", "Verification", "Crypto", "HTTPService", "MDoc"]),
         // `veridoc-dev bench`: each stage and the whole product measured as ratios in one run.
-        .target(name: "Benchmarks", dependencies: ["DemoKit", "Revocation", "StatusFetch", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto", "HTTPService", "MDoc"]),
+        .target(name: "Benchmarks", dependencies: ["DemoKit", "JSON", "Revocation", "StatusFetch", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto", "HTTPService", "MDoc"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
@@ -97,7 +99,7 @@ let package = Package(
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka", "Crypto", "HTTPService", "Storage"]),
         .executableTarget(
             name: "Veridoc",
-            dependencies: ["CommandLineSupport", "Deployment", "Revocation", "Settings", "Verification", "MDoc", "Crypto", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
+            dependencies: ["CommandLineSupport", "Deployment", "Revocation", "Settings", "Verification", "MDoc", "Crypto", "JSON", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
             dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification", "DocumentTypes"]),
@@ -110,6 +112,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "JSON", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "JSON", "Crypto", "TestSupport"]),
         .testTarget(name: "MDocTests", dependencies: ["MDoc", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "StatusListTests", dependencies: ["StatusList", "MDoc", "CBOR", "Crypto", "TestIssuer", "TestSupport"]),
         // The status service against list servers over real HTTP, with the test issuer's documents and lists.
@@ -127,7 +130,7 @@ let package = Package(
         .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "Deployment", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport",
                                                              "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "JSON", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc", "TestSupport"]),
         // ReportBrowserTests renders the report in headless Chromium.
         .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "Storage", "CommandLineSupport", "TestSupport"]),

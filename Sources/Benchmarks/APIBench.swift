@@ -1,9 +1,10 @@
 import Crypto
 import DemoKit
 import Foundation
-import TestIssuer
+import JSON
 import KafkaMock
 import SessionAPI
+import TestIssuer
 import Verification
 
 /// Section 7: `veridoc serve` under `wrk` (Debian's HTTP load tool) on

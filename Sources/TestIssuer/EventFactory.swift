@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import Foundation
+import JSON
 import MDoc
 import Verification
 

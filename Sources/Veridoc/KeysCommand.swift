@@ -1,6 +1,7 @@
 import CommandLineSupport
 import Crypto
 import Foundation
+import JSON
 import MDoc
 import SessionAPI
 import Verification

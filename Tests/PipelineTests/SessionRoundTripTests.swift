@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
+import JSON
 import MDoc
-import Testing
 import TestIssuer
 import TestSupport
+import Testing
 import Verification
 
 /// The whole server side, each flow end to end: `veridoc serve` creates a

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-import Testing
-import TestSupport
+import JSON
 @testable import SessionAPI
+import TestSupport
+import Testing
 import Verification
 
 /// Reader tokens as the Verifier API takes them: checked apart from our own

@@ -1,13 +1,14 @@
 import CBOR
 import Crypto
 import Foundation
+import JSON
 import Kafka
 import KafkaMock
 import MDoc
-import Testing
+@testable import SessionAPI
 import TestIssuer
 import TestSupport
-@testable import SessionAPI
+import Testing
 import Verification
 
 /// The session routes of `veridoc serve` over real HTTP, against the test

@@ -1,6 +1,7 @@
+import JSON
 import MDoc
-import Testing
 import TestIssuer
+import Testing
 import Verification
 
 /// Every reason code the verifier can reach on its own has a fixture, and each

@@ -1,7 +1,8 @@
 import Foundation
+import JSON
 import MDoc
-import Testing
 import TestIssuer
+import Testing
 @testable import Verification
 
 /// `request.issued_nonce` and the age check around it, on events the test

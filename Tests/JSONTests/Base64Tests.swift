@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Verification
+@testable import JSON
 
 @Suite struct Base64Tests {
     @Test func rfc4648VectorsDecode() {

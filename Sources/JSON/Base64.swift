@@ -18,12 +18,20 @@ public enum Base64 {
         decode(text, alphabet: urlTable, shifted: urlShifted, requirePadding: false)
     }
 
+    /// RFC 7515 §2 base64url, the form of JWS and JWE segments and JWK
+    /// members: the URL-safe alphabet with no padding at all. A padded text
+    /// spells the same bytes a second way, so it is refused.
+    public static func decodeURLUnpadded(_ text: String) -> [UInt8]? {
+        guard !text.utf8.contains(UInt8(ascii: "=")) else { return nil }
+        return decodeURL(text)
+    }
+
     /// The same over bytes (a JSON string's content in the record, undecoded).
-    static func decodeStandard(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    public static func decodeStandard(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         decode(text, alphabet: standardTable, shifted: standardShifted, requirePadding: true)
     }
 
-    static func decodeURL(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    public static func decodeURL(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         decode(text, alphabet: urlTable, shifted: urlShifted, requirePadding: false)
     }
 
