@@ -46,7 +46,7 @@ let package = Package(
         // Calendar arithmetic without Foundation's calendar: RFC 3339 dates and PostgreSQL timestamps.
         .target(name: "CivilDate"),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto", "CivilDate"]),
-        .target(name: "Verification", dependencies: ["CBOR", "Crypto", "MDoc", "JSON", "Settings", "DocumentTypes", "CivilDate"]),
+        .target(name: "Verification", dependencies: ["CBOR", "Crypto", "JOSE", "MDoc", "JSON", "Settings", "DocumentTypes", "CivilDate"]),
         // Status List and identifier list tokens (IETF Token Status List, ISO 18013-5 §12.3.6): read, bounded inflate, signer rules.
         .target(name: "StatusList", dependencies: ["CBOR", "Crypto", "MDoc", "CZlib"]),
         // Outgoing HTTP GET on libcurl, bounded in time, size, redirects and addresses.
@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "Revocation", dependencies: ["StatusList", "StatusFetch", "Verification", "Settings", "MDoc", "Crypto"]),
         // The project's own fixture factory: test issuers, holders and merchants
         // made at run time, for tests, the demo and the load generator.
-        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "JSON", "MDoc", "Verification", "Settings", "CZlib", "DocumentTypes"]),
+        .target(name: "TestIssuer", dependencies: ["CBOR", "Crypto", "JOSE", "JSON", "MDoc", "Verification", "Settings", "CZlib", "DocumentTypes"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"],
                 // By path, not -lrdkafka: the other libraries' pkg-config flags put
                 // -L/usr/lib/x86_64-linux-gnu first, where a librdkafka-dev would win.
@@ -120,8 +120,8 @@ let package = Package(
                                                             "MDoc", "CBOR", "Crypto", "HTTPService"]),
         .testTarget(name: "StatusFetchTests", dependencies: ["StatusFetch", "HTTPService", "Crypto", "TestIssuer", "TestSupport"]),
         .testTarget(name: "DocumentTypesTests", dependencies: ["DocumentTypes", "CBOR", "MDoc", "TestSupport"]),
-        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer", "DocumentTypes"]),
-        .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
+        .testTarget(name: "VerificationTests", dependencies: ["Verification", "JOSE", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer", "DocumentTypes"]),
+        .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JOSE", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "KafkaMock", "TestSupport", "VeridocDev"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         // Every statement of Storage against a migrated database, and no SQL outside Storage.

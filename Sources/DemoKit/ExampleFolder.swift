@@ -15,6 +15,7 @@ public struct ExampleFolder {
         ("apple-wallet-app.verified.json", .appleWalletApp, nil),
         ("apple-wallet-web.verified.json", .appleWalletWeb, nil),
         ("iso-device-response.verified.json", .isoDeviceResponse, nil),
+        ("openid4vp-dc-api.verified.json", .openID4VPDCAPI, nil),
         ("apple-wallet-app.rejected-mso-expired.json", .appleWalletApp, .msoExpired),
         ("apple-wallet-app.rejected-wrong-nonce.json", .appleWalletApp, .wrongNonce),
         ("apple-wallet-web.rejected-altered-element.json", .appleWalletWeb, .alteredElement),

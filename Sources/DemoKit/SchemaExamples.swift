@@ -49,6 +49,7 @@ public enum SchemaExamples {
         Request(name: appRequest, flow: .appleWalletApp, fault: nil, reasons: []),
         Request(name: "verification-requested.apple-wallet-web.json", flow: .appleWalletWeb, fault: nil, reasons: []),
         Request(name: "verification-requested.iso-device-response.json", flow: .isoDeviceResponse, fault: nil, reasons: []),
+        Request(name: "verification-requested.openid4vp-dc-api.json", flow: .openID4VPDCAPI, fault: nil, reasons: []),
         Request(name: wrongNonceRequest, flow: .appleWalletApp, fault: .wrongNonce, reasons: ["decryption.transcript_mismatch"]),
     ]
 

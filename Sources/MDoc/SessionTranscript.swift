@@ -35,6 +35,23 @@ public struct SessionTranscript: Sendable, Equatable {
         return SessionTranscript(built: [nil, nil, ["dcapi", .bytes(sha256(dcapiInfo))]])
     }
 
+    /// OpenID4VP 1.0 over the Digital Credentials API (Appendix B.2.6.2):
+    /// `[null, null, ["OpenID4VPDCAPIHandover", SHA-256(CBOR([origin, nonce, jwkThumbprint]))]]`,
+    /// with the origin as the browser reported it (no `origin:` prefix) and
+    /// the RFC 7638 thumbprint of the key the response was encrypted to, or
+    /// null for an unencrypted (`dc_api`) response.
+    public static func openID4VPDigitalCredentialsAPI(origin: String, nonce: String, jwkThumbprint: [UInt8]?) -> SessionTranscript {
+        openID4VP(handover: "OpenID4VPDCAPIHandover", hashing: [.text(origin), .text(nonce), jwkThumbprint.map(CBOR.bytes) ?? nil])
+    }
+
+    /// An OpenID4VP handover of any version: `[null, null, [name, SHA-256(CBOR(info))]]`.
+    /// The versions differ only in the name and in what `info` holds (1.0
+    /// redirect: client_id, nonce, thumbprint, response_uri; the draft-24 DC
+    /// API: origin, client_id, nonce).
+    public static func openID4VP(handover name: String, hashing info: [CBOR]) -> SessionTranscript {
+        SessionTranscript(built: [nil, nil, [.text(name), .bytes(sha256(CBOR.array(info).encoded()))]])
+    }
+
     /// `SessionTranscriptBytes = #6.24(bstr .cbor SessionTranscript)`: the EMacKey salt input.
     public var taggedBytes: [UInt8] {
         CBOR.tagged(24, .bytes(encoded)).encoded()

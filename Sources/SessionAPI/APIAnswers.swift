@@ -20,7 +20,7 @@ enum APIAnswers {
             let data: JSONObject = ["deviceRequest": .string(session.webRequest?.deviceRequest ?? ""),
                                     "encryptionInfo": .string(session.webRequest?.encryptionInfo ?? "")]
             answer["request"] = .object(["protocol": "org-iso-mdoc", "data": .object(data)])
-        case .isoDeviceResponse:
+        case .isoDeviceResponse, .openID4VPDCAPI:
             break
         }
         if let reference = session.reference { answer["reference"] = .string(reference) }

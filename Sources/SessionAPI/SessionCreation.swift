@@ -12,6 +12,9 @@ import Verification
 enum SessionCreation {
     static let maxElements = 100
     static let defaultDocType = "org.iso.18013.5.1.mDL"
+    /// The flows serve opens sessions for; OpenID4VP responses reach the
+    /// workers as events of the integrator's own until serve makes its requests.
+    static let sessionFlows: [Flow] = [.appleWalletApp, .appleWalletWeb, .isoDeviceResponse]
 
     /// The body, read strictly.
     struct Request {
@@ -29,8 +32,8 @@ enum SessionCreation {
 
     static func read(_ body: inout RequestBody, tenant: Tenant) throws(APIError) -> Request {
         let flowName = try body.requiredString("flow", maxBytes: 32)
-        guard let flow = Flow(rawValue: flowName) else {
-            throw .invalidField("flow", expected: "one of \(Flow.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard let flow = Flow(rawValue: flowName), sessionFlows.contains(flow) else {
+            throw .invalidField("flow", expected: "one of \(sessionFlows.map(\.rawValue).joined(separator: ", "))")
         }
         let merchantID = try body.string("merchantId", maxBytes: 256)
         let origin = try body.string("origin", maxBytes: 256)
@@ -51,6 +54,8 @@ enum SessionCreation {
             if merchantID != nil { throw .unknownField("merchantId") }
             if origin != nil { throw .unknownField("origin") }
             audience = ""
+        case .openID4VPDCAPI:
+            throw .invalidField("flow", expected: "one of \(sessionFlows.map(\.rawValue).joined(separator: ", "))")
         }
         let docType = try body.string("docType", maxBytes: 256) ?? defaultDocType
         let elements = try body.objects("requestedElements", maxCount: maxElements) { (item: inout RequestBody) throws(APIError) in

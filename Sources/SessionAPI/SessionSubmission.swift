@@ -61,6 +61,8 @@ enum SessionSubmission {
                 }
                 try reader.finish()
             }
+        case .openID4VPDCAPI:
+            break
         }
         // A field of another flow's answer is named as that, before what this flow misses.
         try body.finish()
@@ -115,7 +117,7 @@ enum SessionSubmission {
             data["origin"] = .string(session.audience)
         case .isoDeviceResponse:
             data["sessionToken"] = .string(Base64.encodeStandard(session.nonce))
-        case nil:
+        case .openID4VPDCAPI?, nil:
             break
         }
         // What the session asked for: the response must be of its docType (`response.doctype_not_requested`).

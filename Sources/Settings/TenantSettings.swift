@@ -64,6 +64,11 @@ public struct TenantSettings: Sendable, Equatable {
     /// Whether iso-device-response accepts OpenID4VP transcripts, whose
     /// verifier Veridoc cannot check (docs/device-authentication.md §2).
     public var acceptOpenID4VPTranscripts = true
+    /// Whether openid4vp-dc-api accepts a response in the clear (`dc_api`)
+    /// rather than encrypted to Veridoc (`dc_api.jwt`). Off by default: in
+    /// the clear, the response passes through the page's scripts and the
+    /// integrator's servers readable.
+    public var acceptUnencryptedOpenID4VP = false
 
     /// How revocation references in MSOs are checked (docs/revocation.md).
     public var status = StatusPolicy()
@@ -231,6 +236,7 @@ public struct TenantSettings: Sendable, Equatable {
             throw ConfigError("\(object.setting("readers"))[\(index)].id: duplicate reader id")
         }
         acceptOpenID4VPTranscripts = try object.bool("acceptOpenID4VPTranscripts") ?? true
+        acceptUnencryptedOpenID4VP = try object.bool("acceptUnencryptedOpenID4VP") ?? false
         if var policy = try object.object("status") {
             status = try Self.statusPolicy(&policy)
         }

@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import Foundation
+import JOSE
 import JSON
 import MDoc
 import Verification
@@ -106,6 +107,7 @@ extension TestIssuer {
             case .appleWalletApp: try appleWalletApp(issued, options: options, fault: fault)
             case .appleWalletWeb: try appleWalletWeb(issued, options: options, fault: fault)
             case .isoDeviceResponse: try isoDeviceResponse(issued, options: options, fault: fault)
+            case .openID4VPDCAPI: try openID4VP(issued, options: options, fault: fault)
             }
             data["tenant"] = fault == .unknownTenant ? "tenant-that-does-not-exist" : merchant.tenantID
             data["flow"] = flow.rawValue
@@ -117,6 +119,10 @@ extension TestIssuer {
                 deviceResponse: deviceResponse, transcript: transcript, expectedReasons: expected)
             event.requestedDocTypes = fault == .unrequestedDocType ? ["eu.europa.ec.eudi.pid.1"] : options.requestedDocTypes
             event.ageRequests = options.ageRequests
+            if flow == .openID4VPDCAPI {
+                event.openID4VPForm = fault == .walletError ? .error : fault == .unsupportedFormat ? .clear : .encrypted
+                if fault == .unrequestedElement || fault == .missingElement { event.requestedElements = Self.query(for: issued, fault: fault) }
+            }
             if flow == .isoDeviceResponse {
                 event.reader = try readerSigner(options, fault: fault)
                 event.signAsReader()
@@ -146,6 +152,19 @@ extension TestIssuer {
             let transcript = SessionTranscript.digitalCredentialsAPI(encryptionInfo: encryptionInfo, origin: origin)
             let plaintext = try deviceResponse(issued, transcript: transcript, fault: nil)
             return try AnnexCEncryptedResponse.seal(deviceResponse: plaintext, transcript: transcript, recipient: info.recipientPublicKey)
+        }
+
+        /// What a wallet returns to a web page for an OpenID4VP request over the
+        /// Digital Credentials API with `response_mode` dc_api.jwt: the compact
+        /// JWE of `{"vp_token": {"mdl": [DeviceResponse]}}`, sealed to the
+        /// request's key (`kid` echoed), the device signing over the
+        /// OpenID4VP DC API transcript of `origin`, `nonce` and that key.
+        public mutating func walletAnswer(openID4VPNonce nonce: String, origin: String, responseKey: PublicKey, keyID: String?) throws -> String {
+            let issued = try issueDocument(options: EventOptions(), fault: nil)
+            guard let thumbprint = ECJWK.thumbprint(of: responseKey) else { throw FixtureError("OpenID4VP response keys are P-256") }
+            let transcript = SessionTranscript.openID4VPDigitalCredentialsAPI(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)
+            let deviceResponse = try deviceResponse(issued, transcript: transcript, fault: nil)
+            return try Self.openID4VPResponse(deviceResponse, to: responseKey, keyID: keyID)
         }
 
         /// What an iPhone reading the holder's ID reports (ProximityReader): the DeviceResponse and its SessionTranscript.
@@ -317,6 +336,65 @@ extension TestIssuer {
                 ? GeneratedEvent.base64URL(AnnexCEncryptionInfo.encode(nonce: random.bytes(32), recipient: recipient)) : encryptionInfo
             let data = ["response": GeneratedEvent.base64URL(response), "encryptionInfo": eventInfo, "origin": merchant.origin]
             return (data, transcript, plaintext)
+        }
+
+        /// OpenID4VP over the DC API, as a wallet answers a dc_api.jwt request
+        /// made with the merchant's key (`kid` its thumbprint): the
+        /// presentation under `vp_token`, sealed in a JWE.
+        private mutating func openID4VP(_ issued: IssuedDocument, options: EventOptions, fault: Fault?) throws -> FlowParts {
+            let nonce = GeneratedEvent.base64URL(random.bytes(32))
+            let recipient = try TenantKey(fault == .unknownRecipientKey ? try PrivateKey.generate(curve: .p256) : merchant.key(options.recipient))
+            let clear = fault == .unsupportedFormat
+            let transcript = SessionTranscript.openID4VPDigitalCredentialsAPI(
+                origin: merchant.origin, nonce: nonce, jwkThumbprint: clear ? nil : recipient.thumbprint)
+            // A DCQL wallet discloses what the query asks, no more (unless the fault is that it does).
+            let asked = fault == .unrequestedElement || fault == .missingElement ? Self.query(for: issued, fault: fault) : options.requestedElements
+            var presented = issued
+            if fault != .unrequestedElement && (!asked.isEmpty || !options.ageRequests.isEmpty) {
+                presented.nameSpaces = issued.nameSpaces.map { space in
+                    (space.name, space.items.filter { item in
+                        asked.contains { $0.namespace == space.name && $0.element == item.identifier }
+                            || (!options.ageRequests.isEmpty && item.identifier.hasPrefix("age_over_"))
+                    })
+                }.filter { !$0.items.isEmpty }
+            }
+            let plaintext = try deviceResponse(presented, transcript: transcript, fault: clear ? nil : fault)
+            var response = clear ? GeneratedEvent.base64URL(plaintext) : try Self.openID4VPResponse(plaintext, to: recipient)
+            switch fault {
+            case .garbagePayload:
+                response = "this is not a JWE"
+            case .flippedCiphertext:
+                var segments = response.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                guard let ciphertext = Base64.decodeURLUnpadded(segments[3]) else { throw FixtureError("sealed JWE without ciphertext") }
+                segments[3] = GeneratedEvent.base64URL(flippingBit(ciphertext, at: ciphertext.count / 2))
+                response = segments.joined(separator: ".")
+            case .walletError:
+                response = "access_denied"
+            default:
+                break
+            }
+            let eventNonce = fault == .wrongNonce ? GeneratedEvent.base64URL(random.bytes(32)) : nonce
+            return (["response": response, "nonce": eventNonce, "origin": merchant.origin], transcript, plaintext)
+        }
+
+        /// The compact JWE a wallet returns for `deviceResponse`: `{"vp_token": {"mdl": [base64url]}}` sealed to `recipient`.
+        static func openID4VPResponse(_ deviceResponse: [UInt8], to recipient: TenantKey) throws -> String {
+            try openID4VPResponse(deviceResponse, to: recipient.privateKey.publicKey, keyID: recipient.keyID)
+        }
+
+        /// `deviceResponse` as a wallet returns it for dc_api.jwt, sealed to `recipient` with `kid` `keyID`.
+        public static func openID4VPResponse(_ deviceResponse: [UInt8], to recipient: PublicKey, keyID: String?) throws -> String {
+            let payload: JSONValue = ["vp_token": ["mdl": [.string(GeneratedEvent.base64URL(deviceResponse))]]]
+            return try CompactJWE.seal(payload.jsonBytes(keyOrder: .insertion), to: recipient, keyID: keyID)
+        }
+
+        /// The requested elements of `unrequestedElement` (the first the
+        /// credential holds) and `missingElement` (all it holds, and one more).
+        private static func query(for issued: IssuedDocument, fault: Fault?) -> [RequestedElement] {
+            let held = issued.nameSpaces.flatMap { space in space.items.map { RequestedElement(namespace: space.name, element: $0.identifier, retention: .willNotStore) } }
+            guard fault == .missingElement else { return Array(held.prefix(1)) }
+            let namespace = held.first?.namespace ?? "org.iso.18013.5.1"
+            return held + [RequestedElement(namespace: namespace, element: "element_this_credential_lacks", retention: .willNotStore)]
         }
 
         /// Whether the event's device authenticates with a MAC.

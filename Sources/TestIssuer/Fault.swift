@@ -20,7 +20,8 @@ extension TestIssuer {
         /// The payload is not CBOR of the expected shape (no envelope at all).
         case garbagePayload
         /// Apple: algorithm "APPLE-HPKE-v2"; web: an EncryptedResponse protocol
-        /// other than "dcapi"; ISO: DeviceResponse version "2.0".
+        /// other than "dcapi"; ISO: DeviceResponse version "2.0"; OpenID4VP:
+        /// a response in the clear (dc_api), which the tenant does not accept.
         case unsupportedFormat
         /// Apple only: HPKE mode 1 (PSK) in the envelope.
         case unsupportedHPKEMode
@@ -84,6 +85,15 @@ extension TestIssuer {
         case unboundDeviceMac
         /// The event asks for an EU PID; the holder answers with its mDL.
         case unrequestedDocType
+        /// openid4vp-dc-api only: the browser's promise resolved with an
+        /// OpenID4VP error response (`access_denied`) instead of a presentation.
+        case walletError
+        /// openid4vp-dc-api only: the query asked one element and the wallet
+        /// disclosed all it holds.
+        case unrequestedElement
+        /// openid4vp-dc-api only: the query asked every element the credential
+        /// holds and one it does not, which the wallet leaves out.
+        case missingElement
 
         /// What `alteredElement` writes into family_name after signing; distinctive,
         /// so tests can assert that it never reaches an outcome.
@@ -94,7 +104,9 @@ extension TestIssuer {
         /// iso-device-response, and only Apple's envelope has an HPKE mode).
         public func expectedReasons(for flow: Flow) -> [ReasonCode]? {
             switch self {
-            case .missingEventID, .malformedBase64: [.eventInvalid]
+            case .missingEventID: [.eventInvalid]
+            // OpenID4VP's response is a JWE string or an object, read at the payload stage.
+            case .malformedBase64: flow == .openID4VPDCAPI ? nil : [.eventInvalid]
             case .unknownTenant: [.eventUnknownTenant]
             case .garbagePayload: [.payloadMalformed]
             case .unsupportedFormat: [.payloadUnsupported]
@@ -105,6 +117,8 @@ extension TestIssuer {
                 case .appleWalletApp: [.decryptionTranscriptMismatch]
                 case .appleWalletWeb: [.decryptionFailed]
                 case .isoDeviceResponse: nil
+                // ECDH-ES binds no nonce: only the device's signature over the transcript names it.
+                case .openID4VPDCAPI: [.deviceSignatureInvalid]
                 }
             case .flippedCiphertext: flow == .isoDeviceResponse ? nil : [.decryptionFailed]
             case .noDocuments: [.responseNoDocuments]
@@ -128,6 +142,9 @@ extension TestIssuer {
             case .forgedReaderSignature: flow == .isoDeviceResponse ? [.readerUnauthenticated] : nil
             case .unboundDeviceMac: flow == .isoDeviceResponse ? [.deviceMacUnbound] : nil
             case .unrequestedDocType: [.responseDoctypeNotRequested]
+            case .walletError: flow == .openID4VPDCAPI ? [.responseWalletError] : nil
+            case .unrequestedElement: flow == .openID4VPDCAPI ? [.responseElementNotRequested] : nil
+            case .missingElement: flow == .openID4VPDCAPI ? [.responseElementMissing] : nil
             }
         }
 

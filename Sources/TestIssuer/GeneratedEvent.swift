@@ -29,6 +29,18 @@ extension TestIssuer {
         public var reader: ReaderSigner? = nil
         /// `data.readerAuthentication` as the reader signed it.
         public var readerAuthentication: [String: String]? = nil
+        /// openid4vp-dc-api: how `data.response` wraps `data["response"]`.
+        public var openID4VPForm: OpenID4VPForm = .encrypted
+
+        /// What the browser's promise resolved with, around the text in `data["response"]`.
+        public enum OpenID4VPForm: Sendable {
+            /// `{"response": <compact JWE>}` (dc_api.jwt).
+            case encrypted
+            /// `{"vp_token": {"mdl": [<base64url DeviceResponse>]}}` (dc_api).
+            case clear
+            /// `{"error": <code>}`.
+            case error
+        }
 
         /// A proximity reader signing what it forwards (`ReaderAttestation`).
         public struct ReaderSigner: Sendable {
@@ -40,11 +52,13 @@ extension TestIssuer {
         public var id: String? { attributes["id"] }
 
         /// The `data` field that carries the wallet's bytes in this flow.
-        public var payloadField: String { flow == .appleWalletWeb ? "response" : "payload" }
+        public var payloadField: String { flow == .appleWalletWeb || flow == .openID4VPDCAPI ? "response" : "payload" }
 
-        /// The bytes of the payload field (envelope, EncryptedResponse or DeviceResponse).
+        /// The bytes of the payload field (envelope, EncryptedResponse or
+        /// DeviceResponse; OpenID4VP's compact JWE as text).
         public var payload: [UInt8] {
             guard let text = data[payloadField] else { return [] }
+            if flow == .openID4VPDCAPI { return Array(text.utf8) }
             let standard = flow == .appleWalletWeb ? Self.standardFromURL(text) : text
             return Data(base64Encoded: standard).map(Array.init) ?? []
         }
@@ -52,7 +66,11 @@ extension TestIssuer {
         /// The same event carrying `bytes` as its payload, in the flow's base64 alphabet.
         public func replacingPayload(_ bytes: some Collection<UInt8>) -> GeneratedEvent {
             var copy = self
-            copy.data[payloadField] = flow == .appleWalletWeb ? Self.base64URL(bytes) : Data(bytes).base64EncodedString()
+            copy.data[payloadField] = switch flow {
+            case .appleWalletWeb: Self.base64URL(bytes)
+            case .openID4VPDCAPI: String(decoding: Array(bytes), as: UTF8.self)
+            case .appleWalletApp, .isoDeviceResponse: Data(bytes).base64EncodedString()
+            }
             copy.signAsReader()
             return copy
         }
@@ -93,6 +111,13 @@ extension TestIssuer {
             }
             if let readerAuthentication { dataObject["readerAuthentication"] = readerAuthentication }
             if !requestedDocTypes.isEmpty { dataObject["requestedDocTypes"] = requestedDocTypes }
+            if flow == .openID4VPDCAPI, let text = data["response"] {
+                dataObject["response"] = switch openID4VPForm {
+                case .encrypted: ["response": text]
+                case .clear: ["vp_token": ["mdl": [text]]]
+                case .error: ["error": text]
+                }
+            }
             var object: [String: Any] = attributes
             object["data"] = dataObject
             // Only strings, arrays and dictionaries go in, so serialization cannot fail.

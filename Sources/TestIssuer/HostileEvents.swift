@@ -335,6 +335,7 @@ extension TestIssuer.EventFactory {
         case .appleWalletApp: try AppleEnvelope.seal(deviceResponse: deviceResponse, transcript: event.transcript, recipient: key)
         case .appleWalletWeb: try AnnexCEncryptedResponse.seal(deviceResponse: deviceResponse, transcript: event.transcript, recipient: key)
         case .isoDeviceResponse: deviceResponse
+        case .openID4VPDCAPI: Array(try Self.openID4VPResponse(deviceResponse, to: try TenantKey(merchant.key(recipient))).utf8)
         }
         return TestIssuer.GeneratedEvent(
             flow: event.flow, fault: event.fault, attributes: event.attributes, data: event.data, requestedElements: event.requestedElements,

@@ -104,7 +104,8 @@ public struct Configuration: Sendable {
             maxSessionSeconds: entry.maxSessionSeconds,
             retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
             requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers,
-            acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts, apiKeyHashes: entry.apiKeyHashes, readerTokenKey: readerTokenKey,
+            acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts,
+            acceptsUnencryptedOpenID4VP: entry.acceptUnencryptedOpenID4VP, apiKeyHashes: entry.apiKeyHashes, readerTokenKey: readerTokenKey,
             statusPolicy: entry.status, webReader: webReader)
     }
 

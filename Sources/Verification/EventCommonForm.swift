@@ -42,6 +42,7 @@ struct EventCommonForm {
         case .appleWalletApp: Field.tenant.bit | Field.flow.bit | Field.payload.bit | Field.nonce.bit | Field.merchantId.bit
         case .appleWalletWeb: Field.tenant.bit | Field.flow.bit | Field.response.bit | Field.encryptionInfo.bit | Field.origin.bit
         case .isoDeviceResponse: Field.tenant.bit | Field.flow.bit | Field.payload.bit | Field.sessionTranscript.bit
+        case .openID4VPDCAPI: -1
         }
     }
 
@@ -120,7 +121,8 @@ struct EventCommonForm {
                     switch field {
                     case .tenant: fields.tenant = text
                     case .flow:
-                        guard let flow = Flow(rawValue: text) else { return nil }
+                        // OpenID4VP's response is an object: the general reader reads that flow.
+                        guard let flow = Flow(rawValue: text), flow != .openID4VPDCAPI else { return nil }
                         fields.flow = flow
                     case .merchantId: fields.merchantID = text
                     case .origin: fields.origin = text
@@ -249,6 +251,8 @@ struct EventCommonForm {
             case .isoDeviceResponse:
                 guard let payload, let sessionTranscript else { return nil }
                 input = .isoDeviceResponse(payload: payload, sessionTranscript: sessionTranscript, ephemeralReaderKey: ephemeralReaderKey)
+            case .openID4VPDCAPI:
+                return nil
             }
             return VerificationRequest(id: id, source: source, time: time, tenant: tenant, input: input, requestedElements: requestedElements)
         }

@@ -115,6 +115,11 @@ public struct EventParser: Sendable {
                     sessionToken = token
                 }
                 readerAuthentication = try fields.readerAuthentication()
+            case .openID4VPDCAPI:
+                let origin = try fields.requiredString("origin")
+                let nonce = try fields.requiredString("nonce")
+                guard nonce.utf8.count <= OpenID4VPResponse.maxNonceBytes else { throw FieldError("data.nonce is longer than \(OpenID4VPResponse.maxNonceBytes) bytes") }
+                input = .openID4VPDCAPI(origin: origin, nonce: nonce, response: try fields.openID4VPResponse())
             }
             let requested = try fields.requestedElements()
             let docTypes = try fields.requestedDocTypes()
@@ -180,6 +185,12 @@ struct Fields {
         let text = try requiredString(name)
         guard let bytes = Base64.decodeURL(text) else { throw FieldError("data.\(name) is not base64url") }
         return bytes
+    }
+
+    /// `response`: what the browser's promise resolved with (`OpenID4VPResponse`).
+    mutating func openID4VPResponse() throws(FieldError) -> OpenID4VPResponse {
+        markRead("response")
+        return try OpenID4VPResponse.read(object["response"], context: "data.response")
     }
 
     /// `readerAuthentication`: `{"readerId", "signedAt" (RFC 3339), "signature" (standard base64 of r ‖ s)}`, nothing else.

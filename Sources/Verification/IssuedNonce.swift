@@ -82,6 +82,18 @@ public struct IssuedNonce: Sendable, Equatable {
                                expiresAt: Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(lifetime)), bytes: bytes)
         }
 
+        /// The P-256 key an OpenID4VP session's response is encrypted to
+        /// (`client_metadata.jwks`): a key of its own per request, as HAIP
+        /// asks, derived from this key and the nonce so that it is never
+        /// stored and any worker can derive it again. Call it only for a nonce
+        /// `open` accepted: the key is no secret from whoever knows the nonce
+        /// unless the nonce is Veridoc's. The label sets these inputs apart
+        /// from the tags' (which start with the version byte).
+        public func responseKey(for nonce: IssuedNonce) -> PrivateKey? {
+            let material = HMAC.authenticationCode(.sha256, key: key, data: Array("veridoc openid4vp response key v1".utf8) + nonce.bytes)
+            return try? HPKE.deriveKeyPair(inputKeyMaterial: material)
+        }
+
         private func tag(header: [UInt8], binding: Binding) -> [UInt8] {
             // Each binding field with its length first, so no two bindings
             // spell the same input ("ab"+"c" is not "a"+"bc").

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import JSON
+import JOSE
 import MDoc
 import Settings
 
@@ -11,6 +13,10 @@ public struct TenantKey: Sendable {
     public let publicPoint: [UInt8]
     /// SHA-256 of `publicPoint`: how Apple's envelope names the recipient (pkRHash).
     public let keyHash: [UInt8]
+    /// The RFC 7638 thumbprint: OpenID4VP's transcript binds it, and its
+    /// base64url form is the key's `kid` (`keyID`), by which a JWE names it.
+    public let thumbprint: [UInt8]
+    public let keyID: String
 
     public init(_ privateKey: PrivateKey) throws(ConfigError) {
         guard privateKey.type == .ec(.p256), let point = privateKey.publicKey.uncompressedPoint else {
@@ -19,6 +25,8 @@ public struct TenantKey: Sendable {
         self.privateKey = privateKey
         publicPoint = point
         keyHash = sha256(point)
+        thumbprint = ECJWK.thumbprint(of: privateKey.publicKey) ?? []
+        keyID = Base64.encodeURL(thumbprint)
     }
 }
 
@@ -72,6 +80,8 @@ public struct Tenant: Sendable {
     public let webReader: ReaderSigner?
     /// Whether iso-device-response accepts OpenID4VP transcripts (their verifier is not Veridoc's to check).
     public let acceptsOpenID4VPTranscripts: Bool
+    /// Whether openid4vp-dc-api accepts responses in the clear (`dc_api`).
+    public let acceptsUnencryptedOpenID4VP: Bool
     /// How revocation references are checked (`DocumentStatusCheck`).
     public let statusPolicy: TenantSettings.StatusPolicy
     /// The same identifiers, matched by their bytes (`Identifier`).
@@ -83,6 +93,7 @@ public struct Tenant: Sendable {
         pinnedDocumentSigners: [Certificate] = [], listedAnchors: [ListedAnchor] = [], trustListDeadlines: [TrustListDeadline] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, maxSessionSeconds: Int? = nil, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
         requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
+        acceptsUnencryptedOpenID4VP: Bool = false,
         apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil, statusPolicy: TenantSettings.StatusPolicy = .init(),
         webReader: ReaderSigner? = nil
     ) {
@@ -91,6 +102,7 @@ public struct Tenant: Sendable {
         self.apiKeyHashes = apiKeyHashes
         self.readerTokenKey = readerTokenKey
         self.acceptsOpenID4VPTranscripts = acceptsOpenID4VPTranscripts
+        self.acceptsUnencryptedOpenID4VP = acceptsUnencryptedOpenID4VP
         self.readers = Dictionary(readers.map { (Identifier($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.testConditions = testConditions
         self.id = id
@@ -126,6 +138,11 @@ public struct Tenant: Sendable {
 
     func key(withPublicPoint point: [UInt8]) -> TenantKey? {
         keys.first { $0.publicPoint == point }
+    }
+
+    /// The encryption key whose `keyID` (its thumbprint, base64url) is `kid`, by bytes.
+    func key(withID kid: String) -> TenantKey? {
+        keys.first { $0.keyID.utf8.elementsEqual(kid.utf8) }
     }
 }
 

@@ -2,11 +2,13 @@ import Foundation
 import JSON
 import Settings
 
-/// The three ways a response reaches Veridoc.
+/// The ways a response reaches Veridoc.
 public enum Flow: String, Sendable, CaseIterable {
     case appleWalletApp = "apple-wallet-app"
     case appleWalletWeb = "apple-wallet-web"
     case isoDeviceResponse = "iso-device-response"
+    /// OpenID4VP 1.0 over the Digital Credentials API (Chrome and Android wallets).
+    case openID4VPDCAPI = "openid4vp-dc-api"
 }
 
 /// How long a relying party says it will keep an element (PassKit
@@ -89,6 +91,10 @@ public struct VerificationRequest: Sendable {
         /// kept as the exact string the server sent, because the transcript hashes it.
         case appleWalletWeb(response: [UInt8], encryptionInfo: String, encryptionInfoBytes: [UInt8], origin: String)
         case isoDeviceResponse(payload: [UInt8], sessionTranscript: [UInt8], ephemeralReaderKey: [UInt8]?)
+        /// OpenID4VP over the Digital Credentials API: the origin the browser
+        /// reported, the request's nonce as the text it sent, and what the
+        /// browser's promise resolved with. The transcript hashes both strings.
+        case openID4VPDCAPI(origin: String, nonce: String, response: OpenID4VPResponse)
     }
 
     public var flow: Flow {
@@ -96,6 +102,7 @@ public struct VerificationRequest: Sendable {
         case .appleWalletApp: .appleWalletApp
         case .appleWalletWeb: .appleWalletWeb
         case .isoDeviceResponse: .isoDeviceResponse
+        case .openID4VPDCAPI: .openID4VPDCAPI
         }
     }
 

@@ -1,6 +1,8 @@
 import CBOR
 import Crypto
 import Foundation
+import JOSE
+import JSON
 import MDoc
 import Testing
 import TestIssuer
@@ -203,6 +205,9 @@ import Verification
         case .appleWalletApp: try AppleEnvelope.seal(deviceResponse: plaintext, transcript: event.transcript, recipient: recipient)
         case .appleWalletWeb: try AnnexCEncryptedResponse.seal(deviceResponse: plaintext, transcript: event.transcript, recipient: recipient)
         case .isoDeviceResponse: plaintext
+        case .openID4VPDCAPI:
+            Array(try TestIssuer.EventFactory.openID4VPResponse(
+                plaintext, to: recipient, keyID: ECJWK.thumbprint(of: recipient).map(Base64.encodeURL)).utf8)
         }
     }
 

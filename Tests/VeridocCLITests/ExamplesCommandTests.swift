@@ -8,6 +8,7 @@ import TestSupport
 @Suite struct ExamplesCommandTests {
     static let expected: [String: [String]] = [
         "apple-wallet-app.verified.json": [], "apple-wallet-web.verified.json": [], "iso-device-response.verified.json": [],
+        "openid4vp-dc-api.verified.json": [],
         "apple-wallet-app.rejected-mso-expired.json": ["mso.expired"],
         "apple-wallet-app.rejected-wrong-nonce.json": ["decryption.transcript_mismatch"],
         "apple-wallet-web.rejected-altered-element.json": ["mso.digest_mismatch"],

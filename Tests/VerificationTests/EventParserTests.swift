@@ -82,7 +82,7 @@ import Testing
         let longest = String(repeating: "é", count: 128)
         #expect(Self.rejection(Self.event(data: "{\"tenant\":\"\(longest)\",\"flow\":\"fax\"}"))?.tenant == longest)
         let badFlow = Self.rejection(Self.event(data: #"{"tenant":"acme","flow":"fax"}"#))
-        #expect(badFlow == EventRejection(id: "e1", tenant: "acme", flow: nil, detail: "data.flow is not one of apple-wallet-app, apple-wallet-web, iso-device-response"))
+        #expect(badFlow == EventRejection(id: "e1", tenant: "acme", flow: nil, detail: "data.flow is not one of apple-wallet-app, apple-wallet-web, iso-device-response, openid4vp-dc-api"))
     }
 
     @Test func fieldRejections() {

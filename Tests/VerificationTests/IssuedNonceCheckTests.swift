@@ -28,7 +28,7 @@ import Testing
     func binding(_ flow: Flow, tenant: String? = nil) -> IssuedNonce.Binding {
         let audience = switch flow {
         case .appleWalletApp: factory.merchant.merchantID
-        case .appleWalletWeb: factory.merchant.origin
+        case .appleWalletWeb, .openID4VPDCAPI: factory.merchant.origin
         case .isoDeviceResponse: ""
         }
         return IssuedNonce.Binding(tenant: tenant ?? factory.merchant.tenantID, flow: flow.rawValue, audience: audience)

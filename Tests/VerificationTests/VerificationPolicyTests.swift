@@ -30,7 +30,7 @@ import TestSupport
         let optional = CheckName.order.filter { !$0.isRequiredForVerified }
         #expect(optional == [
             .payloadTranscript, .payloadReader, .decryptionKey, .decryptionTranscript, .decryptionOpen, .msoElementTypes, .documentStatus,
-            .requestIssuedNonce, .requestNonce,
+            .responseQuery, .requestIssuedNonce, .requestNonce,
         ])
     }
 

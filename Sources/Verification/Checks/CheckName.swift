@@ -22,6 +22,7 @@ public enum CheckName: String, Sendable, CaseIterable, Comparable {
     case msoElementTypes = "mso.element_types"
     case deviceAuthentication = "device.authentication"
     case documentStatus = "document.status"
+    case responseQuery = "response.query"
     case requestIssuedNonce = "request.issued_nonce"
     case requestAge = "request.age"
     case requestNonce = "request.nonce"

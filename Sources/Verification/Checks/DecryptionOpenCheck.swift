@@ -1,7 +1,9 @@
 import Crypto
+import JOSE
 
 /// `decryption.open`: HPKE (RFC 9180) opens the ciphertext with the tenant's
-/// key and the session transcript as info.
+/// key and the session transcript as info, or, for OpenID4VP, the JWE opens
+/// with the key its kid named (ECDH-ES, AES-GCM).
 enum DecryptionOpenCheck: RequestCheck {
     static let name = CheckName.decryptionOpen
     static let reasons: [ReasonCode] = [.decryptionFailed]
@@ -16,7 +18,15 @@ enum DecryptionOpenCheck: RequestCheck {
             (ciphertext, encapsulatedKey) = (envelope.ciphertext, envelope.ephemeralPublicKey)
         case .annexC(let encrypted, _):
             (ciphertext, encapsulatedKey) = (encrypted.ciphertext, encrypted.encapsulatedKey)
-        case .plain, nil:
+        case .jwe(let jwe):
+            do throws(JOSEError) {
+                request.plaintext = try jwe.decrypt(with: key.privateKey)
+                report.pass(name)
+            } catch {
+                report.fail(name, .decryptionFailed, error.detail)
+            }
+            return
+        case .plain, .vpToken, nil:
             return
         }
         do {

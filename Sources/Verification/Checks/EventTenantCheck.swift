@@ -25,10 +25,14 @@ enum EventTenantCheck: RequestCheck {
             if tenant.teamID == nil { return "tenant \(tenant.id) has no teamId for apple-wallet-app requests" }
         case .appleWalletWeb(_, _, _, let origin):
             if !tenant.owns(origin: origin) { return "origin is not one of tenant \(tenant.id)'s origins" }
+            if tenant.keys.isEmpty { return "tenant \(tenant.id) has no encryption keys" }
+        case .openID4VPDCAPI(let origin, _, _):
+            // No key needed here: a session's response key is derived from its nonce.
+            if !tenant.owns(origin: origin) { return "origin is not one of tenant \(tenant.id)'s origins" }
         case .isoDeviceResponse:
             break
         }
-        if request.flow != .isoDeviceResponse && tenant.keys.isEmpty { return "tenant \(tenant.id) has no encryption keys" }
+        if request.flow == .appleWalletApp && tenant.keys.isEmpty { return "tenant \(tenant.id) has no encryption keys" }
         return nil
     }
 }

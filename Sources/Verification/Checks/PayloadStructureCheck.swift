@@ -1,14 +1,18 @@
 import CBOR
 import Crypto
 import Foundation
+import JOSE
 import MDoc
 
 /// `payload.structure`: the flow's payload parses: Apple's envelope, the
-/// Annex C response and EncryptionInfo, or a plain DeviceResponse with its
-/// SessionTranscript (and reader key, for a deviceMac).
+/// Annex C response and EncryptionInfo, a plain DeviceResponse with its
+/// SessionTranscript (and reader key, for a deviceMac), or OpenID4VP's JWE
+/// or clear vp_token. An OpenID4VP error response (the wallet declined or
+/// failed, inside a fulfilled promise) is the wallet's answer, not a
+/// malformed one: `response.wallet_error` with its code.
 enum PayloadStructureCheck: RequestCheck {
     static let name = CheckName.payloadStructure
-    static let reasons: [ReasonCode] = [.payloadMalformed, .payloadUnsupported]
+    static let reasons: [ReasonCode] = [.payloadMalformed, .payloadUnsupported, .responseWalletError]
 
     static func run(_ request: inout RequestUnderVerification, into report: inout CheckReport) {
         guard request.tenant != nil else { return }
@@ -32,6 +36,31 @@ enum PayloadStructureCheck: RequestCheck {
             } catch {
                 report.fail(name, RequestUnderVerification.payloadReason(error, "Annex C response"))
             }
+        case .openID4VPDCAPI(_, let nonce, let response):
+            request.replayToken = Array(nonce.utf8)
+            switch response {
+            case .walletError(let code):
+                report.fail(name, .responseWalletError, "the wallet answered with OpenID4VP error \(code) instead of a presentation")
+            case .encrypted(let compact):
+                do throws(JOSEError) {
+                    request.envelope = .jwe(try CompactJWE(compact: compact))
+                    report.pass(name)
+                } catch {
+                    report.fail(name, Self.joseReason(error))
+                }
+            case .unencrypted(let token):
+                guard request.tenant?.acceptsUnencryptedOpenID4VP == true else {
+                    report.fail(name, .payloadUnsupported, "the response is in the clear (dc_api); this tenant accepts only responses encrypted to it (dc_api.jwt, acceptUnencryptedOpenID4VP)")
+                    return
+                }
+                switch VPToken.deviceResponse(in: token) {
+                case .success(let (_, bytes)):
+                    request.envelope = .vpToken(bytes)
+                    report.pass(name)
+                case .failure(.malformed(let detail)), .failure(.unrequested(let detail)):
+                    report.fail(name, .payloadMalformed, detail)
+                }
+            }
         case .isoDeviceResponse(let payload, let transcriptBytes, let readerKeyBytes):
             do {
                 let transcript = try SessionTranscript(received: transcriptBytes, limits: limits)
@@ -46,6 +75,14 @@ enum PayloadStructureCheck: RequestCheck {
             } catch {
                 report.fail(name, RequestUnderVerification.payloadReason(error, "DeviceResponse"))
             }
+        }
+    }
+
+    static func joseReason(_ error: JOSEError) -> Reason {
+        switch error {
+        case .unsupported(let detail): Reason(.payloadUnsupported, detail)
+        case .malformed(let detail): Reason(.payloadMalformed, detail)
+        case .decryptionFailed: Reason(.payloadMalformed, error.detail)
         }
     }
 

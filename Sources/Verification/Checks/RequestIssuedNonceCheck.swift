@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import MDoc
 
 /// `request.issued_nonce`: the nonce is one `veridoc serve` issued for this
@@ -49,6 +50,9 @@ enum RequestIssuedNonceCheck: RequestCheck {
             if case .annexC(_, let info)? = request.envelope { return (Array(info.nonce), origin) }
             guard let info = try? AnnexCEncryptionInfo(bytes: infoBytes[...], limits: request.limits) else { return nil }
             return (Array(info.nonce), origin)
+        case .openID4VPDCAPI(let origin, let nonce, _):
+            // Veridoc's nonces go out as base64url text; any other text is the integrator's own.
+            return (Base64.decodeURLUnpadded(nonce) ?? Array(nonce.utf8), origin)
         case .isoDeviceResponse:
             // No token where the tenant does not require one: the integrator's own event.
             if let token = request.request.sessionToken { return (token, "") }
@@ -59,7 +63,7 @@ enum RequestIssuedNonceCheck: RequestCheck {
     private static func audienceName(_ flow: Flow) -> String {
         switch flow {
         case .appleWalletApp: "merchant"
-        case .appleWalletWeb: "origin"
+        case .appleWalletWeb, .openID4VPDCAPI: "origin"
         case .isoDeviceResponse: "session"
         }
     }

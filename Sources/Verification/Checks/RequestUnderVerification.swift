@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import Foundation
+import JOSE
 import MDoc
 
 /// What the request checks know of one request so far: each check reads what
@@ -46,7 +47,7 @@ struct RequestUnderVerification {
         case .isoDeviceResponse:
             guard let canonicalTranscript else { return [] }
             canonical = canonicalTranscript
-        case .appleWalletApp, .appleWalletWeb:
+        case .appleWalletApp, .appleWalletWeb, .openID4VPDCAPI:
             canonical = transcript.encoded
         }
         return deviceKeys.map { PresentationIdentity.token(deviceKey: $0, canonicalTranscript: canonical) }
@@ -60,6 +61,9 @@ struct RequestUnderVerification {
     /// elements that can answer an age, kept before data minimisation
     /// removes what the element list did not ask for.
     var ageEvidence: [DocumentSummary] = []
+    /// openid4vp-dc-api: each document's returned element names, issuer- and
+    /// device-signed, before data minimisation (`ResponseQueryCheck`).
+    var returnedElements: [(issuerSigned: [DisclosedElement], deviceSigned: [DisclosedElement])] = []
     /// The documents whose lists the status service is to read (`DocumentStatusCheck`).
     var statusQueries: [StatusQuery] = []
     /// The value whose single use the pipeline enforces (`VerificationResult.replayToken`).
@@ -79,6 +83,10 @@ struct RequestUnderVerification {
         case apple(AppleEnvelope)
         case annexC(AnnexCEncryptedResponse, AnnexCEncryptionInfo)
         case plain(CBORItem)
+        /// OpenID4VP `dc_api.jwt`: the JWE, read but not yet decrypted.
+        case jwe(CompactJWE)
+        /// OpenID4VP `dc_api`: the DeviceResponse bytes from the clear vp_token.
+        case vpToken([UInt8])
     }
 
     init(request: VerificationRequest, directory: TenantDirectory, time: Date, allowedClockSkew: TimeInterval, limits: CBORDecoder.Limits,
@@ -115,6 +123,10 @@ struct RequestUnderVerification {
             if let key = underVerification.parsedMSO?.deviceKey { deviceKeys.append(key) }
             if let query = underVerification.statusQuery { statusQueries.append(query) }
             var summary = underVerification.finishedSummary()
+            if case .openID4VPDCAPI = request.input {
+                returnedElements.append((summary.elements.map { DisclosedElement(namespace: $0.namespace, identifier: $0.identifier) },
+                                         summary.deviceSignedElements))
+            }
             if !request.ageRequests.isEmpty {
                 // An age check is answered from the elements the wallet returned for
                 // it (age_over_NN, or age_in_years in Apple's fallback), which the

@@ -1,11 +1,14 @@
 import CBOR
 import MDoc
 
+import JSON
+
 /// `response.documents`: the (decrypted) DeviceResponse parses, reports no
-/// error status and holds documents.
+/// error status and holds documents. A decrypted OpenID4VP response is
+/// `{"vp_token": ...}` first, or an error response sealed like one.
 enum ResponseDocumentsCheck: RequestCheck {
     static let name = CheckName.responseDocuments
-    static let reasons: [ReasonCode] = [.responseNoDocuments, .payloadMalformed, .payloadUnsupported]
+    static let reasons: [ReasonCode] = [.responseNoDocuments, .payloadMalformed, .payloadUnsupported, .responseWalletError]
 
     static func run(_ request: inout RequestUnderVerification, into report: inout CheckReport) {
         guard let response = parse(&request, into: &report) else { return }
@@ -33,14 +36,27 @@ enum ResponseDocumentsCheck: RequestCheck {
             } catch {
                 report.fail(name, RequestUnderVerification.payloadReason(error, "decrypted Apple plaintext"))
             }
+        case .jwe:
+            guard let plaintext = request.plaintext else { return nil }
+            switch VPToken.payload(plaintext).flatMap({ token in
+                VPToken.deviceResponse(in: token).mapError { problem -> VPToken.PayloadProblem in
+                    switch problem {
+                    case .malformed(let detail), .unrequested(let detail): .malformed(detail)
+                    }
+                }
+            }) {
+            case .success(let (_, bytes)):
+                return deviceResponse(bytes, "vp_token's DeviceResponse", request: request, into: &report)
+            case .failure(.walletError(let code)):
+                report.fail(name, .responseWalletError, "the wallet answered with OpenID4VP error \(code) instead of a presentation")
+            case .failure(.malformed(let detail)):
+                report.fail(name, .payloadMalformed, detail)
+            }
+        case .vpToken(let bytes):
+            return deviceResponse(bytes, "vp_token's DeviceResponse", request: request, into: &report)
         case .annexC:
             guard let plaintext = request.plaintext else { return nil }
-            if let response = DeviceResponse.commonForm(plaintext[...], limits: limits) { return response }
-            do {
-                return try DeviceResponse(try CBORDecoder(limits: limits).decode(plaintext), limits: limits)
-            } catch {
-                report.fail(name, RequestUnderVerification.payloadReason(error, "decrypted DeviceResponse"))
-            }
+            return deviceResponse(plaintext, "decrypted DeviceResponse", request: request, into: &report)
         case .plain(let item):
             do {
                 return try DeviceResponse(item, limits: limits)
@@ -51,5 +67,16 @@ enum ResponseDocumentsCheck: RequestCheck {
             return nil
         }
         return nil
+    }
+
+    /// A bare DeviceResponse (Annex C's plaintext, OpenID4VP's presentation).
+    private static func deviceResponse(_ bytes: [UInt8], _ what: String, request: RequestUnderVerification, into report: inout CheckReport) -> DeviceResponse? {
+        if let response = DeviceResponse.commonForm(bytes[...], limits: request.limits) { return response }
+        do {
+            return try DeviceResponse(try CBORDecoder(limits: request.limits).decode(bytes), limits: request.limits)
+        } catch {
+            report.fail(name, RequestUnderVerification.payloadReason(error, what))
+            return nil
+        }
     }
 }

@@ -27,6 +27,8 @@ public enum VerificationPolicy {
         DeviceAuthenticationCheck.self,
         // Reads the reference here; the status service records it (`VerificationResult.recordingStatus`).
         DocumentStatusCheck.self,
+        // After the documents: it compares what each disclosed with what the query asked.
+        ResponseQueryCheck.self,
         RequestIssuedNonceCheck.self,
         RequestAgeCheck.self,
         // Applied when the result is stored (the worker's nonce store), after every other.

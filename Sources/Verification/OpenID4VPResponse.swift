@@ -1,0 +1,109 @@
+import JSON
+
+/// What the browser's promise resolved with for an OpenID4VP request over
+/// the Digital Credentials API (OpenID4VP 1.0 Appendix A), as the event's
+/// `data.response` carries it.
+public enum OpenID4VPResponse: Sendable {
+    /// `{"response": "<compact JWE>"}`: `response_mode` `dc_api.jwt`.
+    case encrypted(String)
+    /// `{"vp_token": {...}}`: `response_mode` `dc_api`, in the clear.
+    case unencrypted(JSONObject)
+    /// `{"error": "<code>", "error_description"?: "..."}`: the wallet declined
+    /// or failed. Only the code is kept, and only when it is a plain token
+    /// (OAuth's error codes are): a description is the wallet's free text.
+    case walletError(code: String)
+
+    /// The longest compact JWE accepted: the event's own limit bounds it
+    /// too, but a JWE this long holds no response a wallet sends.
+    public static let maxCompactBytes = 4 << 20
+    /// The longest nonce accepted: Veridoc's are 60 characters, and OpenID4VP
+    /// asks for enough entropy, not for length.
+    public static let maxNonceBytes = 512
+
+    /// Reads `value`, the `data.response` member.
+    static func read(_ value: JSONValue?, context: String) throws(FieldError) -> OpenID4VPResponse {
+        guard let object = value?.objectValue else {
+            throw FieldError("\(context) is not an object of response (dc_api.jwt), vp_token (dc_api) or error")
+        }
+        if let error = object["error"] {
+            guard let code = error.stringValue, !code.isEmpty else { throw FieldError("\(context).error is not a non-empty string") }
+            for key in object.keys where !["error", "error_description", "error_uri", "state"].contains(key) {
+                throw FieldError("\(context) holds an error and \(object.count - 1) other members")
+            }
+            return .walletError(code: walletErrorCode(code))
+        }
+        guard object.count == 1 else { throw FieldError("\(context) has one member: response (dc_api.jwt) or vp_token (dc_api)") }
+        if let response = object["response"] {
+            guard let text = response.stringValue, !text.isEmpty, text.utf8.count <= maxCompactBytes else {
+                throw FieldError("\(context).response is not a compact JWE string")
+            }
+            return .encrypted(text)
+        }
+        if let token = object["vp_token"] {
+            guard let vpToken = token.objectValue else { throw FieldError("\(context).vp_token is not an object") }
+            return .unencrypted(vpToken)
+        }
+        throw FieldError("\(context) has one member: response (dc_api.jwt) or vp_token (dc_api)")
+    }
+
+    /// The wallet's error code as an outcome may quote it: an OAuth-style
+    /// token of at most 64 characters, else `non_standard_error`.
+    static func walletErrorCode(_ code: String) -> String {
+        let allowed = code.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
+        return allowed && (1...64).contains(code.utf8.count) ? code : "non_standard_error"
+    }
+}
+
+/// `vp_token` (OpenID4VP 1.0 §8.1, Appendix B.2.6): one member per credential
+/// query id, each an array of presentations; an mdoc presentation is a
+/// base64url DeviceResponse. Veridoc's queries ask one credential once, so
+/// exactly one id with exactly one presentation is accepted.
+public enum VPToken {
+    public enum Problem: Error, Sendable, Equatable {
+        case malformed(String)
+        /// More credentials or presentations than the query asked for.
+        case unrequested(String)
+    }
+
+    /// The DeviceResponse bytes `token` carries, and the credential query id they answer.
+    public static func deviceResponse(in token: JSONObject) -> Result<(queryID: String, bytes: [UInt8]), Problem> {
+        guard let member = token.members.first else { return .failure(.malformed("vp_token holds no credential")) }
+        guard token.count == 1 else { return .failure(.unrequested("vp_token answers \(token.count) credential queries; the request made one")) }
+        guard let presentations = member.value.arrayValue else {
+            return .failure(.malformed("vp_token's entry is not an array of presentations (OpenID4VP 1.0)"))
+        }
+        guard presentations.count == 1 else {
+            return presentations.isEmpty ? .failure(.malformed("vp_token's entry holds no presentation"))
+                                         : .failure(.unrequested("vp_token's entry holds \(presentations.count) presentations; the request asked one"))
+        }
+        guard let text = presentations[0].stringValue, let bytes = Base64.decodeURL(text), !bytes.isEmpty else {
+            return .failure(.malformed("vp_token's presentation is not a base64url DeviceResponse"))
+        }
+        return .success((member.key, bytes))
+    }
+
+    /// The `vp_token` in a decrypted `dc_api.jwt` payload (`{"vp_token": {...}}`),
+    /// or the wallet's error when the payload is an error response.
+    public static func payload(_ bytes: [UInt8]) -> Result<JSONObject, PayloadProblem> {
+        guard let object = try? JSONParser(maxDepth: 8, maxMembers: 16).parse(bytes).objectValue else {
+            return .failure(.malformed("the decrypted response is not a JSON object of at most 16 members"))
+        }
+        if let error = object["error"] {
+            return .failure(.walletError(OpenID4VPResponse.walletErrorCode(error.stringValue ?? "")))
+        }
+        guard let token = object["vp_token"]?.objectValue else { return .failure(.malformed("the decrypted response has no vp_token object")) }
+        // `state` is not used over the DC API; anything else is not an authorization response.
+        for key in object.keys where key != "vp_token" && key != "state" {
+            return .failure(.malformed("the decrypted response has members other than vp_token"))
+        }
+        return .success(token)
+    }
+
+    public enum PayloadProblem: Error, Sendable, Equatable {
+        case malformed(String)
+        case walletError(String)
+    }
+}
