@@ -40,10 +40,11 @@ public struct CompactJWE: Sendable {
 
     /// Reads the five segments and the protected header; nothing is decrypted yet.
     public init(compact: String) throws(JOSEError) {
-        let segments = compact.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        // At most six pieces: a text of dots must not become millions of substrings.
+        let segments = compact.utf8.split(separator: UInt8(ascii: "."), maxSplits: 5, omittingEmptySubsequences: false)
         guard segments.count == 5 else {
             throw .malformed(segments.count == 3 ? "the response is a JWS, not a JWE (nested or unencrypted tokens are refused)"
-                                                 : "a compact JWE has five segments, this has \(min(segments.count, 99))")
+                                                 : "a compact JWE has five segments, this has \(segments.count > 5 ? "more" : String(segments.count))")
         }
         guard segments[0].count <= Self.maxHeaderBytes else { throw .malformed("the JWE protected header is longer than \(Self.maxHeaderBytes) bytes") }
         func decode(_ index: Int, _ name: String) throws(JOSEError) -> [UInt8] {
@@ -79,7 +80,10 @@ public struct CompactJWE: Sendable {
             throw .unsupported("the JWE enc is not one of A128GCM, A256GCM")
         }
         if let cty = header["cty"] {
-            guard let text = cty.stringValue, text.uppercased() != "JWT" else { throw .unsupported("nested JWTs (cty JWT) are refused") }
+            // RFC 7515 §4.1.10: "JWT" and "application/jwt" are one media type.
+            guard let text = cty.stringValue, !["JWT", "APPLICATION/JWT"].contains(text.uppercased()) else {
+                throw .unsupported("nested JWTs (cty JWT) are refused")
+            }
         }
         if let typ = header["typ"], typ.stringValue == nil { throw .malformed("the JWE typ is not a string") }
         encryption = enc

@@ -22,6 +22,10 @@ public enum TranscriptForm: Sendable {
     /// `[null, null, ["dcapi", …]]`: ISO 18013-7 Annex C on the Digital
     /// Credentials API, whose transcript Veridoc builds from its own request.
     case digitalCredentialsAPI
+    /// `[null, null, ["OpenID4VPDCAPIHandover", hash]]`: OpenID4VP over the
+    /// Digital Credentials API, whose transcript the openid4vp-dc-api flow
+    /// builds from the origin, the nonce and the response key.
+    case openID4VPDigitalCredentialsAPI
 
     public enum ProximityHandover: String, Sendable {
         /// QR device engagement: ISO 18013-5 says the handover is `null`.
@@ -37,6 +41,7 @@ public enum TranscriptForm: Sendable {
         case .openID4VP: "OpenID4VP"
         case .appleIdentityPresentment: "Apple in-app (AppleIdentityPresentment_1.0)"
         case .digitalCredentialsAPI: "Digital Credentials API (dcapi)"
+        case .openID4VPDigitalCredentialsAPI: "OpenID4VP over the Digital Credentials API (OpenID4VPDCAPIHandover)"
         }
     }
 
@@ -76,6 +81,8 @@ public enum TranscriptForm: Sendable {
         guard isOpenID4VPHandover(elements) else {
             throw .malformed("SessionTranscript without DeviceEngagement has a handover of no known OpenID4VP form")
         }
+        // Every version of this handover (draft 24's too) hashes an origin, which Veridoc's own flow for it checks.
+        if elements[0].text?.utf8.elementsEqual("OpenID4VPDCAPIHandover".utf8) == true { return .openID4VPDigitalCredentialsAPI }
         return .openID4VP
     }
 

@@ -94,6 +94,8 @@ import TestSupport
             ("CBC content encryption", replacing("enc", "A128CBC-HS256")),
             ("compressed", replacing("zip", "DEF")),
             ("nested", replacing("cty", "JWT")),
+            ("nested, as a media type", replacing("cty", "application/jwt")),
+            ("a text of dots", String(repeating: ".", count: 100_000)),
             ("critical extension", replacing("crit", ["exp"])),
             ("key by value", replacing("jwk", .object(try #require(header["epk"]?.objectValue)))),
             ("key by URL", replacing("jku", "https://example.com/keys")),

@@ -26,7 +26,7 @@ struct TranscriptFormTests {
         #expect(try Self.form([nil, nil, ["dcapi", Self.hash]]).name.hasPrefix("Digital Credentials"))
         #expect(try Self.form([nil, nil, ["DCAPI", Self.hash]]).name.hasPrefix("Digital Credentials"), "a lookalike is the same")
         #expect(try Self.form([nil, nil, ["OpenID4VPHandover", Self.hash]]).name == "OpenID4VP")
-        #expect(try Self.form([nil, nil, ["OpenID4VPDCAPIHandover", Self.hash]]).name == "OpenID4VP")
+        #expect(try Self.form([nil, nil, ["OpenID4VPDCAPIHandover", Self.hash]]).name.hasPrefix("OpenID4VP over the Digital Credentials API"))
         #expect(try Self.form([nil, nil, [Self.hash, Self.hash, "nonce"]]).name == "OpenID4VP")
         #expect(try Self.form([nil, nil, ["123456", "client", "https://rp.example/response", "nonce"]]).name == "OpenID4VP")
         #expect(try Self.form(Self.proximity()).name.contains("qr"))

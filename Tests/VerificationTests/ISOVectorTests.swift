@@ -195,7 +195,6 @@ struct AnimoVectorTests {
     }
 
     static let valid: [Case] = [
-        Case(folder: "google-dcapi-oid4vp-draft24", validAt: "2025-02-20T00:00:00Z"),
         Case(folder: "france-oid4vp-draft18", validAt: "2021-09-25T00:00:00Z"),
         Case(folder: "animo-oid4vp-1.0", validAt: "2026-01-12T00:00:00Z"),
     ]
@@ -266,9 +265,18 @@ struct AnimoVectorTests {
         #expect(result.codes == [.msoExpired], "\(result.summary)")
     }
 
-    @Test func googleDCAPIFailsAfterTheDSCertificateExpires() throws {
-        let result = try Self.verify("google-dcapi-oid4vp-draft24", at: instant("2026-02-20T00:00:00Z"))
-        #expect(result.codes == [.issuerCertificateInvalid], "\(result.summary)")
+    /// Google's answer over the DC API is bound to an origin through the
+    /// `OpenID4VPDCAPIHandover`, which Veridoc's openid4vp-dc-api flow checks:
+    /// as an iso-device-response, where no origin is checked, it is refused,
+    /// while its issuer and its device's signature over that transcript verify.
+    @Test func googleDCAPIIsRefusedAsAProximityResponseAndItsSignaturesHold() throws {
+        let result = try Self.verify("google-dcapi-oid4vp-draft24", at: instant("2025-02-20T00:00:00Z"))
+        #expect(result.codes == [.transcriptFlowMismatch], "\(result.summary)")
+        for check in [CheckName.issuerChain, .issuerSignature, .msoDigests, .msoValidity, .deviceAuthentication] {
+            #expect(result.report.status(of: check) == .passed, "\(check.rawValue)")
+        }
+        let later = try Self.verify("google-dcapi-oid4vp-draft24", at: instant("2026-02-20T00:00:00Z"))
+        #expect(later.codes == [.transcriptFlowMismatch, .issuerCertificateInvalid], "\(later.summary)")
     }
 
     @Test func franceReusesTheAnnexDIssuerAndExpiresWithIt() throws {

@@ -57,7 +57,7 @@ import TestSupport
             #expect(result.isVerified, "\(result.report.reasons.map(\.detail))")
             #expect(result.sessionID == session)
             #expect(result.report.status(of: .decryptionKey) == .passed)
-            #expect(result.replayToken == Array(nonce.utf8))
+            #expect(result.replayToken == Array("openid4vp-dc-api\u{0}".utf8) + Array(nonce.utf8))
         }
         // Derived again, the key is the same; another nonce derives another key.
         #expect(key.responseKey(for: issued)?.publicKey.uncompressedPoint == responseKey.publicKey.uncompressedPoint)

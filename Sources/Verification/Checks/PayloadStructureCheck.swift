@@ -37,7 +37,8 @@ enum PayloadStructureCheck: RequestCheck {
                 report.fail(name, RequestUnderVerification.payloadReason(error, "Annex C response"))
             }
         case .openID4VPDCAPI(_, let nonce, let response):
-            request.replayToken = Array(nonce.utf8)
+            // Labelled: another flow's nonce of the same bytes is not this one's.
+            request.replayToken = Array("openid4vp-dc-api\u{0}".utf8) + Array(nonce.utf8)
             switch response {
             case .walletError(let code):
                 report.fail(name, .responseWalletError, "the wallet answered with OpenID4VP error \(code) instead of a presentation")

@@ -8,10 +8,11 @@ import MDoc
 /// made for another flow must not be accepted here:
 ///
 /// - Apple's in-app handover (`AppleIdentityPresentment_1.0`) and the Digital
-///   Credentials API's (`dcapi`) name a relying party that Veridoc itself
-///   builds and checks in those flows (the tenant's merchant, key and nonce; its
-///   origin and EncryptionInfo). Accepted here, a response the device bound to
-///   one tenant's merchant or origin would verify for any tenant.
+///   Credentials API's (`dcapi`, `OpenID4VPDCAPIHandover`) name a relying
+///   party that Veridoc itself builds and checks in those flows (the tenant's
+///   merchant, key and nonce; its origin and EncryptionInfo or response key).
+///   Accepted here, a response the device bound to one tenant's merchant or
+///   origin would verify for any tenant.
 /// - The ISO 18013-5 proximity form must be well formed (DeviceEngagement with
 ///   its EDeviceKey, EReaderKey, a QR or NFC handover), and a supplied
 ///   `ephemeralReaderKey` must be the private half of its EReaderKey: the
@@ -51,7 +52,7 @@ enum PayloadTranscriptCheck: RequestCheck {
         // The tenant's single use of this transcript goes by its items, not by the bytes a submitter chose.
         request.replayToken = request.canonicalTranscript
         switch form {
-        case .appleIdentityPresentment, .digitalCredentialsAPI:
+        case .appleIdentityPresentment, .digitalCredentialsAPI, .openID4VPDigitalCredentialsAPI:
             report.fail(name, .transcriptFlowMismatch,
                         "the SessionTranscript is of the \(form.name) flow, whose transcript Veridoc builds itself from the tenant's own request; "
                             + "it is never accepted as an iso-device-response transcript (send the wallet's answer through its own flow)")

@@ -23,19 +23,25 @@ enum ResponseQueryCheck: RequestCheck {
         let asksAges = !request.request.ageRequests.isEmpty
         guard !asked.isEmpty || asksAges, !request.returnedElements.isEmpty else { return }
         let index = RequestedElementIndex(asked)
+        // An age of 100 or more is asked as age_in_years (`AgeRequest.requestedElement`).
+        let asksAgeInYears = request.request.ageRequests.contains { $0.age >= 100 }
         var unrequested: [String] = []
         var unrequestedCount = 0
-        var missing: [String] = []
+        // Linear in elements asked and returned: each side is looked up in the other's index, never scanned.
+        var missingIndexes = Set<Int>()
         for (issuerSigned, deviceSigned) in request.returnedElements {
             for element in issuerSigned + deviceSigned where index[namespace: element.namespace, element: element.identifier] == nil {
                 if asksAges && AgeAnswer.overAge(element.identifier) != nil { continue }
+                if asksAgeInYears && element.identifier.hasSameUTF8(as: "age_in_years") { continue }
                 unrequestedCount += 1
                 if unrequested.count < 3 { unrequested.append(displayName(element.identifier)) }
             }
-            for wanted in asked where !issuerSigned.contains(where: { $0.namespace.hasSameUTF8(as: wanted.namespace) && $0.identifier.hasSameUTF8(as: wanted.element) }) {
-                if !missing.contains(wanted.element) { missing.append(wanted.element) }
+            let returned = RequestedElementIndex(issuerSigned.map { RequestedElement(namespace: $0.namespace, element: $0.identifier, retention: .willNotStore) })
+            for (position, wanted) in asked.enumerated() where returned[namespace: wanted.namespace, element: wanted.element] == nil {
+                missingIndexes.insert(position)
             }
         }
+        let missing = missingIndexes.sorted().map { asked[$0].element }
         if unrequestedCount > 0 {
             report.fail(name, .responseElementNotRequested,
                         "the response discloses \(unrequestedCount) element\(unrequestedCount == 1 ? "" : "s") the query did not ask for (\(unrequested.joined(separator: ", "))\(unrequestedCount > 3 ? ", …" : ""))")
