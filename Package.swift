@@ -93,7 +93,7 @@ let package = Package(
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
-        .target(name: "SessionAPI", dependencies: ["Deployment", "HTTPService", "Observability", "Settings", "Crypto", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
+        .target(name: "SessionAPI", dependencies: ["Deployment", "HTTPService", "Observability", "Settings", "Crypto", "JOSE", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
                 resources: [.embedInCode("session-api.openapi.json")]),
         // What both binaries share: console output, argument parsing, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka", "Crypto", "HTTPService", "Storage"]),
@@ -127,7 +127,7 @@ let package = Package(
         // Every statement of Storage against a migrated database, and no SQL outside Storage.
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport", "Analytics"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPService", "TestSupport"]),
-        .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "Deployment", "HTTPService", "Settings", "Crypto", "JSON", "Verification", "Veridoc", "TestSupport",
+        .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "Deployment", "HTTPService", "Settings", "Crypto", "JOSE", "JSON", "Verification", "Veridoc", "TestSupport",
                                                              "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
         // The worker binary against a broker process and PostgreSQL.
         .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "JSON", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),

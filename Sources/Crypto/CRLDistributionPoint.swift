@@ -43,14 +43,38 @@ extension Certificate {
     }
 }
 
-/// The URI entries of a GENERAL_NAMES stack, as text; names that are not
-/// printable ASCII (an IA5String may hold control bytes) are left out.
+extension Certificate {
+    /// The subject alternative name's dNSName entries, in order; empty when
+    /// the certificate has none. A present extension that does not decode
+    /// (or appears twice) throws, as for CRL distribution points.
+    public func dnsNames() throws(CryptoError) -> [String] {
+        var critical: Int32 = 0
+        guard let raw = X509_get_ext_d2i(handle.pointer, NID_subject_alt_name, &critical, nil) else {
+            ERR_clear_error()
+            if critical == -1 { return [] }
+            throw .malformedEncoding("subject alternative name extension")
+        }
+        let names = OpaquePointer(raw)
+        defer { GENERAL_NAMES_free(names) }
+        return generalNames(names, type: GEN_DNS)
+    }
+}
+
+/// The URI entries of a GENERAL_NAMES stack, as text.
 func uniformResourceIdentifiers(_ names: OpaquePointer) -> [String] {
+    generalNames(names, type: GEN_URI)
+}
+
+/// The IA5String entries of `type` (GEN_URI, GEN_DNS) in a GENERAL_NAMES
+/// stack, as text; names that are not printable ASCII (an IA5String may
+/// hold control bytes) are left out.
+private func generalNames(_ names: OpaquePointer, type: Int32) -> [String] {
     (0..<OPENSSL_sk_num(names)).compactMap { index in
+        // uniformResourceIdentifier and dNSName are the same union member's IA5String.
         guard let name = OPENSSL_sk_value(names, index)?.assumingMemoryBound(to: GENERAL_NAME.self).pointee,
-              name.type == GEN_URI, let uri = name.d.uniformResourceIdentifier
+              name.type == type, let text = name.d.ia5
         else { return nil }
-        let bytes = asn1StringBytes(UnsafePointer(uri))
+        let bytes = asn1StringBytes(UnsafePointer(text))
         guard !bytes.isEmpty, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -20,7 +20,9 @@ enum APIAnswers {
             let data: JSONObject = ["deviceRequest": .string(session.webRequest?.deviceRequest ?? ""),
                                     "encryptionInfo": .string(session.webRequest?.encryptionInfo ?? "")]
             answer["request"] = .object(["protocol": "org-iso-mdoc", "data": .object(data)])
-        case .isoDeviceResponse, .openID4VPDCAPI:
+        case .openID4VPDCAPI:
+            answer["request"] = .object(session.openID4VPRequest ?? [:])
+        case .isoDeviceResponse:
             break
         }
         if let reference = session.reference { answer["reference"] = .string(reference) }

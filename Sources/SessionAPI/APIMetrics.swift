@@ -14,6 +14,7 @@ struct APIMetrics: Sendable {
     let pollsWaiting: Gauge
     /// The soonest expiry of a tenant's web reader certificate, as a Unix time.
     let webReaderExpiry: Gauge
+    let verifierExpiry: Gauge
 
     init(registry: MetricsRegistry) {
         self.registry = registry
@@ -32,6 +33,8 @@ struct APIMetrics: Sendable {
         pollsWaiting.set(0)
         webReaderExpiry = registry.gauge("veridoc_web_reader_certificate_expiry_timestamp_seconds",
                                          help: "When the soonest-expiring tenant web reader certificate expires (Unix time); absent without one. Web sessions that would outlive it are refused.")
+        verifierExpiry = registry.gauge("veridoc_openid4vp_verifier_certificate_expiry_timestamp_seconds",
+                                        help: "When the soonest-expiring tenant OpenID4VP verifier certificate expires (Unix time); absent without one. OpenID4VP sessions that would outlive it are refused.")
     }
 
     func record(route: String, status: UInt32, seconds: Double) {

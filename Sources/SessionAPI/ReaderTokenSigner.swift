@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JOSE
 import JSON
 import Verification
 
@@ -42,10 +43,7 @@ public struct ReaderTokenSigner: Sendable {
             "iss": .string(brandID), "sub": .string(readerInstanceIdentifier), "aud": .string(Self.audience),
             "iat": .integer(Int(issued)), "exp": .integer(Int(expires)),
         ]
-        let signingInput = Base64.encodeURL(JSONValue.object(header).jsonBytes(keyOrder: .insertion))
-            + "." + Base64.encodeURL(JSONValue.object(claims).jsonBytes(keyOrder: .insertion))
-        let signature = try key.signature(for: Array(signingInput.utf8), hash: .sha256)
-        return Token(compact: signingInput + "." + Base64.encodeURL(signature),
-                     issuedAt: Date(timeIntervalSince1970: issued), expiresAt: Date(timeIntervalSince1970: expires))
+        let compact = try CompactJWS.signES256(header: header, payload: JSONValue.object(claims).jsonBytes(keyOrder: .insertion), key: key)
+        return Token(compact: compact, issuedAt: Date(timeIntervalSince1970: issued), expiresAt: Date(timeIntervalSince1970: expires))
     }
 }

@@ -75,6 +75,13 @@ struct RequestBody {
         return RequestBody(object, path: field(key))
     }
 
+    /// An object taken as it is, for a member whose content another reader judges.
+    mutating func rawObject(_ key: String) throws(APIError) -> JSONObject? {
+        guard let value = value(key) else { return nil }
+        guard let object = value.objectValue else { throw .invalidField(field(key), expected: "an object") }
+        return object
+    }
+
     private func wasTaken(_ key: String) -> Bool { taken.contains { $0.utf8.elementsEqual(key.utf8) } }
 
     /// Refuses the first field (in document order) that nothing read.

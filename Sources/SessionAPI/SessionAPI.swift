@@ -40,6 +40,9 @@ public final class SessionAPI: Sendable {
         if let soonest = tenants.directory.tenants.compactMap({ $0.webReader?.notAfter }).min() {
             metrics.webReaderExpiry.set(soonest.timeIntervalSince1970)
         }
+        if let soonest = tenants.directory.tenants.compactMap({ $0.openID4VPVerifier?.notAfter }).min() {
+            metrics.verifierExpiry.set(soonest.timeIntervalSince1970)
+        }
         self.readiness = readiness
         self.clock = clock
     }
@@ -96,8 +99,12 @@ public final class SessionAPI: Sendable {
             let read = try SessionCreation.read(&body, tenant: config)
             // A request signed by a certificate that expires before the session
             // does is one a wallet may refuse while the session still waits.
-            if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= clock() + TimeInterval(read.lifetime(on: config)) {
+            let sessionEnd = clock() + TimeInterval(read.lifetime(on: config))
+            if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= sessionEnd {
                 throw .notConfigured("webReader (its certificate expires before the session would)")
+            }
+            if read.flow == .openID4VPDCAPI, let notAfter = config.openID4VPVerifier?.notAfter, notAfter <= sessionEnd {
+                throw .notConfigured("openID4VPVerifier (its certificate expires before the session would)")
             }
             let sessions = try service()
             let created = try APIError.mapping { () throws(SessionError) in

@@ -12,9 +12,7 @@ import Verification
 enum SessionCreation {
     static let maxElements = 100
     static let defaultDocType = "org.iso.18013.5.1.mDL"
-    /// The flows serve opens sessions for; OpenID4VP responses reach the
-    /// workers as events of the integrator's own until serve makes its requests.
-    static let sessionFlows: [Flow] = [.appleWalletApp, .appleWalletWeb, .isoDeviceResponse]
+    static let sessionFlows: [Flow] = Flow.allCases
 
     /// The body, read strictly.
     struct Request {
@@ -44,18 +42,21 @@ enum SessionCreation {
             guard let merchantID else { throw .missingField("merchantId") }
             guard tenant.owns(merchantID: merchantID) else { throw .invalidField("merchantId", expected: "one of the tenant's merchantIds") }
             audience = merchantID
-        case .appleWalletWeb:
+        case .appleWalletWeb, .openID4VPDCAPI:
             guard merchantID == nil else { throw .unknownField("merchantId") }
             guard let origin else { throw .missingField("origin") }
             guard tenant.owns(origin: origin) else { throw .invalidField("origin", expected: "one of the tenant's origins") }
-            guard tenant.webRecipient != nil else { throw .notConfigured("encryptionKeys for apple-wallet-web") }
+            if flow == .appleWalletWeb {
+                guard tenant.webRecipient != nil else { throw .notConfigured("encryptionKeys for apple-wallet-web") }
+            } else if tenant.openID4VPVerifier == nil && !tenant.allowsUnsignedOpenID4VPRequests && tenant.testConditions == nil {
+                // An unsigned request names no verifier: a production tenant says that it means to send one.
+                throw .notConfigured("openID4VPVerifier (or openID4VPUnsignedRequests) for openid4vp-dc-api")
+            }
             audience = origin
         case .isoDeviceResponse:
             if merchantID != nil { throw .unknownField("merchantId") }
             if origin != nil { throw .unknownField("origin") }
             audience = ""
-        case .openID4VPDCAPI:
-            throw .invalidField("flow", expected: "one of \(sessionFlows.map(\.rawValue).joined(separator: ", "))")
         }
         let docType = try body.string("docType", maxBytes: 256) ?? defaultDocType
         let elements = try body.objects("requestedElements", maxCount: maxElements) { (item: inout RequestBody) throws(APIError) in
@@ -66,7 +67,7 @@ enum SessionCreation {
             return AgeRequest(age: age, retention: try retention(&item))
         } ?? []
         if let refusal = AgeRequest.refusal(ages, with: elements) { throw .invalidField(refusal.field, expected: refusal.expected) }
-        if flow == .appleWalletWeb && elements.isEmpty && ages.isEmpty { throw .missingField("requestedElements") }
+        if (flow == .appleWalletWeb || flow == .openID4VPDCAPI) && elements.isEmpty && ages.isEmpty { throw .missingField("requestedElements") }
         // Each element once, as the event schema has it: two intents for one element would leave the answer to chance.
         for (index, element) in elements.enumerated()
         where elements[..<index].contains(where: { $0.namespace == element.namespace && $0.element == element.element }) {
@@ -115,6 +116,8 @@ enum SessionCreation {
         let audience: String
         /// The Digital Credentials request (web flow): base64url DeviceRequest and EncryptionInfo.
         let webRequest: (deviceRequest: String, encryptionInfo: String)?
+        /// The OpenID4VP request (`{"protocol", "data"}`) for the Digital Credentials API.
+        let openID4VPRequest: JSONObject?
         let reference: String?
     }
 
@@ -140,6 +143,17 @@ enum SessionCreation {
             else { throw .internalFailure }
             webRequest = (Base64.encodeURL(deviceRequest), encryptionInfo)
         }
+        var openID4VPRequest: JSONObject?
+        if request.flow == .openID4VPDCAPI {
+            // The session's own response key, derived again by the worker from the nonce.
+            guard let responseKey = service.nonceKey.responseKey(for: nonce),
+                  let made = try? OpenID4VPRequest.credentialRequest(
+                      nonce: Base64.encodeURL(nonce.bytes), responseKey: responseKey.publicKey, docType: request.docType,
+                      elements: request.elements + request.ages.map { $0.requestedElement(docType: request.docType) },
+                      signer: config.openID4VPVerifier, expectedOrigins: Array(config.origins))
+            else { throw .internalFailure }
+            openID4VPRequest = made
+        }
         let row = SessionsTable.Row(
             tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,
             requested: RequestedJSON.text(elements: request.elements, ages: request.ages),
@@ -148,7 +162,7 @@ enum SessionCreation {
         try service.writer.insert(row)
         metrics.sessionsCreated.increment(request.flow.rawValue)
         return Created(id: id, flow: request.flow, expiresAt: nonce.expiresAt, nonce: nonce.bytes, audience: request.audience,
-                       webRequest: webRequest, reference: request.reference)
+                       webRequest: webRequest, openID4VPRequest: openID4VPRequest, reference: request.reference)
     }
 }
 

@@ -62,7 +62,13 @@ enum SessionSubmission {
                 try reader.finish()
             }
         case .openID4VPDCAPI:
-            break
+            // The credential's `data` as the browser's promise resolved with it, carried into the event as it came.
+            guard let response = try body.rawObject("response") else {
+                if missing == nil { missing = "response" }
+                break
+            }
+            if let problem = OpenID4VPResponse.problem(in: .object(response)) { throw .invalidField("response", expected: problem) }
+            fields.append(("response", JSONValue.object(response).jsonString(keyOrder: .insertion)))
         }
         // A field of another flow's answer is named as that, before what this flow misses.
         try body.finish()
@@ -103,6 +109,9 @@ enum SessionSubmission {
         for (name, value) in answer.fields {
             if name.hasPrefix("readerAuthentication.") {
                 reader[String(name.dropFirst("readerAuthentication.".count))] = .string(value)
+            } else if name == "response", Flow(rawValue: session.flow) == .openID4VPDCAPI,
+                      let object = try? RequestBody.parser.parse(Array(value.utf8)) {
+                data["response"] = object
             } else {
                 data[name == "deviceResponse" ? "payload" : name] = .string(value)
             }
@@ -117,7 +126,10 @@ enum SessionSubmission {
             data["origin"] = .string(session.audience)
         case .isoDeviceResponse:
             data["sessionToken"] = .string(Base64.encodeStandard(session.nonce))
-        case .openID4VPDCAPI?, nil:
+        case .openID4VPDCAPI:
+            data["origin"] = .string(session.audience)
+            data["nonce"] = .string(Base64.encodeURL(session.nonce))
+        case nil:
             break
         }
         // What the session asked for: the response must be of its docType (`response.doctype_not_requested`).

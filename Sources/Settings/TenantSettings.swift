@@ -69,6 +69,13 @@ public struct TenantSettings: Sendable, Equatable {
     /// the clear, the response passes through the page's scripts and the
     /// integrator's servers readable.
     public var acceptUnencryptedOpenID4VP = false
+    /// The verifier identity serve signs OpenID4VP request objects with; nil:
+    /// none are signed.
+    public var openID4VPVerifier: OpenID4VPVerifier?
+    /// Whether serve may hand out unsigned OpenID4VP requests
+    /// (`openid4vp-v1-unsigned`), which a wallet cannot attribute to anyone
+    /// but the origin; a test tenant may without saying so.
+    public var openID4VPUnsignedRequests = false
 
     /// How revocation references in MSOs are checked (docs/revocation.md).
     public var status = StatusPolicy()
@@ -141,6 +148,22 @@ public struct TenantSettings: Sendable, Equatable {
         public var certificates: String
         /// A P-256 private key in PEM, a file only its owner can read.
         public var privateKey: String
+    }
+
+    /// The OpenID4VP verifier identity: an X.509 certificate chain (leaf
+    /// first) whose leaf certifies the P-256 key that signs request objects,
+    /// and how `client_id` names it.
+    public struct OpenID4VPVerifier: Sendable, Equatable {
+        public enum ClientIDPrefix: String, Sendable, CaseIterable {
+            /// `x509_san_dns:<the leaf's first dNSName>`.
+            case x509SanDNS = "x509_san_dns"
+            /// `x509_hash:<base64url SHA-256 of the leaf's DER>`.
+            case x509Hash = "x509_hash"
+        }
+
+        public var certificates: String
+        public var privateKey: String
+        public var clientIDPrefix: ClientIDPrefix
     }
 
     /// The longest session: a day. A nonce is for one sitting, not for later.
@@ -237,6 +260,17 @@ public struct TenantSettings: Sendable, Equatable {
         }
         acceptOpenID4VPTranscripts = try object.bool("acceptOpenID4VPTranscripts") ?? true
         acceptUnencryptedOpenID4VP = try object.bool("acceptUnencryptedOpenID4VP") ?? false
+        openID4VPUnsignedRequests = try object.bool("openID4VPUnsignedRequests") ?? false
+        if var verifier = try object.object("openID4VPVerifier") {
+            guard let certificates = try verifier.nonEmptyString("certificates") else { throw ConfigError("\(verifier.setting("certificates")): required") }
+            guard let key = try verifier.nonEmptyString("privateKey") else { throw ConfigError("\(verifier.setting("privateKey")): required") }
+            let prefixName = try verifier.nonEmptyString("clientIdPrefix") ?? OpenID4VPVerifier.ClientIDPrefix.x509SanDNS.rawValue
+            guard let prefix = OpenID4VPVerifier.ClientIDPrefix(rawValue: prefixName) else {
+                throw ConfigError("\(verifier.setting("clientIdPrefix")): one of \(OpenID4VPVerifier.ClientIDPrefix.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            try verifier.finish()
+            openID4VPVerifier = OpenID4VPVerifier(certificates: certificates, privateKey: key, clientIDPrefix: prefix)
+        }
         if var policy = try object.object("status") {
             status = try Self.statusPolicy(&policy)
         }

@@ -416,6 +416,14 @@ public enum Migrations {
         Migration(version: 18, name: "age checks of results", sql: """
             ALTER TABLE results ADD COLUMN age_checks text[];
             """),
+        // Sessions of OpenID4VP over the Digital Credentials API. The
+        // constraint is checked against the rows already there, which all
+        // hold one of the older flows.
+        Migration(version: 19, name: "openid4vp-dc-api sessions", sql: """
+            ALTER TABLE sessions DROP CONSTRAINT sessions_flow_check,
+                ADD CONSTRAINT sessions_flow_check
+                CHECK (flow IN ('apple-wallet-app', 'apple-wallet-web', 'iso-device-response', 'openid4vp-dc-api'));
+            """),
     ]
 
     /// The newest version this binary knows.

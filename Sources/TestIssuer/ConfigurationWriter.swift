@@ -36,6 +36,12 @@ extension TestIssuer.Merchant {
                                                notBefore: Date() - 86_400, notAfter: Date() + 397 * 86_400, serial: 1).selfSigned(with: webReaderKey)
         try write(try webReaderKey.pkcs8PEM(), "pki/web-reader-key.pem", permissions: 0o600)
         try write(TestIssuer.PEM.certificates([webReader]), "pki/web-reader.pem", permissions: 0o644)
+        // The OpenID4VP verifier identity serve signs request objects with:
+        // self-signed, its dNSName the origin's host (client_id x509_san_dns).
+        let verifierKey = try PrivateKey.generate(curve: .p256)
+        try write(try verifierKey.pkcs8PEM(), "pki/openid4vp-verifier-key.pem", permissions: 0o600)
+        try write(TestIssuer.PEM.certificates([try Self.openID4VPVerifierCertificate(key: verifierKey, origin: origin)]),
+                  "pki/openid4vp-verifier.pem", permissions: 0o644)
         var anchorFiles: [String] = []
         for (index, anchor) in trustAnchors.enumerated() {
             let name = "pki/iaca-\(index + 1).pem"
@@ -51,6 +57,7 @@ extension TestIssuer.Merchant {
                 "trustAnchors": anchorFiles,
                 "origins": [origin],
                 "webReader": ["certificates": "pki/web-reader.pem", "privateKey": "pki/web-reader-key.pem"],
+                "openID4VPVerifier": ["certificates": "pki/openid4vp-verifier.pem", "privateKey": "pki/openid4vp-verifier-key.pem"],
                 "maxRequestAgeSeconds": maxRequestAgeSeconds,
         ]
         if readerKey != nil { tenant["readers"] = [["id": Self.readerID, "publicKey": "pki/reader-public.pem"]] }
@@ -60,5 +67,23 @@ extension TestIssuer.Merchant {
         let json = try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         try write(String(decoding: json, as: UTF8.self) + "\n", "config.json", permissions: 0o644)
         return directory.appendingPathComponent("config.json")
+    }
+
+    /// A self-signed verifier certificate for `key` whose subjectAltName
+    /// dNSName is `origin`'s host, valid from yesterday to `notAfter` (397 days by default).
+    public static func openID4VPVerifierCertificate(key: PrivateKey, origin: String, notAfter: Date = Date() + 397 * 86_400) throws -> Certificate {
+        let host = URL(string: origin)?.host ?? "shop.example.com"
+        var builder = CertificateBuilder(subject: [("O", "Veridoc Test Merchant"), ("CN", host)], publicKey: key.publicKey,
+                                         notBefore: Date() - 86_400, notAfter: notAfter, serial: 2)
+        builder.keyUsage = .digitalSignature
+        builder.extraExtensions = [(oid: "2.5.29.17", critical: false, der: subjectAltName(dnsName: host))]
+        return try builder.selfSigned(with: key)
+    }
+
+    /// `SubjectAltName ::= GeneralNames`, one `[2] IA5String dNSName` (short: one-byte lengths).
+    static func subjectAltName(dnsName: String) -> [UInt8] {
+        let name = Array(dnsName.utf8)
+        let entry: [UInt8] = [0x82, UInt8(name.count)] + name
+        return [0x30, UInt8(entry.count)] + entry
     }
 }

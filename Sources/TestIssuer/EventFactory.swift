@@ -159,8 +159,10 @@ extension TestIssuer {
         /// JWE of `{"vp_token": {"mdl": [DeviceResponse]}}`, sealed to the
         /// request's key (`kid` echoed), the device signing over the
         /// OpenID4VP DC API transcript of `origin`, `nonce` and that key.
-        public mutating func walletAnswer(openID4VPNonce nonce: String, origin: String, responseKey: PublicKey, keyID: String?) throws -> String {
-            let issued = try issueDocument(options: EventOptions(), fault: nil)
+        public mutating func walletAnswer(openID4VPNonce nonce: String, origin: String, responseKey: PublicKey, keyID: String?,
+                                          disclosing claims: [RequestedElement]? = nil) throws -> String {
+            var issued = try issueDocument(options: EventOptions(), fault: nil)
+            if let claims { issued = Self.disclosing(issued, claims, ages: false) }
             guard let thumbprint = ECJWK.thumbprint(of: responseKey) else { throw FixtureError("OpenID4VP response keys are P-256") }
             let transcript = SessionTranscript.openID4VPDigitalCredentialsAPI(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)
             let deviceResponse = try deviceResponse(issued, transcript: transcript, fault: nil)
@@ -351,12 +353,7 @@ extension TestIssuer {
             let asked = fault == .unrequestedElement || fault == .missingElement ? Self.query(for: issued, fault: fault) : options.requestedElements
             var presented = issued
             if fault != .unrequestedElement && (!asked.isEmpty || !options.ageRequests.isEmpty) {
-                presented.nameSpaces = issued.nameSpaces.map { space in
-                    (space.name, space.items.filter { item in
-                        asked.contains { $0.namespace == space.name && $0.element == item.identifier }
-                            || (!options.ageRequests.isEmpty && item.identifier.hasPrefix("age_over_"))
-                    })
-                }.filter { !$0.items.isEmpty }
+                presented = Self.disclosing(issued, asked, ages: !options.ageRequests.isEmpty)
             }
             let plaintext = try deviceResponse(presented, transcript: transcript, fault: clear ? nil : fault)
             var response = clear ? GeneratedEvent.base64URL(plaintext) : try Self.openID4VPResponse(plaintext, to: recipient)
@@ -375,6 +372,17 @@ extension TestIssuer {
             }
             let eventNonce = fault == .wrongNonce ? GeneratedEvent.base64URL(random.bytes(32)) : nonce
             return (["response": response, "nonce": eventNonce, "origin": merchant.origin], transcript, plaintext)
+        }
+
+        /// `issued` with only the elements `claims` names (and, with `ages`, every `age_over_NN`).
+        static func disclosing(_ issued: IssuedDocument, _ claims: [RequestedElement], ages: Bool) -> IssuedDocument {
+            var presented = issued
+            presented.nameSpaces = issued.nameSpaces.map { space in
+                (space.name, space.items.filter { item in
+                    claims.contains { $0.namespace == space.name && $0.element == item.identifier } || (ages && item.identifier.hasPrefix("age_over_"))
+                })
+            }.filter { !$0.items.isEmpty }
+            return presented
         }
 
         /// The compact JWE a wallet returns for `deviceResponse`: `{"vp_token": {"mdl": [base64url]}}` sealed to `recipient`.

@@ -24,12 +24,15 @@ enum ServeCommand {
             let log = Logger(minimum: Logger.Level(settings.observability.logLevel))
             log.routeLibraryLogs()
             let tenants = try APITenants.load(deployment)
-            // Apple's web reader certificates are short-lived: say so a month ahead (the metric
-            // veridoc_web_reader_certificate_expiry_timestamp_seconds says it all along).
+            // Apple's web reader certificates are short-lived: say so a month ahead (the metrics
+            // veridoc_web_reader_certificate_expiry_timestamp_seconds and
+            // veridoc_openid4vp_verifier_certificate_expiry_timestamp_seconds say it all along).
             for tenant in deployment.tenants.tenants {
-                guard let notAfter = tenant.webReader?.notAfter, notAfter.timeIntervalSinceNow < 30 * 86_400 else { continue }
-                log.warning(notAfter.timeIntervalSinceNow <= 0 ? "web reader certificate expired: web sessions are refused" : "web reader certificate expires soon",
-                            ["tenant": tenant.id, "notAfter": RFC3339.string(from: notAfter)])
+                for (name, notAfter) in [("web reader", tenant.webReader?.notAfter), ("OpenID4VP verifier", tenant.openID4VPVerifier?.notAfter)] {
+                    guard let notAfter, notAfter.timeIntervalSinceNow < 30 * 86_400 else { continue }
+                    log.warning(notAfter.timeIntervalSinceNow <= 0 ? "\(name) certificate expired: its sessions are refused" : "\(name) certificate expires soon",
+                                ["tenant": tenant.id, "notAfter": RFC3339.string(from: notAfter)])
+                }
             }
             let tlsFiles = try tls(deployment)
             if tenants.keyring.isEmpty { log.warning("no tenant has apiKeys: every /v1 request will be 401") }

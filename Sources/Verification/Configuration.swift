@@ -96,7 +96,16 @@ public struct Configuration: Sendable {
         }
         var webReader: ReaderSigner?
         if let reader = entry.webReader {
-            webReader = try loadWebReader(reader, setting: "\(path).webReader", settings: settings)
+            let (key, certificates) = try loadSigningChain(certificates: reader.certificates, privateKey: reader.privateKey,
+                                                           setting: "\(path).webReader", settings: settings)
+            webReader = ReaderSigner(key: key, certificates: certificates.map(\.der))
+        }
+        var openID4VPVerifier: OpenID4VPVerifierIdentity?
+        if let verifier = entry.openID4VPVerifier {
+            let setting = "\(path).openID4VPVerifier"
+            let (key, certificates) = try loadSigningChain(certificates: verifier.certificates, privateKey: verifier.privateKey,
+                                                           setting: setting, settings: settings)
+            openID4VPVerifier = try OpenID4VPVerifierIdentity(key: key, certificates: certificates, prefix: verifier.clientIDPrefix, setting: setting)
         }
         return Tenant(
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
@@ -106,20 +115,24 @@ public struct Configuration: Sendable {
             requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers,
             acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts,
             acceptsUnencryptedOpenID4VP: entry.acceptUnencryptedOpenID4VP, apiKeyHashes: entry.apiKeyHashes, readerTokenKey: readerTokenKey,
-            statusPolicy: entry.status, webReader: webReader)
+            statusPolicy: entry.status, webReader: webReader, openID4VPVerifier: openID4VPVerifier,
+            allowsUnsignedOpenID4VPRequests: entry.openID4VPUnsignedRequests)
     }
 
-    /// The web reader's certificates (leaf first) and key: a P-256 key, the
-    /// one the leaf certifies, since a request signed by another key would
-    /// name a reader it does not come from.
-    private static func loadWebReader(_ entry: TenantSettings.WebReader, setting: String, settings: VeridocSettings) throws(ConfigError) -> ReaderSigner {
-        let certificates = try loadCertificates(settings.resolve(entry.certificates), setting: "\(setting).certificates")
-        let key = try KeyFile.privateKey(settings.resolve(entry.privateKey), setting: "\(setting).privateKey")
-        guard key.type == .ec(.p256) else { throw ConfigError("\(setting).privateKey: reader authentication is ES256, so the key must be a P-256 key") }
+    /// A signing identity's certificates (leaf first) and key (the web
+    /// reader's, the OpenID4VP verifier's): a P-256 key, the one the leaf
+    /// certifies, since a request signed by another key would name a signer
+    /// it does not come from.
+    private static func loadSigningChain(certificates file: String, privateKey keyFile: String, setting: String,
+                                         settings: VeridocSettings) throws(ConfigError) -> (PrivateKey, [Certificate]) {
+        let certificates = try loadCertificates(settings.resolve(file), setting: "\(setting).certificates")
+        let key = try KeyFile.privateKey(settings.resolve(keyFile), setting: "\(setting).privateKey")
+        guard key.type == .ec(.p256) else { throw ConfigError("\(setting).privateKey: it signs with ES256, so the key must be a P-256 key") }
+        let name = setting.split(separator: ".").last.map(String.init) ?? setting
         guard let leaf = certificates.first, let certified = try? leaf.publicKey(), certified.uncompressedPoint == key.publicKey.uncompressedPoint else {
-            throw ConfigError("\(setting).certificates: the first certificate must certify webReader.privateKey")
+            throw ConfigError("\(setting).certificates: the first certificate must certify \(name).privateKey")
         }
-        return ReaderSigner(key: key, certificates: certificates.map(\.der))
+        return (key, certificates)
     }
 
     /// A VICAL's IACAs, each with the docTypes its entry names, trusted until

@@ -20,6 +20,17 @@ public enum OpenID4VPResponse: Sendable {
     /// asks for enough entropy, not for length.
     public static let maxNonceBytes = 512
 
+    /// Why `value` is not a response object this flow reads; nil when it is.
+    /// For the session API, which names the problem before an event is made.
+    public static func problem(in value: JSONValue) -> String? {
+        do {
+            _ = try read(value, context: "response")
+            return nil
+        } catch {
+            return error.detail
+        }
+    }
+
     /// Reads `value`, the `data.response` member.
     static func read(_ value: JSONValue?, context: String) throws(FieldError) -> OpenID4VPResponse {
         guard let object = value?.objectValue else {

@@ -78,6 +78,10 @@ public struct Tenant: Sendable {
     public let readerTokenKey: ReaderTokenKey?
     /// What signs the web flow's DeviceRequests (`readerAuthAll`); nil: they go unsigned.
     public let webReader: ReaderSigner?
+    /// What signs OpenID4VP request objects; nil: none are signed.
+    public let openID4VPVerifier: OpenID4VPVerifierIdentity?
+    /// Whether serve may hand out unsigned OpenID4VP requests (`openID4VPUnsignedRequests`).
+    public let allowsUnsignedOpenID4VPRequests: Bool
     /// Whether iso-device-response accepts OpenID4VP transcripts (their verifier is not Veridoc's to check).
     public let acceptsOpenID4VPTranscripts: Bool
     /// Whether openid4vp-dc-api accepts responses in the clear (`dc_api`).
@@ -95,9 +99,11 @@ public struct Tenant: Sendable {
         requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
         acceptsUnencryptedOpenID4VP: Bool = false,
         apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil, statusPolicy: TenantSettings.StatusPolicy = .init(),
-        webReader: ReaderSigner? = nil
+        webReader: ReaderSigner? = nil, openID4VPVerifier: OpenID4VPVerifierIdentity? = nil, allowsUnsignedOpenID4VPRequests: Bool = false
     ) {
         self.webReader = webReader
+        self.openID4VPVerifier = openID4VPVerifier
+        self.allowsUnsignedOpenID4VPRequests = allowsUnsignedOpenID4VPRequests
         self.statusPolicy = statusPolicy
         self.apiKeyHashes = apiKeyHashes
         self.readerTokenKey = readerTokenKey

@@ -99,6 +99,18 @@ struct SessionRoundTripTests {
         #expect(try stack.call("POST", "/v1/sessions/\(webID)/response", ["response": Base64.encodeURL(response)]).status == 202)
         ids.append(webID)
 
+        // OpenID4VP: serve signs the request (the tenant's verifier certificate);
+        // the wallet checks it, answers the query, and seals to the session's key.
+        let oid = try stack.create(["flow": "openid4vp-dc-api", "origin": factory.merchant.origin, "requestedElements": Self.elements])
+        let oidID = try #require(oid["id"] as? String)
+        let requestValue = try #require(oid["request"])
+        let oidRequest = try #require(try JSONParser().parse(Array(try JSONSerialization.data(withJSONObject: requestValue))).objectValue)
+        #expect(oidRequest["protocol"]?.stringValue == "openid4vp-v1-signed")
+        let credential = try factory.walletAnswer(openID4VPRequest: oidRequest, origin: factory.merchant.origin)
+        let credentialObject = try JSONSerialization.jsonObject(with: Data(JSONValue.object(credential).jsonBytes()))
+        #expect(try stack.call("POST", "/v1/sessions/\(oidID)/response", ["response": credentialObject]).status == 202)
+        ids.append(oidID)
+
         let iso = try stack.create(["flow": "iso-device-response"])
         let isoID = try #require(iso["id"] as? String)
         let reader = try factory.readerAnswer()

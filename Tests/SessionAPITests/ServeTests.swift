@@ -88,6 +88,20 @@ final class ServeFixture {
         guard chmod(key, 0o600) == 0 else { throw TestFailure("chmod \(key)") }
     }
 
+    /// The OpenID4VP verifier identity acme signs request objects with: a
+    /// self-signed P-256 certificate whose dNSName is the origin's host
+    /// (`openid4vp-verifier.pem`) and its key (0600), by the openssl command.
+    static func writeOpenID4VPVerifier(in folder: URL) throws {
+        let key = folder.appendingPathComponent("openid4vp-verifier-key.pem").path
+        let made = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
+            "-out", folder.appendingPathComponent("openid4vp-verifier.pem").path, "-days", "2", "-subj", "/O=Acme/CN=shop.example.com",
+            "-addext", "subjectAltName=DNS:shop.example.com",
+        ], mergingStandardError: true)
+        guard made.status == 0 else { throw TestFailure("openssl req: \(made.output)") }
+        guard chmod(key, 0o600) == 0 else { throw TestFailure("chmod \(key)") }
+    }
+
     init(services: (postgres: String, kafka: String)) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -106,6 +120,7 @@ final class ServeFixture {
                             tls: Bool = false, maxSessionSeconds: Int = 120, serveSettings: [String: Any]? = nil) throws -> URL {
         try writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("merchant.pem"))
         try writeWebReader(in: folder)
+        try writeOpenID4VPVerifier(in: folder)
         // Serve loads the tenants as the worker does, trust anchors included.
         try TestIssuer.PEM.certificates([try TestIssuer.Authority(now: Date()).iaca]).write(to: folder.appendingPathComponent("iaca.pem"), atomically: true, encoding: .utf8)
         var config: [String: Any] = [
@@ -113,6 +128,7 @@ final class ServeFixture {
                 ["id": "acme", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: acmeKey), APIKeyring.setting(forKey: burstKey)],
                  "merchantIds": [merchantID], "teamId": "TEAM123456", "origins": [origin], "encryptionKeys": ["merchant.pem"],
                  "webReader": ["certificates": "web-reader.pem", "privateKey": "web-reader-key.pem"],
+                 "openID4VPVerifier": ["certificates": "openid4vp-verifier.pem", "privateKey": "openid4vp-verifier-key.pem"],
                  "maxSessionSeconds": maxSessionSeconds,
                  "readerTokens": ["brandId": "BRAND00001", "keyId": "KEYID00001", "signingKey": signingKey]],
                 ["id": "globex", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: globexKey)]],

@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import Foundation
+import JOSE
 import JSON
 import Kafka
 import KafkaMock
@@ -241,6 +242,79 @@ import Verification
         let seconds = Date().timeIntervalSince(started)
         #expect(seconds < 25, "held until the session expired, not for the whole wait: \(seconds) s")
         #expect(try call("GET", "/v1/sessions/\(id)?wait=31").status == 400)
+    }
+
+    /// An OpenID4VP session hands out a request object signed with the
+    /// tenant's verifier certificate, checked here by jwcrypto (an independent
+    /// JOSE implementation) against that certificate, whose parameters name
+    /// the issued nonce, the session's own key and the elements asked; the
+    /// submitted credential `data` goes into the event as it came.
+    @Test func anOpenID4VPSessionHandsOutASignedRequestAndItsAnswerBecomesTheEvent() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"openid4vp-dc-api","origin":"\#(ServeFixture.origin)","requestedElements":\#(Self.elements)}"#)
+        #expect(created.status == 201, "\(created.response.body)")
+        let id = try #require(created.object["id"] as? String)
+        let request = try #require(created.object["request"] as? [String: Any])
+        #expect(request["protocol"] as? String == "openid4vp-v1-signed")
+        let jws = try #require((request["data"] as? [String: Any])?["request"] as? String)
+        let certificate = fixture.folder.appendingPathComponent("openid4vp-verifier.pem").path
+        let python = Binaries.repository.appendingPathComponent(".build/tools-venv/bin/python")
+        try #require((try? Subprocess.run(python, ["-c", "import jwcrypto"]).status) == 0, "needs the tools venv's jwcrypto: run through `make test`")
+        let verified = try Subprocess.output(python, ["-c", """
+            import sys
+            from jwcrypto import jwk, jws
+            key = jwk.JWK.from_pem(open(sys.argv[1], "rb").read())
+            token = jws.JWS()
+            token.deserialize(sys.argv[2])
+            token.verify(key, alg="ES256")
+            print(token.jose_header["typ"])
+            sys.stdout.write(token.payload.decode())
+            """, certificate, jws])
+        let lines = verified.split(separator: "\n", maxSplits: 1).map(String.init)
+        #expect(lines.first == "oauth-authz-req+jwt")
+        let parameters = try #require(try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any])
+        #expect(parameters["client_id"] as? String == "x509_san_dns:shop.example.com")
+        #expect(parameters["expected_origins"] as? [String] == [ServeFixture.origin])
+        #expect(parameters["response_type"] as? String == "vp_token")
+        #expect(parameters["response_mode"] as? String == "dc_api.jwt")
+        let nonceText = try #require(parameters["nonce"] as? String)
+        let nonceBytes = try #require(Base64.decodeURLUnpadded(nonceText))
+        let binding = IssuedNonce.Binding(tenant: "acme", flow: "openid4vp-dc-api", audience: ServeFixture.origin)
+        let issued = try #require(try nonceKey.open(nonceBytes, binding: binding))
+        #expect(issued.sessionID.uuidString.lowercased() == id)
+        let metadata = try #require(parameters["client_metadata"] as? [String: Any])
+        #expect(metadata["encrypted_response_enc_values_supported"] as? [String] == ["A128GCM", "A256GCM"])
+        let jwk = try #require(((metadata["jwks"] as? [String: Any])?["keys"] as? [[String: Any]])?.first)
+        let sessionKey = try #require(try nonceKey.responseKey(for: issued)?.publicKey)
+        let thumbprint = try #require(ECJWK.thumbprint(of: sessionKey))
+        #expect(jwk["kid"] as? String == Base64.encodeURL(thumbprint))
+        #expect(jwk["alg"] as? String == "ECDH-ES" && jwk["use"] as? String == "enc" && jwk["d"] == nil)
+        #expect(jwk["x"] as? String == ECJWK.object(for: sessionKey)?["x"]?.stringValue)
+        let credentials = try #require((parameters["dcql_query"] as? [String: Any])?["credentials"] as? [[String: Any]])
+        #expect(credentials.count == 1 && credentials[0]["format"] as? String == "mso_mdoc")
+        #expect((credentials[0]["meta"] as? [String: String])?["doctype_value"] == "org.iso.18013.5.1.mDL")
+        let claims = try #require(credentials[0]["claims"] as? [[String: Any]])
+        #expect(claims.map { $0["path"] as? [String] ?? [] } == [["org.iso.18013.5.1", "age_over_21"], ["org.iso.18013.5.1", "family_name"]])
+        #expect(claims.map { $0["intent_to_retain"] as? Bool } == [false, true])
+        // The verifier certificate's expiry is a metric (the fixture's: in two days).
+        let metrics = try PrometheusText(RawHTTP.request("GET", "/metrics", port: fixture.metricsPort).body)
+        let expiry = metrics.values("veridoc_openid4vp_verifier_certificate_expiry_timestamp_seconds").first?.value ?? 0
+        #expect(abs(expiry - Date().addingTimeInterval(2 * 86_400).timeIntervalSince1970) < 3_600, "\(expiry)")
+
+        // Answers: a string (the Annex C form) is refused naming the field; the wallet's error response goes into the event.
+        let wrongShape = try call("POST", "/v1/sessions/\(id)/response", #"{"response":"AAAA"}"#)
+        #expect(wrongShape.status == 400 && wrongShape.object["field"] as? String == "response", "\(wrongShape.response.body)")
+        let twoMembers = try call("POST", "/v1/sessions/\(id)/response", #"{"response":{"response":"a.b.c.d.e","vp_token":{}}}"#)
+        #expect(twoMembers.status == 400 && twoMembers.object["field"] as? String == "response")
+        let declined = try call("POST", "/v1/sessions/\(id)/response", #"{"response":{"error":"access_denied"}}"#)
+        #expect(declined.status == 202, "\(declined.response.body)")
+        let event = try #require(try requestEvents(expected: 1).first)
+        let data = try #require(event["data"] as? [String: Any])
+        #expect(data["flow"] as? String == "openid4vp-dc-api")
+        #expect(data["origin"] as? String == ServeFixture.origin)
+        #expect(data["nonce"] as? String == nonceText)
+        #expect(data["response"] as? [String: String] == ["error": "access_denied"])
+        let parsed = EventParser().parse(json: Array(try JSONSerialization.data(withJSONObject: event)))
+        if case .failure(let rejection) = parsed { Issue.record("serve's event does not parse: \(rejection.detail)") }
     }
 
     /// The events on the request topic, until `expected` came or 20 s passed.

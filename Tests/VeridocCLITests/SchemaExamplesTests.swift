@@ -18,7 +18,7 @@ import Verification
     static func tenantCopy() throws -> (folder: URL, at: String) {
         let folder = try CLI.temporaryDirectory().appendingPathComponent("tenant")
         try FileManager.default.copyItem(at: examples.appendingPathComponent(SchemaExamples.tenantFolder), to: folder)
-        for key in ["pki/merchant-current.pem", "pki/merchant-rotated.pem", "pki/web-reader-key.pem", SchemaExamples.outcomeRecipientPrivateKey] {
+        for key in ["pki/merchant-current.pem", "pki/merchant-rotated.pem", "pki/web-reader-key.pem", "pki/openid4vp-verifier-key.pem", SchemaExamples.outcomeRecipientPrivateKey] {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder.appendingPathComponent(key).path)
         }
         let at = try String(contentsOf: folder.appendingPathComponent("AT"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -45,7 +45,7 @@ import Verification
         let folder = try VICALScopeTests.Folder()
         let key = try PrivateKey.generate(curve: .p384)
         let message = try folder.loadError(try Self.tenant(folder, certificate: try Self.certificate(for: key), key: key))
-        #expect(message.hasPrefix("tenants[0].webReader.privateKey: reader authentication is ES256"), "\(message)")
+        #expect(message.hasPrefix("tenants[0].webReader.privateKey: it signs with ES256"), "\(message)")
     }
 
     @Test func aKeyOthersCanReadIsRefused() throws {
