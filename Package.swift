@@ -139,7 +139,7 @@ let package = Package(
         // A short chaos run (make test) against its own PostgreSQL and broker.
         .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "VeridocDev", "Chaos", "TestSupport"]),
         // Hostile events through the real Verifier: exact reason codes within bounded time.
-        .testTarget(name: "HostileInputTests", dependencies: ["Verification", "TestIssuer", "MDoc", "CBOR", "Crypto", "JSON", "Veridoc", "TestSupport"]),
+        .testTarget(name: "HostileInputTests", dependencies: ["Verification", "TestIssuer", "MDoc", "CBOR", "Crypto", "JOSE", "JSON", "Veridoc", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,8 @@
 import CBOR
 import Crypto
 import Foundation
+import JOSE
+import JSON
 import MDoc
 import TestIssuer
 import Verification
@@ -54,6 +56,10 @@ struct Fixture: @unchecked Sendable {
         case .appleWalletApp(_, let nonce, let nonceText, let merchantID):
             let sealed = (try? AppleEnvelope.seal(deviceResponse: response, transcript: transcript, recipient: recipient)) ?? []
             input = .appleWalletApp(payload: sealed, nonce: nonce, nonceText: nonceText, merchantID: merchantID)
+        case .openID4VPDCAPI(let origin, let nonce, _):
+            let keyID = ECJWK.thumbprint(of: recipient).map(Base64.encodeURL)
+            let sealed = (try? TestIssuer.EventFactory.openID4VPResponse(response, to: recipient, keyID: keyID)) ?? ""
+            input = .openID4VPDCAPI(origin: origin, nonce: nonce, response: .encrypted(sealed))
         }
         return VerificationRequest(
             id: request.id, source: request.source, time: request.time, tenant: request.tenant, input: input,
@@ -65,14 +71,14 @@ enum SeedWriter {
     /// Writes `<dir>/<target>/seed-NNNN` for cbor, apple-envelope, annex-c, verify, parsers and fixed-base.
     static func write(to directory: String, vectors: String?) throws {
         var fixture = Fixture.shared
-        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": [], "parsers": [], "fixed-base": [], "transcript": []]
+        var corpora: [String: [[UInt8]]] = ["cbor": [], "apple-envelope": [], "annex-c": [], "verify": [], "parsers": [], "fixed-base": [], "transcript": [], "openid4vp": []]
         func add(_ target: String, _ bytes: [UInt8]) { corpora[target]!.append(bytes) }
         func addDeviceResponse(_ response: [UInt8]) {
             let plaintext = CBOR.map([.init("identity", .preEncoded(response))]).encoded()
             add("cbor", response)
             add("annex-c", response)
             add("apple-envelope", plaintext)
-            for mode: UInt8 in [1, 2, 3] { add("verify", [mode] + response) }
+            for mode: UInt8 in [1, 2, 3, 4] { add("verify", [mode] + response) }
             // parsers modes (Fuzz/parsers.swift): 0 DeviceResponse, 1 MSO, 2 item content, 4 Apple plaintext.
             add("parsers", [0] + response)
             add("parsers", [4] + plaintext)
@@ -137,6 +143,12 @@ enum SeedWriter {
                     add("cbor", Array(bytes))
                 }
             case .isoDeviceResponse: break
+            case .openID4VPDCAPI:
+                // openid4vp modes (Fuzz/openid4vp.swift): 0 the event's `data.response` object, 1 a compact JWE.
+                if let object = try? JSONParser().parse(event.json()), let response = object["data"]?["response"] {
+                    add("openid4vp", [0] + response.jsonBytes())
+                }
+                add("openid4vp", [1] + payload)
             }
             addDeviceResponse(event.deviceResponse)
         }

@@ -3,8 +3,9 @@
 //   0 — the event JSON, parsed and verified as `veridoc verify` would;
 //   1 — the DeviceResponse of a valid iso-device-response event;
 //   2 — the Annex C plaintext of a valid apple-wallet-web event (sealed to the merchant here);
-//   3 — the `identity` of a valid apple-wallet-app event (sealed to the merchant here).
-// Modes 1–3 reach the deep DeviceResponse/MSO/COSE checks without forging JSON or HPKE.
+//   3 — the `identity` of a valid apple-wallet-app event (sealed to the merchant here);
+//   4 — the presentation of a valid openid4vp-dc-api event (sealed in a JWE to the merchant here).
+// Modes 1–4 reach the deep DeviceResponse/MSO/COSE checks without forging JSON, HPKE or JOSE.
 // Mutations are partly structural (Fuzz/StructureMutator.swift), and one
 // input may hold no more than `HeapBudget.limit` of heap at once.
 // With VERIDOC_FUZZ_SEEDS=DIR set, the binary writes every target's seeds and exits.
@@ -33,11 +34,12 @@ enum Target: FuzzTarget {
         let fixture = Fixture.shared
         let rest = Array(input.dropFirst())
         let result: VerificationResult
-        switch mode % 4 {
+        switch mode % 5 {
         case 0: result = fixture.verifier.verify(eventJSON: rest, at: fixture.now)
         case 1: result = fixture.verifier.verify(fixture.request(.isoDeviceResponse, deviceResponse: rest), at: fixture.now)
         case 2: result = fixture.verifier.verify(fixture.request(.appleWalletWeb, deviceResponse: rest), at: fixture.now)
-        default: result = fixture.verifier.verify(fixture.request(.appleWalletApp, deviceResponse: rest), at: fixture.now)
+        case 3: result = fixture.verifier.verify(fixture.request(.appleWalletApp, deviceResponse: rest), at: fixture.now)
+        default: result = fixture.verifier.verify(fixture.request(.openID4VPDCAPI, deviceResponse: rest), at: fixture.now)
         }
         // Building the outcome is part of what the worker does with every result.
         _ = OutcomeEvent(result).json()
@@ -46,5 +48,5 @@ enum Target: FuzzTarget {
 
 @_cdecl("LLVMFuzzerCustomMutator")
 public func customMutator(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int, _ seed: UInt32) -> Int {
-    StructureMutator.mutate(data, size, maxSize, seed, modeByte: true) { $0 % 4 == 0 ? .json : .cbor }
+    StructureMutator.mutate(data, size, maxSize, seed, modeByte: true) { $0 % 5 == 0 ? .json : .cbor }
 }

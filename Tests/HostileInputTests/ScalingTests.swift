@@ -1,6 +1,8 @@
 import CBOR
 import Crypto
 import Foundation
+import JOSE
+import JSON
 import MDoc
 import Testing
 import TestIssuer
@@ -77,6 +79,54 @@ struct ScalingTests {
         },
     ]
 
+    /// What an OpenID4VP answer brings (openid4vp-dc-api): the response
+    /// object's text, the decrypted payload, the query compared with what
+    /// was disclosed, and the presentation read from the vp_token.
+    static let openID4VPDimensions: [Dimension] = [
+        // A "JWE" of dots is split at most six ways before it is refused.
+        Dimension(name: "jweDots", base: 20_000) { events, count in
+            try openID4VPEvent(events) { _, _ in ["response": String(repeating: ".", count: count)] }
+        },
+        // An error response's description, read and never quoted.
+        Dimension(name: "walletErrorDescription", base: 20_000) { events, count in
+            try openID4VPEvent(events) { _, _ in ["error": "access_denied", "error_description": String(repeating: "x", count: count)] }
+        },
+        // The decrypted payload's `state`, parsed beside the vp_token.
+        Dimension(name: "decryptedStateLength", base: 20_000) { events, count in
+            try openID4VPEvent(events) { event, key in
+                let presentation = Base64.encodeURL(event.deviceResponse)
+                let payload = Array(#"{"vp_token":{"mdoc":["\#(presentation)"]},"state":"\#(String(repeating: "s", count: count))"}"#.utf8)
+                return ["response": try CompactJWE.seal(payload, to: key.privateKey.publicKey, keyID: key.keyID)]
+            }
+        },
+        // Requested elements the response lacks, and disclosed ones nobody asked for: response.query.
+        Dimension(name: "queryElements", base: 500) { events, count in
+            var factory = events.factory
+            var event = try factory.event(.openID4VPDCAPI)
+            event.requestedElements = (0..<count).map { RequestedElement(namespace: "org.iso.18013.5.1", element: "e\($0)", retention: .willNotStore) }
+            return event.json()
+        },
+        // The presentation's DeviceResponse with unknown keys, read from the vp_token.
+        Dimension(name: "responseUnknownKeysOpenID4VP", base: 2_000) { events, count in
+            var factory = events.factory
+            let event = try factory.event(.openID4VPDCAPI)
+            let response = try CBORDecoder().decode(event.deviceResponse).value
+            return try factory.replacingDeviceResponse(of: event, with: response.adding(keys: count).encoded()).json()
+        },
+    ]
+
+    /// A valid openid4vp-dc-api event of the test issuer whose `data.response` is `response` of the event and the merchant's key.
+    static func openID4VPEvent(_ events: TestIssuer.HostileEvents,
+                               _ response: (TestIssuer.GeneratedEvent, TenantKey) throws -> [String: Any]) throws -> [UInt8] {
+        var factory = events.factory
+        let event = try factory.event(.openID4VPDCAPI)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(event.json())) as? [String: Any])
+        var data = try #require(object["data"] as? [String: Any])
+        data["response"] = try response(event, try TenantKey(factory.merchant.currentKey))
+        object["data"] = data
+        return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+
     /// An iso-device-response event of the test issuer carrying `transcript` instead of its own.
     static func isoEvent(_ events: TestIssuer.HostileEvents, transcript: [UInt8]) throws -> [UInt8] {
         var factory = events.factory
@@ -93,7 +143,7 @@ struct ScalingTests {
         return try factory.replacingDeviceResponse(of: event, with: edit(response).encoded()).json()
     }
 
-    @Test(arguments: dimensions + transcriptDimensions)
+    @Test(arguments: dimensions + transcriptDimensions + openID4VPDimensions)
     func costIsLinearInTheDimension(_ dimension: Dimension) throws {
         let events = try TestIssuer.HostileEvents(now: Lab.now, seed: 77)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-scaling-\(UUID().uuidString)")
