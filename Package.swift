@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
         .target(name: "SessionAPI", dependencies: ["Deployment", "HTTPService", "Observability", "Settings", "Crypto", "JOSE", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
-                resources: [.embedInCode("session-api.openapi.json")]),
+                resources: [.embedInCode("session-api.openapi.json"), .embedInCode("veridoc-client.v1.js")]),
         // What both binaries share: console output, argument parsing, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka", "Crypto", "HTTPService", "Storage"]),
         .executableTarget(
@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "Deployment", "HTTPService", "Settings", "Crypto", "JOSE", "JSON", "Verification", "Veridoc", "TestSupport",
                                                              "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "JSON", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "JSON", "HTTPService", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc", "TestSupport"]),
         // ReportBrowserTests renders the report in headless Chromium.
         .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "Storage", "CommandLineSupport", "TestSupport"]),

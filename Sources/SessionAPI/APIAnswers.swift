@@ -20,6 +20,7 @@ enum APIAnswers {
             let data: JSONObject = ["deviceRequest": .string(session.webRequest?.deviceRequest ?? ""),
                                     "encryptionInfo": .string(session.webRequest?.encryptionInfo ?? "")]
             answer["request"] = .object(["protocol": "org-iso-mdoc", "data": .object(data)])
+            if let options = session.credentialRequestOptions { answer["credentialRequestOptions"] = .object(options) }
         case .openID4VPDCAPI:
             answer["request"] = .object(session.openID4VPRequest ?? [:])
         case .isoDeviceResponse:

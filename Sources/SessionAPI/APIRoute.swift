@@ -11,6 +11,8 @@ enum APIRoute: CaseIterable, Sendable {
     case health
     case ready
     case openAPI
+    /// The browser client (`veridoc-client.v1.js`), at a path that names its version.
+    case browserClient
 
     /// The path as the contract writes it.
     var template: String {
@@ -22,6 +24,7 @@ enum APIRoute: CaseIterable, Sendable {
         case .health: "/healthz"
         case .ready: "/readyz"
         case .openAPI: "/openapi.json"
+        case .browserClient: "/client/v1/veridoc.js"
         }
     }
 
@@ -46,7 +49,7 @@ enum APIRoute: CaseIterable, Sendable {
     var methods: [String] {
         switch self {
         case .sessions, .sessionResponse, .readerTokens: ["POST"]
-        case .session, .health, .ready, .openAPI: ["GET", "HEAD"]
+        case .session, .health, .ready, .openAPI, .browserClient: ["GET", "HEAD"]
         }
     }
 
@@ -59,6 +62,7 @@ enum APIRoute: CaseIterable, Sendable {
         case .health: "healthz"
         case .ready: "readyz"
         case .openAPI: "openapi"
+        case .browserClient: "client"
         }
     }
 

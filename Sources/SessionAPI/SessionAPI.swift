@@ -84,6 +84,10 @@ public final class SessionAPI: Sendable {
             return .text(state.ready ? 200 : 503, state.reason + "\n")
         case .openAPI:
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: OpenAPIDocument.bytes)
+        case .browserClient:
+            // The path names the version, so a page may cache it for a day; CORS lets a page of any origin import it.
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "public, max-age=86400"),
+                                                       ("Access-Control-Allow-Origin", "*")], body: PackageResources.veridoc_client_v1_js)
         case .readerTokens:
             let caller = try authenticate(request)
             var body = try jsonBody(request)
@@ -141,7 +145,8 @@ public final class SessionAPI: Sendable {
             guard let session = try APIError.mapping({ () throws(SessionError) in try SessionLookup.find(tenant: caller.tenant, id: id, service: sessions) })
             else { throw .notFound }
             guard let flow = Flow(rawValue: session.row.flow) else { throw .internalError }
-            let answer = try SessionSubmission.read(&body, flow: flow, maxBytes: maxBodyBytes)
+            guard let config = tenants.directory[caller.tenant] else { throw .internalError }
+            let answer = try SessionSubmission.read(&body, flow: flow, tenant: config, maxBytes: maxBodyBytes)
             try APIError.mapping { () throws(SessionError) in
                 try SessionSubmission.submit(answer, to: session, service: sessions, now: clock(), maxBytes: maxBodyBytes)
             }

@@ -48,7 +48,7 @@ enum SessionCreation {
             guard tenant.owns(origin: origin) else { throw .invalidField("origin", expected: "one of the tenant's origins") }
             if flow == .appleWalletWeb {
                 guard tenant.webRecipient != nil else { throw .notConfigured("encryptionKeys for apple-wallet-web") }
-            } else if tenant.openID4VPVerifier == nil && !tenant.allowsUnsignedOpenID4VPRequests && tenant.testConditions == nil {
+            } else if !tenant.makesOpenID4VPRequests {
                 // An unsigned request names no verifier: a production tenant says that it means to send one.
                 throw .notConfigured("openID4VPVerifier (or openID4VPUnsignedRequests) for openid4vp-dc-api")
             }
@@ -118,6 +118,8 @@ enum SessionCreation {
         let webRequest: (deviceRequest: String, encryptionInfo: String)?
         /// The OpenID4VP request (`{"protocol", "data"}`) for the Digital Credentials API.
         let openID4VPRequest: JSONObject?
+        /// A web session's whole `navigator.credentials.get` argument: every protocol it offers, in the tenant's order.
+        let credentialRequestOptions: JSONObject?
         let reference: String?
     }
 
@@ -145,14 +147,27 @@ enum SessionCreation {
         }
         var openID4VPRequest: JSONObject?
         if request.flow == .openID4VPDCAPI {
-            // The session's own response key, derived again by the worker from the nonce.
-            guard let responseKey = service.nonceKey.responseKey(for: nonce),
-                  let made = try? OpenID4VPRequest.credentialRequest(
-                      nonce: Base64.encodeURL(nonce.bytes), responseKey: responseKey.publicKey, docType: request.docType,
-                      elements: request.elements + request.ages.map { $0.requestedElement(docType: request.docType) },
-                      signer: config.openID4VPVerifier, expectedOrigins: Array(config.origins))
-            else { throw .internalFailure }
-            openID4VPRequest = made
+            openID4VPRequest = try Self.openID4VPRequest(request, nonce: nonce, config: config, service: service)
+        }
+        var credentialRequestOptions: JSONObject?
+        if request.flow == .appleWalletWeb, let webRequest {
+            // One request for both browsers: the OpenID4VP entry's nonce is the
+            // session's under that flow, which the submit route derives again.
+            var entries: [JSONValue] = []
+            for offered in config.digitalCredentialsProtocols {
+                switch offered {
+                case .orgISOMdoc:
+                    entries.append(["protocol": "org-iso-mdoc",
+                                    "data": ["deviceRequest": .string(webRequest.deviceRequest), "encryptionInfo": .string(webRequest.encryptionInfo)]])
+                case .openID4VP where config.makesOpenID4VPRequests:
+                    let sibling = service.nonceKey.sibling(of: nonce, binding: IssuedNonce.Binding(
+                        tenant: tenant, flow: Flow.openID4VPDCAPI.rawValue, audience: request.audience))
+                    entries.append(.object(try Self.openID4VPRequest(request, nonce: sibling, config: config, service: service)))
+                case .openID4VP:
+                    break
+                }
+            }
+            credentialRequestOptions = ["digital": ["requests": .array(entries)]]
         }
         let row = SessionsTable.Row(
             tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,
@@ -162,7 +177,22 @@ enum SessionCreation {
         try service.writer.insert(row)
         metrics.sessionsCreated.increment(request.flow.rawValue)
         return Created(id: id, flow: request.flow, expiresAt: nonce.expiresAt, nonce: nonce.bytes, audience: request.audience,
-                       webRequest: webRequest, openID4VPRequest: openID4VPRequest, reference: request.reference)
+                       webRequest: webRequest, openID4VPRequest: openID4VPRequest, credentialRequestOptions: credentialRequestOptions,
+                       reference: request.reference)
+    }
+}
+
+extension SessionCreation {
+    /// The OpenID4VP entry for `nonce`: the session's own response key,
+    /// derived again by the worker from the nonce, and the tenant's signer.
+    static func openID4VPRequest(_ request: Request, nonce: IssuedNonce, config: Tenant, service: SessionService) throws(SessionError) -> JSONObject {
+        guard let responseKey = service.nonceKey.responseKey(for: nonce),
+              let made = try? OpenID4VPRequest.credentialRequest(
+                  nonce: Base64.encodeURL(nonce.bytes), responseKey: responseKey.publicKey, docType: request.docType,
+                  elements: request.elements + request.ages.map { $0.requestedElement(docType: request.docType) },
+                  signer: config.openID4VPVerifier, expectedOrigins: Array(config.origins))
+        else { throw .internalFailure }
+        return made
     }
 }
 

@@ -30,7 +30,10 @@ enum SessionSubmission {
         }
     }
 
-    static func read(_ body: inout RequestBody, flow: Flow, maxBytes: Int) throws(APIError) -> Answer {
+    /// The field that marks an OpenID4VP answer to a web session, whose event is of the openid4vp-dc-api flow.
+    static let openID4VPMark = (name: "protocol", value: "openid4vp")
+
+    static func read(_ body: inout RequestBody, flow: Flow, tenant: Tenant, maxBytes: Int) throws(APIError) -> Answer {
         var fields: [(String, String)] = []
         var missing: String?
         func base64(_ name: String, url: Bool = false, required: Bool = true) throws(APIError) {
@@ -47,8 +50,37 @@ enum SessionSubmission {
         switch flow {
         case .appleWalletApp:
             try base64("payload")
-        case .appleWalletWeb:
-            try base64("response", url: true)
+        case .appleWalletWeb, .openID4VPDCAPI:
+            // The DigitalCredential the browser returned, `{protocol, data}`, or (as before) its `data.response` alone.
+            if let protocolName = try body.string("protocol", maxBytes: 64) {
+                let openID4VP = [OpenID4VPRequest.signedProtocol, OpenID4VPRequest.unsignedProtocol]
+                if protocolName == "org-iso-mdoc" && flow == .appleWalletWeb {
+                    guard var data = try body.object("data") else { throw .missingField("data") }
+                    let text = try data.requiredString("response", maxBytes: maxBytes)
+                    guard Base64.decodeURL(text)?.isEmpty == false else { throw .invalidField(data.field("response"), expected: "base64url (RFC 4648 §5)") }
+                    try data.finish()
+                    fields.append(("response", text))
+                } else if openID4VP.contains(protocolName) {
+                    let offered = tenant.openID4VPVerifier != nil ? OpenID4VPRequest.signedProtocol : OpenID4VPRequest.unsignedProtocol
+                    guard protocolName == offered, flow == .openID4VPDCAPI || (tenant.makesOpenID4VPRequests && tenant.digitalCredentialsProtocols.contains(.openID4VP)) else {
+                        throw .invalidField("protocol", expected: "a protocol this session offered")
+                    }
+                    guard let data = try body.rawObject("data") else { throw .missingField("data") }
+                    if let problem = OpenID4VPResponse.problem(in: .object(data)) { throw .invalidField("data", expected: problem) }
+                    if flow == .appleWalletWeb { fields.append(openID4VPMark) }
+                    fields.append(("response", JSONValue.object(data).jsonString(keyOrder: .insertion)))
+                } else {
+                    throw .invalidField("protocol", expected: flow == .appleWalletWeb ? "org-iso-mdoc, \(openID4VP.joined(separator: " or "))" : openID4VP.joined(separator: " or "))
+                }
+            } else if flow == .appleWalletWeb {
+                try base64("response", url: true)
+            } else if let response = try body.rawObject("response") {
+                // The credential's `data` as the browser's promise resolved with it, carried into the event as it came.
+                if let problem = OpenID4VPResponse.problem(in: .object(response)) { throw .invalidField("response", expected: problem) }
+                fields.append(("response", JSONValue.object(response).jsonString(keyOrder: .insertion)))
+            } else {
+                missing = "response"
+            }
         case .isoDeviceResponse:
             // The event's names: the reader app's deviceResponse is the event's payload.
             try base64("deviceResponse")
@@ -61,14 +93,6 @@ enum SessionSubmission {
                 }
                 try reader.finish()
             }
-        case .openID4VPDCAPI:
-            // The credential's `data` as the browser's promise resolved with it, carried into the event as it came.
-            guard let response = try body.rawObject("response") else {
-                if missing == nil { missing = "response" }
-                break
-            }
-            if let problem = OpenID4VPResponse.problem(in: .object(response)) { throw .invalidField("response", expected: problem) }
-            fields.append(("response", JSONValue.object(response).jsonString(keyOrder: .insertion)))
         }
         // A field of another flow's answer is named as that, before what this flow misses.
         try body.finish()
@@ -84,7 +108,7 @@ enum SessionSubmission {
         let tenant = session.row.tenant, id = session.row.id
         // Built before the session takes the answer: an event the workers
         // would refuse for its size must not use the session up.
-        let request = event(for: session.row, answer: answer)
+        let request = event(for: session.row, answer: answer, nonceKey: service.nonceKey)
         guard request.count <= maxBytes else { throw .eventTooLarge(limit: maxBytes) }
         let digest = answer.digest
         let taken = try service.pool.with { connection in
@@ -102,14 +126,18 @@ enum SessionSubmission {
         try service.producer.deliver(key: Array(id.uuidString.lowercased().utf8), value: request)
     }
 
-    /// The request event: its `time` is when the session (and its nonce) was issued.
-    static func event(for session: SessionsTable.Row, answer: Answer) -> [UInt8] {
-        var data: JSONObject = ["tenant": .string(session.tenant), "flow": .string(session.flow)]
+    /// The request event: its `time` is when the session (and its nonce) was
+    /// issued. A web session's OpenID4VP answer is an event of that flow, with
+    /// the session's nonce under it (`IssuedNonce.Key.sibling`).
+    static func event(for session: SessionsTable.Row, answer: Answer, nonceKey: IssuedNonce.Key) -> [UInt8] {
+        let openID4VPAnswer = answer.fields.contains { $0 == openID4VPMark }
+        let flow = openID4VPAnswer ? Flow.openID4VPDCAPI : Flow(rawValue: session.flow)
+        var data: JSONObject = ["tenant": .string(session.tenant), "flow": .string(flow?.rawValue ?? session.flow)]
         var reader: JSONObject = [:]
-        for (name, value) in answer.fields {
+        for (name, value) in answer.fields where !(name == openID4VPMark.name && value == openID4VPMark.value) {
             if name.hasPrefix("readerAuthentication.") {
                 reader[String(name.dropFirst("readerAuthentication.".count))] = .string(value)
-            } else if name == "response", Flow(rawValue: session.flow) == .openID4VPDCAPI,
+            } else if name == "response", flow == .openID4VPDCAPI,
                       let object = try? RequestBody.parser.parse(Array(value.utf8)) {
                 data["response"] = object
             } else {
@@ -117,7 +145,7 @@ enum SessionSubmission {
             }
         }
         if !reader.isEmpty { data["readerAuthentication"] = .object(reader) }
-        switch Flow(rawValue: session.flow) {
+        switch flow {
         case .appleWalletApp:
             data["nonce"] = .string(Base64.encodeStandard(session.nonce))
             data["merchantId"] = .string(session.audience)
@@ -128,7 +156,13 @@ enum SessionSubmission {
             data["sessionToken"] = .string(Base64.encodeStandard(session.nonce))
         case .openID4VPDCAPI:
             data["origin"] = .string(session.audience)
-            data["nonce"] = .string(Base64.encodeURL(session.nonce))
+            var nonce = session.nonce
+            if openID4VPAnswer, let issued = nonceKey.open(session.nonce, binding: IssuedNonce.Binding(
+                tenant: session.tenant, flow: session.flow, audience: session.audience)) {
+                nonce = nonceKey.sibling(of: issued, binding: IssuedNonce.Binding(tenant: session.tenant, flow: Flow.openID4VPDCAPI.rawValue,
+                                                                                   audience: session.audience)).bytes
+            }
+            data["nonce"] = .string(Base64.encodeURL(nonce))
         case nil:
             break
         }

@@ -76,6 +76,16 @@ public struct TenantSettings: Sendable, Equatable {
     /// (`openid4vp-v1-unsigned`), which a wallet cannot attribute to anyone
     /// but the origin; a test tenant may without saying so.
     public var openID4VPUnsignedRequests = false
+    /// The Digital Credentials protocols a web session (apple-wallet-web)
+    /// offers in one `navigator.credentials.get`, in the order the browser
+    /// should prefer them; OpenID4VP only where the tenant can make such
+    /// requests (`openID4VPVerifier`, `openID4VPUnsignedRequests`, or a test tenant).
+    public var digitalCredentialsProtocols: [DigitalCredentialsProtocol] = [.orgISOMdoc, .openID4VP]
+
+    public enum DigitalCredentialsProtocol: String, Sendable, CaseIterable {
+        case orgISOMdoc = "org-iso-mdoc"
+        case openID4VP = "openid4vp"
+    }
 
     /// How revocation references in MSOs are checked (docs/revocation.md).
     public var status = StatusPolicy()
@@ -261,6 +271,15 @@ public struct TenantSettings: Sendable, Equatable {
         acceptOpenID4VPTranscripts = try object.bool("acceptOpenID4VPTranscripts") ?? true
         acceptUnencryptedOpenID4VP = try object.bool("acceptUnencryptedOpenID4VP") ?? false
         openID4VPUnsignedRequests = try object.bool("openID4VPUnsignedRequests") ?? false
+        if try object.array("digitalCredentialsProtocols") != nil {
+            let setting = object.setting("digitalCredentialsProtocols")
+            let names = try object.strings("digitalCredentialsProtocols")
+            let protocols = names.compactMap(DigitalCredentialsProtocol.init(rawValue:))
+            guard protocols.count == names.count, Set(protocols).count == protocols.count, protocols.contains(.orgISOMdoc) else {
+                throw ConfigError("\(setting): org-iso-mdoc and optionally openid4vp, each once, in the order web sessions offer them")
+            }
+            digitalCredentialsProtocols = protocols
+        }
         if var verifier = try object.object("openID4VPVerifier") {
             guard let certificates = try verifier.nonEmptyString("certificates") else { throw ConfigError("\(verifier.setting("certificates")): required") }
             guard let key = try verifier.nonEmptyString("privateKey") else { throw ConfigError("\(verifier.setting("privateKey")): required") }

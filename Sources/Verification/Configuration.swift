@@ -116,7 +116,7 @@ public struct Configuration: Sendable {
             acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts,
             acceptsUnencryptedOpenID4VP: entry.acceptUnencryptedOpenID4VP, apiKeyHashes: entry.apiKeyHashes, readerTokenKey: readerTokenKey,
             statusPolicy: entry.status, webReader: webReader, openID4VPVerifier: openID4VPVerifier,
-            allowsUnsignedOpenID4VPRequests: entry.openID4VPUnsignedRequests)
+            allowsUnsignedOpenID4VPRequests: entry.openID4VPUnsignedRequests, digitalCredentialsProtocols: entry.digitalCredentialsProtocols)
     }
 
     /// A signing identity's certificates (leaf first) and key (the web

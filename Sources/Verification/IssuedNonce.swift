@@ -69,6 +69,14 @@ public struct IssuedNonce: Sendable, Equatable {
                                expiresAt: Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(lifetime)), bytes: bytes)
         }
 
+        /// The nonce of `nonce`'s session, time and lifetime under another
+        /// binding: a web session offering two protocols holds one nonce per
+        /// protocol's flow, and derives the second from the first.
+        public func sibling(of nonce: IssuedNonce, binding: Binding) -> IssuedNonce {
+            let lifetime = UInt32(clamping: Int(nonce.expiresAt.timeIntervalSince(nonce.issuedAt)))
+            return issue(session: nonce.sessionID, binding: binding, issuedAt: nonce.issuedAt, lifetime: lifetime)
+        }
+
         /// The nonce, if Veridoc issued these bytes for this binding; nil for
         /// anything else (another length or version, another binding, another key).
         public func open(_ bytes: [UInt8], binding: Binding) -> IssuedNonce? {

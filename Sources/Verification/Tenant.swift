@@ -82,6 +82,8 @@ public struct Tenant: Sendable {
     public let openID4VPVerifier: OpenID4VPVerifierIdentity?
     /// Whether serve may hand out unsigned OpenID4VP requests (`openID4VPUnsignedRequests`).
     public let allowsUnsignedOpenID4VPRequests: Bool
+    /// What a web session offers, in order (`digitalCredentialsProtocols`).
+    public let digitalCredentialsProtocols: [TenantSettings.DigitalCredentialsProtocol]
     /// Whether iso-device-response accepts OpenID4VP transcripts (their verifier is not Veridoc's to check).
     public let acceptsOpenID4VPTranscripts: Bool
     /// Whether openid4vp-dc-api accepts responses in the clear (`dc_api`).
@@ -99,8 +101,10 @@ public struct Tenant: Sendable {
         requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
         acceptsUnencryptedOpenID4VP: Bool = false,
         apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil, statusPolicy: TenantSettings.StatusPolicy = .init(),
-        webReader: ReaderSigner? = nil, openID4VPVerifier: OpenID4VPVerifierIdentity? = nil, allowsUnsignedOpenID4VPRequests: Bool = false
+        webReader: ReaderSigner? = nil, openID4VPVerifier: OpenID4VPVerifierIdentity? = nil, allowsUnsignedOpenID4VPRequests: Bool = false,
+        digitalCredentialsProtocols: [TenantSettings.DigitalCredentialsProtocol] = TenantSettings.DigitalCredentialsProtocol.allCases
     ) {
+        self.digitalCredentialsProtocols = digitalCredentialsProtocols
         self.webReader = webReader
         self.openID4VPVerifier = openID4VPVerifier
         self.allowsUnsignedOpenID4VPRequests = allowsUnsignedOpenID4VPRequests
@@ -127,6 +131,12 @@ public struct Tenant: Sendable {
         self.outcomeRecipientKey = outcomeRecipientKey
         exactMerchantIDs = Set(merchantIDs.map(Identifier.init))
         exactOrigins = Set(origins.map(Identifier.init))
+    }
+
+    /// Whether serve can make OpenID4VP requests for the tenant: signed with
+    /// its verifier identity, or unsigned where it chose so or is a test tenant.
+    public var makesOpenID4VPRequests: Bool {
+        openID4VPVerifier != nil || allowsUnsignedOpenID4VPRequests || testConditions != nil
     }
 
     /// Whether `merchantID` is, byte for byte, one of the tenant's.

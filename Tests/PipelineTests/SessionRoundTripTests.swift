@@ -23,12 +23,14 @@ struct SessionRoundTripTests {
         let serve: VeridocProcess
         let port: Int
 
-        init() throws {
+        /// `origins` replace the tenant's (a page served by the test itself).
+        init(origins: [String]? = nil) throws {
             fixture = try PipelineFixture(workerThreads: 1)
             var root = try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.config)) as! [String: Any]
             var tenants = root["tenants"] as! [[String: Any]]
             tenants[0]["apiKeys"] = ["sha256:" + sha256Hex(SessionRoundTripTests.key)]
             tenants[0]["requireIssuedNonces"] = true
+            if let origins { tenants[0]["origins"] = origins }
             tenants.append(["id": "globex", "trustAnchors": tenants[0]["trustAnchors"]!, "apiKeys": ["sha256:" + sha256Hex(SessionRoundTripTests.otherKey)]])
             root["tenants"] = tenants
             root["serve"] = ["port": 0, "loopbackOnly": true]

@@ -317,6 +317,41 @@ import Verification
         if case .failure(let rejection) = parsed { Issue.record("serve's event does not parse: \(rejection.detail)") }
     }
 
+    /// A web session offers both protocols in one `navigator.credentials.get`
+    /// argument, Annex C first (the tenant's default order); the OpenID4VP
+    /// entry's nonce is the session's under that flow. The submit route takes
+    /// the DigitalCredential the browser returned and names what it refuses.
+    @Test func aWebSessionOffersBothProtocolsAndTakesEitherCredential() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-web","origin":"\#(ServeFixture.origin)","requestedElements":\#(Self.elements)}"#)
+        #expect(created.status == 201, "\(created.response.body)")
+        let id = try #require(created.object["id"] as? String)
+        let requests = try #require(((created.object["credentialRequestOptions"] as? [String: Any])?["digital"] as? [String: Any])?["requests"] as? [[String: Any]])
+        #expect(requests.map { $0["protocol"] as? String } == ["org-iso-mdoc", "openid4vp-v1-signed"])
+        let annexC = try #require(created.object["request"] as? [String: Any])
+        #expect(NSDictionary(dictionary: requests[0]).isEqual(to: annexC), "the Annex C entry is `request`")
+        let jws = try #require((requests[1]["data"] as? [String: Any])?["request"] as? String)
+        let payload = try #require(Base64.decodeURLUnpadded(String(jws.split(separator: ".")[1])))
+        let parameters = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+        let nonceText = try #require(parameters["nonce"] as? String)
+        let nonce = try #require(Base64.decodeURLUnpadded(nonceText))
+        let opened = try nonceKey.open(nonce, binding: IssuedNonce.Binding(tenant: "acme", flow: "openid4vp-dc-api", audience: ServeFixture.origin))
+        #expect(opened?.sessionID.uuidString.lowercased() == id, "the OpenID4VP nonce names the same session")
+
+        let unknown = try call("POST", "/v1/sessions/\(id)/response", #"{"protocol":"openid4vp-v1-unsigned","data":{"error":"access_denied"}}"#)
+        #expect(unknown.status == 400 && unknown.object["field"] as? String == "protocol", "a protocol the session did not offer")
+        let badData = try call("POST", "/v1/sessions/\(id)/response", #"{"protocol":"org-iso-mdoc","data":{"response":"!!"}}"#)
+        #expect(badData.status == 400 && badData.object["field"] as? String == "data.response", "\(badData.response.body)")
+        let noData = try call("POST", "/v1/sessions/\(id)/response", #"{"protocol":"openid4vp-v1-signed"}"#)
+        #expect(noData.status == 400 && noData.object["field"] as? String == "data")
+        let declined = try call("POST", "/v1/sessions/\(id)/response", #"{"protocol":"openid4vp-v1-signed","data":{"error":"access_denied"}}"#)
+        #expect(declined.status == 202, "\(declined.response.body)")
+        let event = try #require(try requestEvents(expected: 1).first)
+        let data = try #require(event["data"] as? [String: Any])
+        #expect(data["flow"] as? String == "openid4vp-dc-api", "the web session's OpenID4VP answer is an event of that flow")
+        #expect(data["nonce"] as? String == parameters["nonce"] as? String)
+        #expect(data["origin"] as? String == ServeFixture.origin && data["encryptionInfo"] == nil)
+    }
+
     /// The events on the request topic, until `expected` came or 20 s passed.
     func requestEvents(expected: Int) throws -> [[String: Any]] {
         try TopicReader.read("veridoc.requests", bootstrap: fixture.cluster.bootstrapServers, expected: expected, seconds: 20).compactMap {
