@@ -23,14 +23,7 @@ extension Certificate {
     /// names none. A present extension that does not decode (or appears
     /// twice) throws: the issuer asked for a CRL check that cannot be made.
     public func crlDistributionPoints() throws(CryptoError) -> [CRLDistributionPoint] {
-        var critical: Int32 = 0
-        guard let raw = X509_get_ext_d2i(handle.pointer, NID_crl_distribution_points, &critical, nil) else {
-            ERR_clear_error()
-            // -1: absent. -2: present more than once. 0/1: present but undecodable.
-            if critical == -1 { return [] }
-            throw .malformedEncoding("CRL distribution points extension")
-        }
-        let stack = OpaquePointer(raw)
+        guard let stack = try decodedExtension(NID_crl_distribution_points, "CRL distribution points extension") else { return [] }
         defer { CRL_DIST_POINTS_free(stack) }
         return (0..<OPENSSL_sk_num(stack)).compactMap { index -> CRLDistributionPoint? in
             guard let point = OPENSSL_sk_value(stack, index)?.assumingMemoryBound(to: DIST_POINT.self).pointee else { return nil }
@@ -48,15 +41,23 @@ extension Certificate {
     /// the certificate has none. A present extension that does not decode
     /// (or appears twice) throws, as for CRL distribution points.
     public func dnsNames() throws(CryptoError) -> [String] {
-        var critical: Int32 = 0
-        guard let raw = X509_get_ext_d2i(handle.pointer, NID_subject_alt_name, &critical, nil) else {
-            ERR_clear_error()
-            if critical == -1 { return [] }
-            throw .malformedEncoding("subject alternative name extension")
-        }
-        let names = OpaquePointer(raw)
+        guard let names = try decodedExtension(NID_subject_alt_name, "subject alternative name extension") else { return [] }
         defer { GENERAL_NAMES_free(names) }
         return generalNames(names, type: GEN_DNS)
+    }
+
+    /// Extension `nid` decoded (the caller frees it with the type's free
+    /// function); nil when absent. Present more than once, or present and
+    /// undecodable, throws.
+    private func decodedExtension(_ nid: Int32, _ name: String) throws(CryptoError) -> OpaquePointer? {
+        var critical: Int32 = 0
+        guard let raw = X509_get_ext_d2i(handle.pointer, nid, &critical, nil) else {
+            ERR_clear_error()
+            // -1: absent. -2: present more than once. 0/1: present but undecodable.
+            if critical == -1 { return nil }
+            throw .malformedEncoding(name)
+        }
+        return OpaquePointer(raw)
     }
 }
 

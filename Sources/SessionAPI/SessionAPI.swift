@@ -107,7 +107,10 @@ public final class SessionAPI: Sendable {
             if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= sessionEnd {
                 throw .notConfigured("webReader (its certificate expires before the session would)")
             }
-            if read.flow == .openID4VPDCAPI, let notAfter = config.openID4VPVerifier?.notAfter, notAfter <= sessionEnd {
+            // A web session offers OpenID4VP too, where the tenant makes such requests.
+            let offersOpenID4VP = read.flow == .openID4VPDCAPI
+                || (read.flow == .appleWalletWeb && config.makesOpenID4VPRequests && config.digitalCredentialsProtocols.contains(.openID4VP))
+            if offersOpenID4VP, let notAfter = config.openID4VPVerifier?.notAfter, notAfter <= sessionEnd {
                 throw .notConfigured("openID4VPVerifier (its certificate expires before the session would)")
             }
             let sessions = try service()

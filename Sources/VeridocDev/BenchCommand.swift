@@ -22,6 +22,15 @@ import Verification
 /// events (from I issuers for T tenants), then only verifies them on one
 /// thread (for callgrind/perf, so profiles are not about generation).
 enum BenchCommand {
+    /// One section run alone: its table, then each target and whether it was met.
+    static func printSection(_ table: [String], _ targets: [BenchReport.Target], format: String) {
+        print("")
+        for line in table { print(line) }
+        for target in targets {
+            print("target: \(target.name): \(String(format: format, target.measured)) \(target.unit), goal \(target.goal), \(target.met ? "met" : "NOT met")")
+        }
+    }
+
     static func run(_ arguments: [String]) -> Int32 {
         // The hostile row's measuring helper (see HostileBench.measureChild); not for people.
         if arguments.first == "--measure-child" {
@@ -72,21 +81,13 @@ enum BenchCommand {
             if parsed.flags.contains("--api-only") {
                 // Section 7 alone (wrk and the HTTP front held), printed; the report files are the whole run's.
                 let api = try APIBench(binary: try Binaries.product().path, options: quick ? .quick : .full, progress: log).run()
-                print("")
-                for line in api.table() { print(line) }
-                for target in api.targets {
-                    print("target: \(target.name): \(String(format: "%.2f", target.measured)) \(target.unit), goal \(target.goal), \(target.met ? "met" : "NOT met")")
-                }
+                printSection(api.table(), api.targets, format: "%.2f")
                 return 0
             }
             if parsed.flags.contains("--status-only") {
                 // Section 8 alone, printed; the report files are the whole run's.
                 let status = try StatusBench(options: quick ? .quick : .full, progress: log).run()
-                print("")
-                for line in status.table() { print(line) }
-                for target in status.targets {
-                    print("target: \(target.name): \(String(format: "%.3f", target.measured)) \(target.unit), goal \(target.goal), \(target.met ? "met" : "NOT met")")
-                }
+                printSection(status.table(), status.targets, format: "%.3f")
                 return 0
             }
             if parsed.flags.contains("--hostile-only") {

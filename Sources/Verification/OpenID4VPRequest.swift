@@ -19,6 +19,13 @@ public struct OpenID4VPVerifierIdentity: Sendable {
     public init(key: PrivateKey, certificates: [Certificate], prefix: TenantSettings.OpenID4VPVerifier.ClientIDPrefix,
                 setting: String) throws(ConfigError) {
         guard let leaf = certificates.first else { throw ConfigError("\(setting).certificates: no certificate") }
+        // Leaf first, each certificate followed by its issuer: a wallet builds the path from x5c in that order.
+        for index in certificates.indices.dropFirst() where certificates[index - 1].issuer != certificates[index].subject {
+            throw ConfigError("\(setting).certificates: certificate \(index + 1) did not issue certificate \(index) (leaf first, each followed by its issuer)")
+        }
+        var chain = certificates
+        // The trust anchor stays out of x5c (HAIP): the wallet has it, or must not be handed it.
+        if chain.count > 1, let last = chain.last, last.subject == last.issuer { chain.removeLast() }
         switch prefix {
         case .x509SanDNS:
             guard let name = (try? leaf.dnsNames())?.first else {
@@ -29,8 +36,9 @@ public struct OpenID4VPVerifierIdentity: Sendable {
             clientID = "x509_hash:" + Base64.encodeURL(sha256(leaf.der))
         }
         self.key = key
-        self.certificates = certificates.map(\.der)
-        notAfter = leaf.notAfter
+        self.certificates = chain.map(\.der)
+        // The chain is only as good as its soonest-ending certificate, the anchor's included.
+        notAfter = certificates.map(\.notAfter).min()
     }
 }
 

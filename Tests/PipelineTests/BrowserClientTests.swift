@@ -23,6 +23,7 @@ struct BrowserClientTests {
         <!doctype html><meta charset="utf-8"><title>checkout</title><body><script type="module">
         import { verifyWithWallet, backend, version } from "/veridoc/client/v1/veridoc.js";
         const mode = new URLSearchParams(location.search);
+        if (mode.get("variant") === "no-api") delete window.DigitalCredential;
         navigator.credentials.get = async (options) => {
           if (mode.get("variant") === "cancel") throw new DOMException("The user closed the sheet", "NotAllowedError");
           const offered = options.digital.requests.map((r) => r.protocol);
@@ -31,12 +32,7 @@ struct BrowserClientTests {
           return await answer.json();
         };
         const seen = [];
-        const result = await verifyWithWallet({
-          ...backend("/veridoc"),
-          body: { flow: "apple-wallet-web", origin: location.origin,
-                  requestedElements: [{ namespace: "org.iso.18013.5.1", element: "family_name", retention: { intent: "willNotStore" } }] },
-          onState: (state) => seen.push(state),
-        });
+        const result = await verifyWithWallet({ ...backend("/veridoc"), onState: (state) => seen.push(state) });
         await fetch("/result", { method: "POST", body: JSON.stringify({ version, states: seen, state: result.state, error: result.error,
           reasons: (result.session?.outcome?.reasons ?? []).map((r) => r.code) }) });
         </script>
@@ -56,6 +52,8 @@ struct BrowserClientTests {
             let reports = Mutex<[String: [String: String]]>([:])
             /// The protocols the last request offered, in order.
             let offered = Mutex<[String]>([])
+            /// Sessions the backend created.
+            let sessionsCreated = Mutex(0)
         }
 
         let daemon: HTTPDaemon
@@ -114,8 +112,17 @@ struct BrowserClientTests {
                     let path = String(request.path.dropFirst("/veridoc".count)) + (query.isEmpty ? "" : "?" + query)
                     var headers = [("Authorization", "Bearer \(SessionRoundTripTests.key)")]
                     if !request.body.isEmpty { headers.append(("Content-Type", "application/json")) }
+                    // What is asked is the backend's to decide: a new session's body is written here, whatever the page sent.
+                    var body = request.body
+                    if path == "/v1/sessions" {
+                        shared.sessionsCreated.withLock { $0 += 1 }
+                        body = JSONValue.object([
+                            "flow": "apple-wallet-web", "origin": .string(origin),
+                            "requestedElements": [["namespace": "org.iso.18013.5.1", "element": "family_name", "retention": ["intent": "willNotStore"]]],
+                        ]).jsonBytes()
+                    }
                     guard let answer = try? RawHTTP.request(request.method, path, port: shared.servePort.withLock { $0 }, headers: headers,
-                                                            body: request.body, timeout: 40)
+                                                            body: body, timeout: 40)
                     else { return .text(502, "serve did not answer") }
                     return HTTPResponse(status: UInt32(answer.status), headers: [("Content-Type", answer.headers["content-type"] ?? "application/json")],
                                         body: Array(answer.body.utf8))
@@ -179,6 +186,12 @@ struct BrowserClientTests {
         }
         // One request offered both protocols, Annex C first (the tenant's default order).
         #expect(site.shared.offered.withLock { $0 } == ["org-iso-mdoc", "openid4vp-v1-signed"])
+
+        // Without the Digital Credentials API no session is made.
+        let before = site.shared.sessionsCreated.withLock { $0 }
+        let unsupported = try site.run("protocol=openid4vp&variant=no-api")
+        #expect(unsupported["state"] == "unsupported" && unsupported["states"] == #"["unsupported"]"#, "\(unsupported)")
+        #expect(site.shared.sessionsCreated.withLock { $0 } == before)
 
         let cancelled = try site.run("protocol=openid4vp&variant=cancel")
         #expect(cancelled["state"] == "cancelled" && cancelled["states"] == #"["requesting","waiting-for-wallet","cancelled"]"#, "\(cancelled)")

@@ -86,3 +86,28 @@ import Verification
         #expect(Self.create(tenants, at: notAfter - 61, ttl: 60).status == 503)
     }
 }
+
+/// The verifier chain as x5c carries it: leaf first, each followed by its
+/// issuer, the self-signed anchor left out (HAIP), and the chain's expiry
+/// its soonest certificate's.
+@Suite struct OpenID4VPVerifierChainTests {
+    @Test func theChainIsOrderedAndTheAnchorLeftOut() throws {
+        let rootKey = try PrivateKey.generate(curve: .p256), leafKey = try PrivateKey.generate(curve: .p256)
+        let rootEnd = Date() + 10 * 86_400, leafEnd = Date() + 20 * 86_400
+        var rootBuilder = CertificateBuilder(subject: [("CN", "Verifier Root")], publicKey: rootKey.publicKey, notBefore: Date() - 86_400, notAfter: rootEnd, serial: 1)
+        rootBuilder.isCA = true
+        rootBuilder.keyUsage = [.keyCertSign]
+        let root = try rootBuilder.selfSigned(with: rootKey)
+        let leaf = try CertificateBuilder(subject: [("CN", "verifier.example")], publicKey: leafKey.publicKey, notBefore: Date() - 86_400,
+                                          notAfter: leafEnd, serial: 2).signed(by: root, issuerKey: rootKey)
+        let identity = try OpenID4VPVerifierIdentity(key: leafKey, certificates: [leaf, root], prefix: .x509Hash, setting: "v")
+        #expect(identity.certificates == [leaf.der], "the anchor is not in x5c")
+        #expect(identity.notAfter.map { abs($0.timeIntervalSince(rootEnd)) < 2 } == true, "expires with the root, which ends first")
+        let reversed = Result { () throws(ConfigError) in try OpenID4VPVerifierIdentity(key: leafKey, certificates: [root, leaf], prefix: .x509Hash, setting: "v") }
+        guard case .failure(let error) = reversed else {
+            Issue.record("a chain root first loaded")
+            return
+        }
+        #expect(error.message == "v.certificates: certificate 2 did not issue certificate 1 (leaf first, each followed by its issuer)", "\(error.message)")
+    }
+}

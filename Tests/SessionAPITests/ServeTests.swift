@@ -79,11 +79,17 @@ final class ServeFixture {
     /// certificate (`web-reader.pem`) and its key (`web-reader-key.pem`, 0600), by the openssl command.
     static func writeWebReader(in folder: URL, creating: Bool = false) throws {
         if creating { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
-        let key = folder.appendingPathComponent("web-reader-key.pem").path
+        try writeSelfSigned("web-reader", in: folder)
+    }
+
+    /// `<name>.pem`, a self-signed P-256 certificate for two days (with
+    /// `extraArguments` for openssl req), and `<name>-key.pem`, its key (0600).
+    static func writeSelfSigned(_ name: String, in folder: URL, extraArguments: [String] = []) throws {
+        let key = folder.appendingPathComponent("\(name)-key.pem").path
         let made = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-            "-out", folder.appendingPathComponent("web-reader.pem").path, "-days", "2", "-subj", "/O=Acme/CN=shop.example.com",
-        ], mergingStandardError: true)
+            "-out", folder.appendingPathComponent("\(name).pem").path, "-days", "2", "-subj", "/O=Acme/CN=shop.example.com",
+        ] + extraArguments, mergingStandardError: true)
         guard made.status == 0 else { throw TestFailure("openssl req: \(made.output)") }
         guard chmod(key, 0o600) == 0 else { throw TestFailure("chmod \(key)") }
     }
@@ -92,14 +98,7 @@ final class ServeFixture {
     /// self-signed P-256 certificate whose dNSName is the origin's host
     /// (`openid4vp-verifier.pem`) and its key (0600), by the openssl command.
     static func writeOpenID4VPVerifier(in folder: URL) throws {
-        let key = folder.appendingPathComponent("openid4vp-verifier-key.pem").path
-        let made = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/openssl"), [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-            "-out", folder.appendingPathComponent("openid4vp-verifier.pem").path, "-days", "2", "-subj", "/O=Acme/CN=shop.example.com",
-            "-addext", "subjectAltName=DNS:shop.example.com",
-        ], mergingStandardError: true)
-        guard made.status == 0 else { throw TestFailure("openssl req: \(made.output)") }
-        guard chmod(key, 0o600) == 0 else { throw TestFailure("chmod \(key)") }
+        try writeSelfSigned("openid4vp-verifier", in: folder, extraArguments: ["-addext", "subjectAltName=DNS:shop.example.com"])
     }
 
     init(services: (postgres: String, kafka: String)) throws {
