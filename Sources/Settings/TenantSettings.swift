@@ -204,6 +204,9 @@ public struct TenantSettings: Sendable, Equatable {
         encryptionKeys = try object.strings("encryptionKeys")
         trustAnchors = try object.strings("trustAnchors")
         origins = try object.strings("origins")
+        for (index, origin) in origins.enumerated() {
+            if let problem = WebOrigin.problem(origin) { throw ConfigError("\(object.setting("origins"))[\(index)]: not a web origin as browsers report it: \(problem)") }
+        }
         maxRequestAgeSeconds = try object.integer("maxRequestAgeSeconds", range: 1...Int(Int32.max))
         requireIssuedNonces = try object.bool("requireIssuedNonces") ?? false
         maxSessionSeconds = try object.integer("maxSessionSeconds", range: 1...Self.maxSessionSecondsLimit)

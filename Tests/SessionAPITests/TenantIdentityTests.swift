@@ -16,21 +16,22 @@ import Verification
 /// answer for both, by the id's bytes (`IdentityRule`).
 @Suite struct TenantIdentityTests {
     @Test func theWorkerAndServeAgreeOnMerchantIdsOriginsAndTenants() throws {
-        let json = #"{"tenants": [{"id": "Caf\u00e9", "teamId": "T", "merchantIds": ["Caf\u00e9", "K"], "origins": ["https://caf\u00e9.example"], "#
+        let json = #"{"tenants": [{"id": "Caf\u00e9", "teamId": "T", "merchantIds": ["Caf\u00e9", "K"], "origins": ["https://xn--caf-dma.example"], "#
             + #""testConditions": {"kinds": ["developerProfile"]}}]}"#
         let settings = try VeridocSettings(JSONParser().parse(json), baseURL: URL(fileURLWithPath: "/"))
         let deployment = try Deployment(settings)
         let worker = try #require(try Configuration.load(settings).directory["Caf\u{00E9}"])
         let api = try APITenants.load(deployment)
         let serve = try #require(api.directory["Caf\u{00E9}"])
-        for probe in ["Caf\u{00E9}", "Cafe\u{0301}", "caf\u{00E9}", "Caf\u{00E9} ", "K", "\u{212A}", "https://caf\u{00E9}.example", "https://cafe\u{0301}.example"] {
+        for probe in ["Caf\u{00E9}", "Cafe\u{0301}", "caf\u{00E9}", "Caf\u{00E9} ", "K", "\u{212A}", "https://xn--caf-dma.example", "https://caf\u{00E9}.example",
+                      "https://XN--CAF-DMA.example", "https://xn--caf-dma.example/"] {
             #expect(worker.owns(merchantID: probe) == serve.owns(merchantID: probe), "merchantId \(probe.unicodeScalars.map(\.value))")
             #expect(worker.owns(origin: probe) == serve.owns(origin: probe), "origin \(probe.unicodeScalars.map(\.value))")
             let workerKnows = (try Configuration.load(settings)).directory[probe] != nil
             #expect(workerKnows == (api.directory[probe] != nil), "tenant \(probe.unicodeScalars.map(\.value))")
         }
         #expect(serve.owns(merchantID: "Caf\u{00E9}") && !serve.owns(merchantID: "Cafe\u{0301}") && !serve.owns(merchantID: "\u{212A}"))
-        #expect(serve.owns(origin: "https://caf\u{00E9}.example") && !serve.owns(origin: "https://cafe\u{0301}.example"))
+        #expect(serve.owns(origin: "https://xn--caf-dma.example") && !serve.owns(origin: "https://caf\u{00E9}.example") && !serve.owns(origin: "https://XN--CAF-DMA.example"))
     }
 }
 

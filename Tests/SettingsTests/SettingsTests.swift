@@ -110,6 +110,26 @@ import TestSupport
     }
 
     /// Registered readers: each id once (by its bytes), each with a key file.
+    /// Origins as browsers report them, or the config is refused naming the entry: another spelling would never match.
+    @Test func originsMustBeWhatBrowsersReport() throws {
+        for good in ["https://shop.example.com", "https://shop.example.com:8443", "http://127.0.0.1:8080", "https://xn--caf-dma.example", "https://[::1]:4443"] {
+            #expect(WebOrigin.problem(good) == nil, "\(good)")
+        }
+        for bad in ["shop.example.com", "https://shop.example.com/", "https://Shop.example.com", "https://shop.example.com:443", "http://shop.example:80",
+                    "https://caf\u{00E9}.example", "https://user@shop.example", "https://shop.example?x", "https://shop.example:0",
+                    "https://shop.example:65536", "https://shop.example:", "https://", "ftp://shop.example", "https://[::1", "https://shop.example:08080",
+                    "http://shop.example.com"] {
+            #expect(WebOrigin.problem(bad) != nil, "\(bad)")
+        }
+        let json = #"{"tenants": [{"id": "acme", "origins": ["https://shop.example.com", "https://shop.example.com/"]}]}"#
+        do {
+            _ = try VeridocSettings(JSONParser().parse(json), baseURL: URL(fileURLWithPath: "/"))
+            Issue.record("a trailing slash loaded")
+        } catch let error as ConfigError {
+            #expect(error.message.hasPrefix("tenants[0].origins[1]: not a web origin as browsers report it"), "\(error.message)")
+        }
+    }
+
     @Test func readersAreReadAndDuplicatesRefused() throws {
         let json = #"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "readers": [{"id": "r-1", "publicKey": "pki/r1.pem"}, {"id": "r-2", "publicKey": "pki/r2.pem"}]}]}"#
         #expect(try Self.settings(json).tenants[0].readers == [
