@@ -16,17 +16,7 @@ import Crypto
 /// Apple Wallet refuses a request without it.
 public enum DeviceRequest {
     /// One requested element and whether the reader intends to retain it.
-    public struct Item: Sendable, Equatable {
-        public let namespace: String
-        public let element: String
-        public let intentToRetain: Bool
-
-        public init(namespace: String, element: String, intentToRetain: Bool) {
-            self.namespace = namespace
-            self.element = element
-            self.intentToRetain = intentToRetain
-        }
-    }
+    public typealias Item = (namespace: String, element: String, intentToRetain: Bool)
 
     /// The encoded DeviceRequest: namespaces in the order they first appear,
     /// elements in the order given (a repeated element keeps its first intent);

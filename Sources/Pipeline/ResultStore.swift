@@ -389,7 +389,7 @@ package struct ResultStore {
         guard !positions.isEmpty else { return nil }
         let sorted = positions.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }
         return try ConsumerPositionsTable.advance(
-            group: groupID, to: sorted.map { .init(topic: $0.key.topic, partition: $0.key.partition, nextOffset: $0.value) })
+            group: groupID, to: sorted.map { (topic: $0.key.topic, partition: $0.key.partition, nextOffset: $0.value) })
     }
 
     /// The stored starting positions of `partitions` for this group.

@@ -136,7 +136,7 @@ enum SessionCreation {
             let asked = request.elements + request.ages.map { $0.requestedElement(docType: request.docType) }
             let items = asked.map { element -> DeviceRequest.Item in
                 let retain = if case .mayStore = element.retention { true } else { false }
-                return DeviceRequest.Item(namespace: element.namespace, element: element.element, intentToRetain: retain)
+                return (element.namespace, element.element, retain)
             }
             // Signed over the Annex C transcript of this very request: the
             // EncryptionInfo just made and the origin the session is bound to.

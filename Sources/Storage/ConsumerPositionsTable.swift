@@ -5,17 +5,7 @@ import Postgres
 /// committed offset, is where a (re)assigned partition starts.
 public enum ConsumerPositionsTable {
     /// A partition's next offset to read.
-    public struct Position: Sendable, Hashable {
-        public let topic: String
-        public let partition: Int32
-        public let nextOffset: Int64
-
-        public init(topic: String, partition: Int32, nextOffset: Int64) {
-            self.topic = topic
-            self.partition = partition
-            self.nextOffset = nextOffset
-        }
-    }
+    public typealias Position = (topic: String, partition: Int32, nextOffset: Int64)
 
     static let columns: [PostgresColumn] = [
         .init("consumer_group", "text"), .init("topic", "text"), .init("partition", "integer"), .init("next_offset", "bigint"),

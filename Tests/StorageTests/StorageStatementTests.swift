@@ -139,7 +139,7 @@ struct StorageStatementTests {
             let rows = try connection.execute(ConsumerPositionsTable.read(group: "g", topics: ["veridoc.requests"]))
             return rows.rowCount == 1 ? rows.int(0, "next_offset") : nil
         }
-        let at = { (offset: Int64) in ConsumerPositionsTable.Position(topic: "veridoc.requests", partition: 3, nextOffset: offset) }
+        let at = { (offset: Int64) -> ConsumerPositionsTable.Position in (topic: "veridoc.requests", partition: 3, nextOffset: offset) }
         try connection.execute(ConsumerPositionsTable.advance(group: "g", to: [at(10)]))
         try connection.execute(ConsumerPositionsTable.advance(group: "g", to: [at(5)]))
         #expect(try position() == 10)
