@@ -14,6 +14,14 @@ enum Fixtures {
         try TestIssuer.EventFactory(curve: curve, now: now, seed: seed)
     }
 
+    /// A seeded factory, its verifier, and one valid event of `flow`: where most tests start.
+    static func world(seed: UInt64, flow: Flow) throws -> (factory: TestIssuer.EventFactory, verifier: Verifier, event: TestIssuer.GeneratedEvent) {
+        var factory = try factory(seed: seed)
+        let verifier = try factory.verifier()
+        let event = try factory.event(flow)
+        return (factory, verifier, event)
+    }
+
     static func verify(_ event: TestIssuer.GeneratedEvent, with verifier: Verifier) -> VerificationResult {
         verifier.verify(eventJSON: event.json(), at: now)
     }

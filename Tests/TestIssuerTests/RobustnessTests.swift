@@ -19,9 +19,7 @@ import Verification
 
     @Test("every truncation of an Apple envelope is payload.malformed")
     func appleEnvelopeTruncations() throws {
-        var factory = try Fixtures.factory(seed: 400)
-        let verifier = try factory.verifier()
-        let event = try factory.event(.appleWalletApp)
+        let (_, verifier, event) = try Fixtures.world(seed: 400, flow: .appleWalletApp)
         let envelope = event.payload
         #expect((5_000...9_000).contains(envelope.count), "envelope is \(envelope.count) bytes")
         #expect(Fixtures.verify(event, with: verifier).codes == [])
@@ -36,9 +34,7 @@ import Verification
 
     @Test("every truncation of an iso-device-response DeviceResponse is payload.malformed")
     func deviceResponseTruncations() throws {
-        var factory = try Fixtures.factory(seed: 401)
-        let verifier = try factory.verifier()
-        let event = try factory.event(.isoDeviceResponse)
+        let (_, verifier, event) = try Fixtures.world(seed: 401, flow: .isoDeviceResponse)
         let response = event.deviceResponse
         var wrong: [Int] = []
         for length in 1..<response.count where Fixtures.verify(event.replacingPayload(response.prefix(length)), with: verifier).codes != [.payloadMalformed] {
@@ -49,9 +45,7 @@ import Verification
 
     @Test("truncated DeviceResponses sealed correctly reach the parser and are payload.malformed", arguments: [Flow.appleWalletApp, .appleWalletWeb])
     func resealedTruncations(_ flow: Flow) throws {
-        var factory = try Fixtures.factory(seed: 402)
-        let verifier = try factory.verifier()
-        let event = try factory.event(flow)
+        let (factory, verifier, event) = try Fixtures.world(seed: 402, flow: flow)
         let recipient = factory.merchant.currentKey.publicKey
         let response = event.deviceResponse
         var wrong: [Int] = []
@@ -64,9 +58,7 @@ import Verification
 
     @Test("3000 seeded byte flips of an Apple envelope are rejected for envelope reasons")
     func appleEnvelopeFlips() throws {
-        var factory = try Fixtures.factory(seed: 403)
-        let verifier = try factory.verifier()
-        let event = try factory.event(.appleWalletApp)
+        let (_, verifier, event) = try Fixtures.world(seed: 403, flow: .appleWalletApp)
         let envelope = event.payload
         var random = TestIssuer.SeededRandom(seed: 403)
         var seen: [ReasonCode: Int] = [:]
@@ -84,9 +76,7 @@ import Verification
 
     @Test("2000 seeded byte flips inside an unencrypted DeviceResponse never crash or verify tampered bytes")
     func deviceResponseFlips() throws {
-        var factory = try Fixtures.factory(seed: 404)
-        let verifier = try factory.verifier()
-        let event = try factory.event(.isoDeviceResponse)
+        let (_, verifier, event) = try Fixtures.world(seed: 404, flow: .isoDeviceResponse)
         let response = event.deviceResponse
         // Only "version" and "status" are outside every signature and digest;
         // a flip there may legitimately still verify (e.g. status 0 → -1).
@@ -120,19 +110,15 @@ import Verification
 
     @Test("hostile CBOR as the payload of each flow is exactly payload.malformed", arguments: Flow.allCases)
     func hostilePayloads(_ flow: Flow) throws {
-        var factory = try Fixtures.factory(seed: 405)
-        let verifier = try factory.verifier()
-        let event = try factory.event(flow)
+        let (_, verifier, event) = try Fixtures.world(seed: 405, flow: flow)
         for (name, bytes) in Self.hostile {
             #expect(Fixtures.verify(event.replacingPayload(bytes), with: verifier).codes == [.payloadMalformed], "\(name) in \(flow.rawValue)")
         }
     }
 
-    @Test("hostile CBOR inside a correctly sealed plaintext is exactly payload.malformed", arguments: [Flow.appleWalletApp, .appleWalletWeb])
+    @Test("hostile CBOR inside a correctly sealed plaintext is exactly payload.malformed", arguments: [Flow.appleWalletApp, .appleWalletWeb, .openID4VPDCAPI])
     func hostilePlaintexts(_ flow: Flow) throws {
-        var factory = try Fixtures.factory(seed: 406)
-        let verifier = try factory.verifier()
-        let event = try factory.event(flow)
+        let (factory, verifier, event) = try Fixtures.world(seed: 406, flow: flow)
         for (name, bytes) in Self.hostile {
             #expect(try Self.codes(sealing: bytes, like: event, to: factory.merchant.currentKey.publicKey, verifier: verifier) == [.payloadMalformed],
                     "\(name) in \(flow.rawValue)")
@@ -174,7 +160,7 @@ import Verification
         ]
         for (name, bytes) in variants {
             #expect(Fixtures.verify(iso.replacingPayload(bytes), with: verifier).codes == [.payloadMalformed], "iso: \(name)")
-            for flow in [Flow.appleWalletApp, .appleWalletWeb] {
+            for flow in [Flow.appleWalletApp, .appleWalletWeb, .openID4VPDCAPI] {
                 let event = try factory.event(flow)
                 #expect(try Self.codes(sealing: bytes, like: event, to: factory.merchant.currentKey.publicKey, verifier: verifier) == [.payloadMalformed],
                         "\(flow.rawValue): \(name)")
@@ -184,9 +170,7 @@ import Verification
 
     @Test("a correctly signed MSO with a huge declared length inside is exactly mso.malformed")
     func hugeLengthInsideSignedMSO() throws {
-        var factory = try Fixtures.factory(seed: 408)
-        let verifier = try factory.verifier()
-        let event = try factory.event(.isoDeviceResponse)
+        var (factory, verifier, event) = try Fixtures.world(seed: 408, flow: .isoDeviceResponse)
         var options = TestIssuer.IssuanceOptions(now: Fixtures.now)
         options.payloadOverride = CBOR.tagged(24, .bytes([0xa1, 0x67] + Array("version".utf8) + [0x7b, 0x40, 0, 0, 0, 0, 0, 0, 0])).encoded()
         let issued = try factory.authority.issue(factory.credential, deviceKey: factory.holder.deviceKey.publicKey, options: options, using: &factory.random)
