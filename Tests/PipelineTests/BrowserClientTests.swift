@@ -141,7 +141,8 @@ struct BrowserClientTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let process = Process()
-            process.executableURL = try #require(HeadlessChromium.executable, "chromium is not installed and CI is set: run make setup")
+            guard let executable = HeadlessChromium.executable else { throw TestFailure("chromium is not installed and CI is set: run make setup") }
+            process.executableURL = executable
             // --no-sandbox: the tests run as root in containers, where Chromium's sandbox cannot start.
             process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
                                  "--user-data-dir=\(folder.appendingPathComponent("profile").path)", "--enable-logging=stderr", "--v=0",
@@ -156,7 +157,7 @@ struct BrowserClientTests {
                 process.waitUntilExit()
             }
             var report: [String: String]?
-            _ = try? eventually(90, every: 0.05) {
+            _ = eventually(90, every: 0.05) {
                 report = shared.reports.withLock { $0[url] }
                 return report != nil || !process.isRunning
             }
