@@ -34,7 +34,7 @@ enum Target: FuzzTarget {
         } else {
             guard let jwe = try? CompactJWE(compact: String(decoding: rest, as: UTF8.self)),
                   let plaintext = try? jwe.decrypt(with: fixture.merchant.currentKey) else { return }
-            if case .success(let token) = VPToken.payload(plaintext) { _ = VPToken.deviceResponse(in: token) }
+            _ = VPToken.deviceResponse(decrypted: plaintext)
         }
     }
 }

@@ -17,9 +17,7 @@ enum APIAnswers {
             answer["nonce"] = .string(Base64.encodeStandard(session.nonce))
             answer["merchantId"] = .string(session.audience)
         case .appleWalletWeb:
-            let data: JSONObject = ["deviceRequest": .string(session.webRequest?.deviceRequest ?? ""),
-                                    "encryptionInfo": .string(session.webRequest?.encryptionInfo ?? "")]
-            answer["request"] = .object(["protocol": "org-iso-mdoc", "data": .object(data)])
+            answer["request"] = .object(SessionCreation.annexCRequest(session.webRequest ?? ("", "")))
             if let options = session.credentialRequestOptions { answer["credentialRequestOptions"] = .object(options) }
         case .openID4VPDCAPI:
             answer["request"] = .object(session.openID4VPRequest ?? [:])

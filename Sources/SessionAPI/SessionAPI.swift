@@ -109,7 +109,7 @@ public final class SessionAPI: Sendable {
             }
             // A web session offers OpenID4VP too, where the tenant makes such requests.
             let offersOpenID4VP = read.flow == .openID4VPDCAPI
-                || (read.flow == .appleWalletWeb && config.makesOpenID4VPRequests && config.digitalCredentialsProtocols.contains(.openID4VP))
+                || (read.flow == .appleWalletWeb && config.webSessionsOfferOpenID4VP)
             if offersOpenID4VP, let notAfter = config.openID4VPVerifier?.notAfter, notAfter <= sessionEnd {
                 throw .notConfigured("openID4VPVerifier (its certificate expires before the session would)")
             }

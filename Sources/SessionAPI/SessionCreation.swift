@@ -12,7 +12,6 @@ import Verification
 enum SessionCreation {
     static let maxElements = 100
     static let defaultDocType = "org.iso.18013.5.1.mDL"
-    static let sessionFlows: [Flow] = Flow.allCases
 
     /// The body, read strictly.
     struct Request {
@@ -30,8 +29,8 @@ enum SessionCreation {
 
     static func read(_ body: inout RequestBody, tenant: Tenant) throws(APIError) -> Request {
         let flowName = try body.requiredString("flow", maxBytes: 32)
-        guard let flow = Flow(rawValue: flowName), sessionFlows.contains(flow) else {
-            throw .invalidField("flow", expected: "one of \(sessionFlows.map(\.rawValue).joined(separator: ", "))")
+        guard let flow = Flow(rawValue: flowName) else {
+            throw .invalidField("flow", expected: "one of \(Flow.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let merchantID = try body.string("merchantId", maxBytes: 256)
         let origin = try body.string("origin", maxBytes: 256)
@@ -157,8 +156,7 @@ enum SessionCreation {
             for offered in config.digitalCredentialsProtocols {
                 switch offered {
                 case .orgISOMdoc:
-                    entries.append(["protocol": "org-iso-mdoc",
-                                    "data": ["deviceRequest": .string(webRequest.deviceRequest), "encryptionInfo": .string(webRequest.encryptionInfo)]])
+                    entries.append(.object(Self.annexCRequest(webRequest)))
                 case .openID4VP where config.makesOpenID4VPRequests:
                     let sibling = service.nonceKey.sibling(of: nonce, binding: IssuedNonce.Binding(
                         tenant: tenant, flow: Flow.openID4VPDCAPI.rawValue, audience: request.audience))
@@ -183,6 +181,11 @@ enum SessionCreation {
 }
 
 extension SessionCreation {
+    /// The org-iso-mdoc entry of the Digital Credentials API's `requests`.
+    static func annexCRequest(_ web: (deviceRequest: String, encryptionInfo: String)) -> JSONObject {
+        ["protocol": "org-iso-mdoc", "data": ["deviceRequest": .string(web.deviceRequest), "encryptionInfo": .string(web.encryptionInfo)]]
+    }
+
     /// The OpenID4VP entry for `nonce`: the session's own response key,
     /// derived again by the worker from the nonce, and the tenant's signer.
     static func openID4VPRequest(_ request: Request, nonce: IssuedNonce, config: Tenant, service: SessionService) throws(SessionError) -> JSONObject {

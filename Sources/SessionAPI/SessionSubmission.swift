@@ -62,7 +62,7 @@ enum SessionSubmission {
                     fields.append(("response", text))
                 } else if openID4VP.contains(protocolName) {
                     let offered = tenant.openID4VPVerifier != nil ? OpenID4VPRequest.signedProtocol : OpenID4VPRequest.unsignedProtocol
-                    guard protocolName == offered, flow == .openID4VPDCAPI || (tenant.makesOpenID4VPRequests && tenant.digitalCredentialsProtocols.contains(.openID4VP)) else {
+                    guard protocolName == offered, flow == .openID4VPDCAPI || tenant.webSessionsOfferOpenID4VP else {
                         throw .invalidField("protocol", expected: "a protocol this session offered")
                     }
                     guard let data = try body.rawObject("data") else { throw .missingField("data") }

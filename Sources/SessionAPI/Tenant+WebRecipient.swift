@@ -9,4 +9,10 @@ extension Tenant {
         guard !origins.isEmpty else { return nil }
         return keys.first?.privateKey.publicKey
     }
+
+    /// Whether an apple-wallet-web session offers OpenID4VP beside Annex C:
+    /// the tenant lists it and can make such requests.
+    var webSessionsOfferOpenID4VP: Bool {
+        makesOpenID4VPRequests && digitalCredentialsProtocols.contains(.openID4VP)
+    }
 }

@@ -74,31 +74,33 @@ public enum OpenID4VPResponse: Sendable {
 /// exactly one id with exactly one presentation is accepted.
 public enum VPToken {
     public enum Problem: Error, Sendable, Equatable {
+        /// Not a vp_token of one credential and one presentation (more than
+        /// the query asked for included), or not a decrypted response at all.
         case malformed(String)
-        /// More credentials or presentations than the query asked for.
-        case unrequested(String)
+        /// The decrypted response is the wallet's error response, with its code.
+        case walletError(String)
     }
 
-    /// The DeviceResponse bytes `token` carries, and the credential query id they answer.
-    public static func deviceResponse(in token: JSONObject) -> Result<(queryID: String, bytes: [UInt8]), Problem> {
+    /// The DeviceResponse bytes `token` carries.
+    public static func deviceResponse(in token: JSONObject) -> Result<[UInt8], Problem> {
         guard let member = token.members.first else { return .failure(.malformed("vp_token holds no credential")) }
-        guard token.count == 1 else { return .failure(.unrequested("vp_token answers \(token.count) credential queries; the request made one")) }
+        guard token.count == 1 else { return .failure(.malformed("vp_token answers \(token.count) credential queries; the request made one")) }
         guard let presentations = member.value.arrayValue else {
             return .failure(.malformed("vp_token's entry is not an array of presentations (OpenID4VP 1.0)"))
         }
         guard presentations.count == 1 else {
-            return presentations.isEmpty ? .failure(.malformed("vp_token's entry holds no presentation"))
-                                         : .failure(.unrequested("vp_token's entry holds \(presentations.count) presentations; the request asked one"))
+            return .failure(.malformed(presentations.isEmpty ? "vp_token's entry holds no presentation"
+                                                             : "vp_token's entry holds \(presentations.count) presentations; the request asked one"))
         }
         guard let text = presentations[0].stringValue, let bytes = Base64.decodeURL(text), !bytes.isEmpty else {
             return .failure(.malformed("vp_token's presentation is not a base64url DeviceResponse"))
         }
-        return .success((member.key, bytes))
+        return .success(bytes)
     }
 
-    /// The `vp_token` in a decrypted `dc_api.jwt` payload (`{"vp_token": {...}}`),
+    /// The DeviceResponse in a decrypted `dc_api.jwt` payload (`{"vp_token": {...}}`),
     /// or the wallet's error when the payload is an error response.
-    public static func payload(_ bytes: [UInt8]) -> Result<JSONObject, PayloadProblem> {
+    public static func deviceResponse(decrypted bytes: [UInt8]) -> Result<[UInt8], Problem> {
         guard let object = try? JSONParser(maxDepth: 8, maxMembers: 16).parse(bytes).objectValue else {
             return .failure(.malformed("the decrypted response is not a JSON object of at most 16 members"))
         }
@@ -110,11 +112,6 @@ public enum VPToken {
         for key in object.keys where key != "vp_token" && key != "state" {
             return .failure(.malformed("the decrypted response has members other than vp_token"))
         }
-        return .success(token)
-    }
-
-    public enum PayloadProblem: Error, Sendable, Equatable {
-        case malformed(String)
-        case walletError(String)
+        return deviceResponse(in: token)
     }
 }

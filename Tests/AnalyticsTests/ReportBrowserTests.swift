@@ -53,11 +53,7 @@ struct ReportBrowserTests {
 
 /// Headless Chromium as the tests drive it.
 enum Chromium {
-    static let executable: URL? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent("chromium") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    static let executable = HeadlessChromium.executable
 
     struct Probe: Decodable {
         struct Chart: Decodable { let id: String; let width, height: Double }

@@ -205,12 +205,3 @@ struct BrowserClientTests {
         #expect(elsewhereOpenID["state"] == "rejected" && elsewhereOpenID["reasons"] == #"["device.signature_invalid"]"#, "\(elsewhereOpenID)")
     }
 }
-
-/// Debian's `chromium` on the PATH.
-enum HeadlessChromium {
-    static let executable: URL? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent("chromium") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
-}

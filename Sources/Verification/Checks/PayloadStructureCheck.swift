@@ -47,7 +47,7 @@ enum PayloadStructureCheck: RequestCheck {
                     request.envelope = .jwe(try CompactJWE(compact: compact))
                     report.pass(name)
                 } catch {
-                    report.fail(name, Self.joseReason(error))
+                    report.fail(name, RequestUnderVerification.payloadReason(error, "JWE"))
                 }
             case .unencrypted(let token):
                 guard request.tenant?.acceptsUnencryptedOpenID4VP == true else {
@@ -55,10 +55,10 @@ enum PayloadStructureCheck: RequestCheck {
                     return
                 }
                 switch VPToken.deviceResponse(in: token) {
-                case .success(let (_, bytes)):
+                case .success(let bytes):
                     request.envelope = .vpToken(bytes)
                     report.pass(name)
-                case .failure(.malformed(let detail)), .failure(.unrequested(let detail)):
+                case .failure(.malformed(let detail)), .failure(.walletError(let detail)):
                     report.fail(name, .payloadMalformed, detail)
                 }
             }
@@ -76,14 +76,6 @@ enum PayloadStructureCheck: RequestCheck {
             } catch {
                 report.fail(name, RequestUnderVerification.payloadReason(error, "DeviceResponse"))
             }
-        }
-    }
-
-    static func joseReason(_ error: JOSEError) -> Reason {
-        switch error {
-        case .unsupported(let detail): Reason(.payloadUnsupported, detail)
-        case .malformed(let detail): Reason(.payloadMalformed, detail)
-        case .decryptionFailed: Reason(.payloadMalformed, error.detail)
         }
     }
 

@@ -159,6 +159,10 @@ struct RequestUnderVerification {
             Reason(error.isUnsupported ? .payloadUnsupported : .payloadMalformed, "\(what): \(error.detail)")
         case let error as CBORError:
             Reason(.payloadMalformed, "\(what): \(describe(error))")
+        case JOSEError.unsupported(let detail):
+            Reason(.payloadUnsupported, "\(what): \(detail)")
+        case let error as JOSEError:
+            Reason(.payloadMalformed, "\(what): \(error.detail)")
         default:
             Reason(.payloadMalformed, "\(what) is malformed")
         }

@@ -38,14 +38,8 @@ enum ResponseDocumentsCheck: RequestCheck {
             }
         case .jwe:
             guard let plaintext = request.plaintext else { return nil }
-            switch VPToken.payload(plaintext).flatMap({ token in
-                VPToken.deviceResponse(in: token).mapError { problem -> VPToken.PayloadProblem in
-                    switch problem {
-                    case .malformed(let detail), .unrequested(let detail): .malformed(detail)
-                    }
-                }
-            }) {
-            case .success(let (_, bytes)):
+            switch VPToken.deviceResponse(decrypted: plaintext) {
+            case .success(let bytes):
                 return deviceResponse(bytes, "vp_token's DeviceResponse", request: request, into: &report)
             case .failure(.walletError(let code)):
                 report.fail(name, .responseWalletError, "the wallet answered with OpenID4VP error \(code) instead of a presentation")
