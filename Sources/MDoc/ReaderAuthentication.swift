@@ -6,17 +6,22 @@ import Foundation
 /// the key of the reader certificate the business holds (for the web, the one
 /// Apple Business issued) and the certificates, leaf first, that go in
 /// `x5chain` so the wallet can show who asks.
-public struct ReaderSigner: Sendable {
+public struct ReaderSigner: CertifiedSigner {
     public let key: PrivateKey
     /// DER, leaf first.
     public let certificates: [[UInt8]]
-    /// When the leaf expires (Apple's are short-lived); nil when it does not read.
+    /// When the chain's certificates are all valid (Apple's are
+    /// short-lived); nil when one does not read.
+    public let notBefore: Date?
     public let notAfter: Date?
 
     public init(key: PrivateKey, certificates: [[UInt8]]) {
         self.key = key
         self.certificates = certificates
-        notAfter = certificates.first.flatMap { try? Certificate(der: $0).notAfter }
+        let parsed = certificates.compactMap { try? Certificate(der: $0) }
+        let readable = !parsed.isEmpty && parsed.count == certificates.count
+        notBefore = readable ? parsed.map(\.notBefore).max() : nil
+        notAfter = readable ? parsed.map(\.notAfter).min() : nil
     }
 
     /// `COSE_Sign1` over `ReaderAuthenticationAllBytes`, detached: protected

@@ -19,6 +19,8 @@ public enum APIError: Error, Equatable, Sendable {
     case invalidField(String, expected: String)
     /// The tenant has no configuration for what was asked (reader tokens, a flow).
     case notConfigured(String)
+    /// No certificate of the named signer setting is valid until the session would end.
+    case certificateExpired(String)
     case tooManyRequests(retryAfterSeconds: Int)
     case unsupportedMediaType
     /// The request event built from the answer would be larger than an event may be.
@@ -38,7 +40,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .notFound: 404
         case .methodNotAllowed: 405
         case .malformedJSON, .unknownField, .missingField, .invalidField: 400
-        case .notConfigured, .sessionExpired, .responseConflict: 409
+        case .notConfigured, .certificateExpired, .sessionExpired, .responseConflict: 409
         case .unavailable: 503
         case .eventTooLarge: 413
         case .tooManyRequests: 429
@@ -58,6 +60,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .missingField: "missing_field"
         case .invalidField: "invalid_field"
         case .notConfigured: "not_configured"
+        case .certificateExpired: "certificate_expired"
         case .tooManyRequests: "too_many_requests"
         case .unsupportedMediaType: "unsupported_media_type"
         case .eventTooLarge: "body_too_large"
@@ -70,7 +73,7 @@ public enum APIError: Error, Equatable, Sendable {
 
     public static let allCodes = ["unauthorized", "not_found", "method_not_allowed", "malformed_json", "unknown_field", "missing_field",
                                   "invalid_field", "not_configured", "too_many_requests", "unsupported_media_type", "session_expired",
-                                  "response_conflict", "unavailable", "internal_error", "body_too_large", "malformed_request"]
+                                  "response_conflict", "unavailable", "internal_error", "body_too_large", "malformed_request", "certificate_expired"]
 
     var field: String? {
         switch self {
@@ -89,6 +92,8 @@ public enum APIError: Error, Equatable, Sendable {
         case .missingField(let field): "\(field) is required"
         case .invalidField(let field, let expected): "\(field): \(expected)"
         case .notConfigured(let what): "this tenant has no \(what) configured"
+        case .certificateExpired(let setting):
+            "no certificate of this tenant's \(setting) is valid from now until the session would end; configure its renewal"
         case .tooManyRequests(let seconds): "rate limit reached; retry after \(seconds) s"
         case .unsupportedMediaType: "the body must be application/json"
         case .eventTooLarge(let limit): "the request event for this answer would be larger than \(limit) bytes"
@@ -107,6 +112,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .responseConflict: self = .responseConflict
         case .eventTooLarge(let limit): self = .eventTooLarge(limit: limit)
         case .notConfigured(let what): self = .notConfigured(what)
+        case .certificateExpired(let setting): self = .certificateExpired(setting)
         case .unavailable(let dependency): self = .unavailable(dependency.rawValue)
         case .internalFailure: self = .internalError
         }

@@ -32,9 +32,9 @@ struct APIMetrics: Sendable {
         pollsWaiting = registry.gauge("veridoc_api_long_polls_waiting", help: "Long polls (GET /v1/sessions/{id}?wait=) waiting now, all tenants together.")
         pollsWaiting.set(0)
         webReaderExpiry = registry.gauge("veridoc_web_reader_certificate_expiry_timestamp_seconds",
-                                         help: "When the soonest-expiring tenant web reader certificate expires (Unix time); absent without one. Web sessions that would outlive it are refused.")
+                                         help: "Of each tenant's web reader identities the last to expire, the soonest such expiry (Unix time); absent without one. Web sessions that would outlive it are refused.")
         verifierExpiry = registry.gauge("veridoc_openid4vp_verifier_certificate_expiry_timestamp_seconds",
-                                        help: "When the soonest-expiring tenant OpenID4VP verifier certificate expires (Unix time); absent without one. OpenID4VP sessions that would outlive it are refused.")
+                                        help: "Of each tenant's OpenID4VP verifier identities the last to expire, the soonest such expiry (Unix time); absent without one. OpenID4VP sessions that would outlive it are refused.")
     }
 
     func record(route: String, status: UInt32, seconds: Double) {

@@ -28,7 +28,7 @@ public struct APITenants: Sendable {
         // Apple Wallet refuses a web request without reader authentication:
         // serve would hand out requests that can never be answered.
         for (index, tenant) in deployment.settings.tenants.enumerated()
-        where !tenant.origins.isEmpty && tenant.webReader == nil && tenant.testConditions == nil {
+        where !tenant.origins.isEmpty && tenant.webReaders.isEmpty && tenant.testConditions == nil {
             throw ConfigError("tenants[\(index)].webReader: required for a tenant with origins, whose web requests Apple Wallet refuses unsigned "
                               + "(a test tenant may go without)")
         }

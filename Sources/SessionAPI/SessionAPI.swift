@@ -101,21 +101,13 @@ public final class SessionAPI: Sendable {
             var body = try jsonBody(request)
             guard let config = tenants.directory[caller.tenant] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
-            // A request signed by a certificate that expires before the session
-            // does is one a wallet may refuse while the session still waits.
-            let sessionEnd = clock() + TimeInterval(read.lifetime(on: config))
-            if read.flow == .appleWalletWeb, let notAfter = config.webReader?.notAfter, notAfter <= sessionEnd {
-                throw .notConfigured("webReader (its certificate expires before the session would)")
-            }
-            // A web session offers OpenID4VP too, where the tenant makes such requests.
-            let offersOpenID4VP = read.flow == .openID4VPDCAPI
-                || (read.flow == .appleWalletWeb && config.webSessionsOfferOpenID4VP)
-            if offersOpenID4VP, let notAfter = config.openID4VPVerifier?.notAfter, notAfter <= sessionEnd {
-                throw .notConfigured("openID4VPVerifier (its certificate expires before the session would)")
+            let now = clock()
+            let signers = try APIError.mapping { () throws(SessionError) in
+                try SessionSigners.choose(for: read.flow, config: config, from: now, through: now + TimeInterval(read.lifetime(on: config)))
             }
             let sessions = try service()
             let created = try APIError.mapping { () throws(SessionError) in
-                try SessionCreation.create(read, tenant: caller.tenant, config: config, service: sessions, now: clock(), metrics: metrics)
+                try SessionCreation.create(read, tenant: caller.tenant, config: config, signers: signers, service: sessions, now: now, metrics: metrics)
             }
             return APIAnswers.created(created)
         case .session:

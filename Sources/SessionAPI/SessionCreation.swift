@@ -123,11 +123,11 @@ enum SessionCreation {
     }
 
     /// Creates the session: its nonce, its request and its row, committed.
-    static func create(_ request: Request, tenant: String, config: Tenant, service: SessionService, now: Date,
+    static func create(_ request: Request, tenant: String, config: Tenant, signers: SessionSigners, service: SessionService, now: Date,
                        metrics: APIMetrics) throws(SessionError) -> Created {
         let id = randomSessionID()
         let lifetime = request.lifetime(on: config)
-        let binding = IssuedNonce.Binding(tenant: tenant, flow: request.flow.rawValue, audience: request.audience)
+        let binding = IssuedNonce.Binding(tenant: tenant, flow: request.flow, audience: request.audience)
         let nonce = service.nonceKey.issue(session: id, binding: binding, issuedAt: now, lifetime: UInt32(lifetime))
         var webRequest: (deviceRequest: String, encryptionInfo: String)?
         if request.flow == .appleWalletWeb, let recipient = config.webRecipient {
@@ -140,13 +140,13 @@ enum SessionCreation {
             // Signed over the Annex C transcript of this very request: the
             // EncryptionInfo just made and the origin the session is bound to.
             let transcript = SessionTranscript.digitalCredentialsAPI(encryptionInfo: encryptionInfo, origin: request.audience)
-            guard let deviceRequest = try? DeviceRequest.encode(docType: request.docType, items: items, signer: config.webReader, transcript: transcript)
+            guard let deviceRequest = try? DeviceRequest.encode(docType: request.docType, items: items, signer: signers.webReader, transcript: transcript)
             else { throw .internalFailure }
             webRequest = (Base64.encodeURL(deviceRequest), encryptionInfo)
         }
         var openID4VPRequest: JSONObject?
         if request.flow == .openID4VPDCAPI {
-            openID4VPRequest = try Self.openID4VPRequest(request, nonce: nonce, config: config, service: service)
+            openID4VPRequest = try Self.openID4VPRequest(request, nonce: nonce, signer: signers.openID4VPVerifier, config: config, service: service)
         }
         var credentialRequestOptions: JSONObject?
         if request.flow == .appleWalletWeb, let webRequest {
@@ -159,8 +159,9 @@ enum SessionCreation {
                     entries.append(.object(Self.annexCRequest(webRequest)))
                 case .openID4VP where config.makesOpenID4VPRequests:
                     let sibling = service.nonceKey.sibling(of: nonce, binding: IssuedNonce.Binding(
-                        tenant: tenant, flow: Flow.openID4VPDCAPI.rawValue, audience: request.audience))
-                    entries.append(.object(try Self.openID4VPRequest(request, nonce: sibling, config: config, service: service)))
+                        tenant: tenant, flow: .openID4VPDCAPI, audience: request.audience))
+                    entries.append(.object(try Self.openID4VPRequest(request, nonce: sibling, signer: signers.openID4VPVerifier, config: config,
+                                                                     service: service)))
                 case .openID4VP:
                     break
                 }
@@ -187,13 +188,14 @@ extension SessionCreation {
     }
 
     /// The OpenID4VP entry for `nonce`: the session's own response key,
-    /// derived again by the worker from the nonce, and the tenant's signer.
-    static func openID4VPRequest(_ request: Request, nonce: IssuedNonce, config: Tenant, service: SessionService) throws(SessionError) -> JSONObject {
+    /// derived again by the worker from the nonce, signed by `signer`.
+    static func openID4VPRequest(_ request: Request, nonce: IssuedNonce, signer: OpenID4VPVerifierIdentity?, config: Tenant,
+                                 service: SessionService) throws(SessionError) -> JSONObject {
         guard let responseKey = service.nonceKey.responseKey(for: nonce),
               let made = try? OpenID4VPRequest.credentialRequest(
                   nonce: Base64.encodeURL(nonce.bytes), responseKey: responseKey.publicKey, docType: request.docType,
                   elements: request.elements + request.ages.map { $0.requestedElement(docType: request.docType) },
-                  signer: config.openID4VPVerifier, expectedOrigins: Array(config.origins))
+                  signer: signer, expectedOrigins: Array(config.origins))
         else { throw .internalFailure }
         return made
     }

@@ -12,6 +12,9 @@ enum SessionError: Error, Equatable, Sendable {
     case eventTooLarge(limit: Int)
     /// The tenant has no configuration for what was asked (`readerTokens`).
     case notConfigured(String)
+    /// None of the signers of this setting (`webReader`, `openID4VPVerifier`)
+    /// is valid from now until the session would end.
+    case certificateExpired(String)
     /// A dependency cannot be reached now; worth retrying.
     case unavailable(Dependency)
     /// Something of ours failed (a stored row we cannot read, a signer that refuses).

@@ -157,9 +157,9 @@ enum SessionSubmission {
         case .openID4VPDCAPI:
             data["origin"] = .string(session.audience)
             var nonce = session.nonce
-            if openID4VPAnswer, let issued = nonceKey.open(session.nonce, binding: IssuedNonce.Binding(
-                tenant: session.tenant, flow: session.flow, audience: session.audience)) {
-                nonce = nonceKey.sibling(of: issued, binding: IssuedNonce.Binding(tenant: session.tenant, flow: Flow.openID4VPDCAPI.rawValue,
+            if openID4VPAnswer, let sessionFlow = Flow(rawValue: session.flow), let issued = nonceKey.open(session.nonce, binding: IssuedNonce.Binding(
+                tenant: session.tenant, flow: sessionFlow, audience: session.audience)) {
+                nonce = nonceKey.sibling(of: issued, binding: IssuedNonce.Binding(tenant: session.tenant, flow: .openID4VPDCAPI,
                                                                                    audience: session.audience)).bytes
             }
             data["nonce"] = .string(Base64.encodeURL(nonce))

@@ -82,6 +82,27 @@ public struct SettingsObject {
         return read
     }
 
+    /// One object, or a non-empty array of at most `maxCount` of them (a
+    /// setting that may hold several, such as signers during a rotation),
+    /// each read by `body` and finished; nil when absent.
+    public mutating func objectOrObjects<T>(_ key: String, maxCount: Int,
+                                            _ body: (inout SettingsObject) throws(ConfigError) -> T) throws(ConfigError) -> [T]? {
+        guard let value = object[key] else {
+            taken.append(key)
+            return nil
+        }
+        guard value.arrayValue != nil else {
+            guard var single = try self.object(key) else { return nil }
+            let read = try body(&single)
+            try single.finish()
+            return [read]
+        }
+        guard let read = try objects(key, body), (1...maxCount).contains(read.count) else {
+            throw ConfigError("\(setting(key)): one object, or an array of 1 to \(maxCount) of them")
+        }
+        return read
+    }
+
     /// The members read so far, present or not, in the order they were asked for.
     public var takenKeys: [String] { taken }
 

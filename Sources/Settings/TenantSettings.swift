@@ -57,8 +57,10 @@ public struct TenantSettings: Sendable, Equatable {
     public var apiKeyHashes: [String]
     /// What `POST /v1/reader-tokens` signs with (Apple Business Register).
     public var readerTokens: ReaderTokens?
-    /// What serve signs the web flow's DeviceRequests with (reader authentication).
-    public var webReader: WebReader?
+    /// What serve signs the web flow's DeviceRequests with (reader
+    /// authentication): `webReader`, one identity or, while a renewed
+    /// certificate takes over, several.
+    public var webReaders: [WebReader] = []
     /// Registered proximity readers, each id once.
     public var readers: [Reader] = []
     /// Whether iso-device-response accepts OpenID4VP transcripts, whose
@@ -69,9 +71,10 @@ public struct TenantSettings: Sendable, Equatable {
     /// the clear, the response passes through the page's scripts and the
     /// integrator's servers readable.
     public var acceptUnencryptedOpenID4VP = false
-    /// The verifier identity serve signs OpenID4VP request objects with; nil:
-    /// none are signed.
-    public var openID4VPVerifier: OpenID4VPVerifier?
+    /// The verifier identities serve signs OpenID4VP request objects with
+    /// (`openID4VPVerifier`, one or several like `webReader`); empty: none
+    /// are signed.
+    public var openID4VPVerifiers: [OpenID4VPVerifier] = []
     /// Whether serve may hand out unsigned OpenID4VP requests
     /// (`openid4vp-v1-unsigned`), which a wallet cannot attribute to anyone
     /// but the origin; a test tenant may without saying so.
@@ -158,6 +161,8 @@ public struct TenantSettings: Sendable, Equatable {
         public var certificates: String
         /// A P-256 private key in PEM, a file only its owner can read.
         public var privateKey: String
+        /// Where it was configured (`tenants[0].webReader`, `…webReader[1]`), for messages.
+        public var setting: String
     }
 
     /// The OpenID4VP verifier identity: an X.509 certificate chain (leaf
@@ -174,7 +179,12 @@ public struct TenantSettings: Sendable, Equatable {
         public var certificates: String
         public var privateKey: String
         public var clientIDPrefix: ClientIDPrefix
+        /// Where it was configured, for messages.
+        public var setting: String
     }
+
+    /// The most signers one purpose may hold: a current one and its renewals.
+    public static let maxSignersPerPurpose = 4
 
     /// The longest session: a day. A nonce is for one sitting, not for later.
     public static let maxSessionSecondsLimit = 86_400
@@ -255,12 +265,11 @@ public struct TenantSettings: Sendable, Equatable {
             try tokens.finish()
             readerTokens = ReaderTokens(brandID: brand, keyID: key, signingKey: file)
         }
-        if var reader = try object.object("webReader") {
+        webReaders = try object.objectOrObjects("webReader", maxCount: Self.maxSignersPerPurpose) { (reader: inout SettingsObject) throws(ConfigError) in
             guard let certificates = try reader.nonEmptyString("certificates") else { throw ConfigError("\(reader.setting("certificates")): required") }
             guard let key = try reader.nonEmptyString("privateKey") else { throw ConfigError("\(reader.setting("privateKey")): required") }
-            try reader.finish()
-            webReader = WebReader(certificates: certificates, privateKey: key)
-        }
+            return WebReader(certificates: certificates, privateKey: key, setting: reader.path)
+        } ?? []
         readers = try object.objects("readers") { (entry: inout SettingsObject) throws(ConfigError) -> Reader in
             guard let id = try entry.nonEmptyString("id"), id.utf8.count <= Self.maxIDLength else {
                 throw ConfigError("\(entry.setting("id")): a non-empty string of at most \(Self.maxIDLength) bytes is required")
@@ -283,16 +292,16 @@ public struct TenantSettings: Sendable, Equatable {
             }
             digitalCredentialsProtocols = protocols
         }
-        if var verifier = try object.object("openID4VPVerifier") {
+        openID4VPVerifiers = try object.objectOrObjects("openID4VPVerifier", maxCount: Self.maxSignersPerPurpose) {
+            (verifier: inout SettingsObject) throws(ConfigError) in
             guard let certificates = try verifier.nonEmptyString("certificates") else { throw ConfigError("\(verifier.setting("certificates")): required") }
             guard let key = try verifier.nonEmptyString("privateKey") else { throw ConfigError("\(verifier.setting("privateKey")): required") }
             let prefixName = try verifier.nonEmptyString("clientIdPrefix") ?? OpenID4VPVerifier.ClientIDPrefix.x509SanDNS.rawValue
             guard let prefix = OpenID4VPVerifier.ClientIDPrefix(rawValue: prefixName) else {
                 throw ConfigError("\(verifier.setting("clientIdPrefix")): one of \(OpenID4VPVerifier.ClientIDPrefix.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            try verifier.finish()
-            openID4VPVerifier = OpenID4VPVerifier(certificates: certificates, privateKey: key, clientIDPrefix: prefix)
-        }
+            return OpenID4VPVerifier(certificates: certificates, privateKey: key, clientIDPrefix: prefix, setting: verifier.path)
+        } ?? []
         if var policy = try object.object("status") {
             status = try Self.statusPolicy(&policy)
         }

@@ -11,16 +11,12 @@ extension TestIssuer {
     /// themselves, not from the StatusList module it tests, so a mistake
     /// there is not copied here.
     public struct ListPublisher: Sendable {
-        public enum Kind: Sendable, CaseIterable {
-            case statusList
-            case identifierList
+        /// Each kind's raw value is its media type.
+        public enum Kind: String, Sendable, CaseIterable {
+            case statusList = "application/statuslist+cwt"
+            case identifierList = "application/identifierlist+cwt"
 
-            public var mediaType: String {
-                switch self {
-                case .statusList: "application/statuslist+cwt"
-                case .identifierList: "application/identifierlist+cwt"
-                }
-            }
+            public var mediaType: String { rawValue }
         }
 
         /// What the list claim holds.

@@ -94,18 +94,18 @@ public struct Configuration: Sendable {
             guard key.type == .ec(.p256) else { throw ConfigError("\(setting): reader tokens are ES256, so the key must be a P-256 key") }
             readerTokenKey = ReaderTokenKey(brandID: tokens.brandID, keyID: tokens.keyID, signingKey: key)
         }
-        var webReader: ReaderSigner?
-        if let reader = entry.webReader {
+        var webReaders: [ReaderSigner] = []
+        for reader in entry.webReaders {
             let (key, certificates) = try loadSigningChain(certificates: reader.certificates, privateKey: reader.privateKey,
-                                                           setting: "\(path).webReader", settings: settings)
-            webReader = ReaderSigner(key: key, certificates: certificates.map(\.der))
+                                                           setting: reader.setting, settings: settings)
+            webReaders.append(ReaderSigner(key: key, certificates: certificates.map(\.der)))
         }
-        var openID4VPVerifier: OpenID4VPVerifierIdentity?
-        if let verifier = entry.openID4VPVerifier {
-            let setting = "\(path).openID4VPVerifier"
+        var openID4VPVerifiers: [OpenID4VPVerifierIdentity] = []
+        for verifier in entry.openID4VPVerifiers {
             let (key, certificates) = try loadSigningChain(certificates: verifier.certificates, privateKey: verifier.privateKey,
-                                                           setting: setting, settings: settings)
-            openID4VPVerifier = try OpenID4VPVerifierIdentity(key: key, certificates: certificates, prefix: verifier.clientIDPrefix, setting: setting)
+                                                           setting: verifier.setting, settings: settings)
+            openID4VPVerifiers.append(try OpenID4VPVerifierIdentity(key: key, certificates: certificates, prefix: verifier.clientIDPrefix,
+                                                                    setting: verifier.setting))
         }
         return Tenant(
             id: entry.id, merchantIDs: Set(entry.merchantIDs), teamID: entry.teamID, keys: keys, trustAnchors: anchors,
@@ -115,7 +115,7 @@ public struct Configuration: Sendable {
             requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers,
             acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts,
             acceptsUnencryptedOpenID4VP: entry.acceptUnencryptedOpenID4VP, apiKeyHashes: entry.apiKeyHashes, readerTokenKey: readerTokenKey,
-            statusPolicy: entry.status, webReader: webReader, openID4VPVerifier: openID4VPVerifier,
+            statusPolicy: entry.status, webReader: SignerRotation(webReaders), openID4VPVerifier: SignerRotation(openID4VPVerifiers),
             allowsUnsignedOpenID4VPRequests: entry.openID4VPUnsignedRequests, digitalCredentialsProtocols: entry.digitalCredentialsProtocols)
     }
 

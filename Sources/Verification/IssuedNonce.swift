@@ -28,11 +28,11 @@ public struct IssuedNonce: Sendable, Equatable {
     /// What the nonce is bound to, taken from the event being verified.
     public struct Binding: Sendable, Equatable {
         public var tenant: String
-        public var flow: String
+        public var flow: Flow
         /// The merchant identifier (apple-wallet-app) or the origin (apple-wallet-web).
         public var audience: String
 
-        public init(tenant: String, flow: String, audience: String) {
+        public init(tenant: String, flow: Flow, audience: String) {
             self.tenant = tenant
             self.flow = flow
             self.audience = audience
@@ -106,7 +106,7 @@ public struct IssuedNonce: Sendable, Equatable {
             // Each binding field with its length first, so no two bindings
             // spell the same input ("ab"+"c" is not "a"+"bc").
             var input = header
-            for field in [binding.tenant, binding.flow, binding.audience] {
+            for field in [binding.tenant, binding.flow.rawValue, binding.audience] {
                 let utf8 = Array(field.utf8)
                 input += withUnsafeBytes(of: UInt32(utf8.count).bigEndian, Array.init)
                 input += utf8

@@ -8,12 +8,13 @@ import Settings
 /// Who signs a tenant's OpenID4VP request objects (`openid4vp-v1-signed`):
 /// the P-256 key its X.509 leaf certifies, the chain that goes in `x5c`, and
 /// the `client_id` the chain stands for.
-public struct OpenID4VPVerifierIdentity: Sendable {
+public struct OpenID4VPVerifierIdentity: CertifiedSigner {
     public let key: PrivateKey
     /// DER, leaf first.
     public let certificates: [[UInt8]]
     /// `x509_san_dns:<dNSName>` or `x509_hash:<base64url SHA-256(leaf)>` (OpenID4VP 1.0 §5.9.3).
     public let clientID: String
+    public let notBefore: Date?
     public let notAfter: Date?
 
     public init(key: PrivateKey, certificates: [Certificate], prefix: TenantSettings.OpenID4VPVerifier.ClientIDPrefix,
@@ -38,6 +39,7 @@ public struct OpenID4VPVerifierIdentity: Sendable {
         self.key = key
         self.certificates = chain.map(\.der)
         // The chain is only as good as its soonest-ending certificate, the anchor's included.
+        notBefore = certificates.map(\.notBefore).max()
         notAfter = certificates.map(\.notAfter).min()
     }
 }

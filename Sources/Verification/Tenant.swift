@@ -76,10 +76,11 @@ public struct Tenant: Sendable {
     public let apiKeyHashes: [String]
     /// Where serve signs the tenant's reader tokens; nil: it issues none.
     public let readerTokenKey: ReaderTokenKey?
-    /// What signs the web flow's DeviceRequests (`readerAuthAll`); nil: they go unsigned.
-    public let webReader: ReaderSigner?
-    /// What signs OpenID4VP request objects; nil: none are signed.
-    public let openID4VPVerifier: OpenID4VPVerifierIdentity?
+    /// What signs the web flow's DeviceRequests (`readerAuthAll`), the
+    /// signer chosen per session; nil: they go unsigned.
+    public let webReader: SignerRotation<ReaderSigner>?
+    /// What signs OpenID4VP request objects, likewise; nil: none are signed.
+    public let openID4VPVerifier: SignerRotation<OpenID4VPVerifierIdentity>?
     /// Whether serve may hand out unsigned OpenID4VP requests (`openID4VPUnsignedRequests`).
     public let allowsUnsignedOpenID4VPRequests: Bool
     /// What a web session offers, in order (`digitalCredentialsProtocols`).
@@ -101,7 +102,7 @@ public struct Tenant: Sendable {
         requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
         acceptsUnencryptedOpenID4VP: Bool = false,
         apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil, statusPolicy: TenantSettings.StatusPolicy = .init(),
-        webReader: ReaderSigner? = nil, openID4VPVerifier: OpenID4VPVerifierIdentity? = nil, allowsUnsignedOpenID4VPRequests: Bool = false,
+        webReader: SignerRotation<ReaderSigner>? = nil, openID4VPVerifier: SignerRotation<OpenID4VPVerifierIdentity>? = nil, allowsUnsignedOpenID4VPRequests: Bool = false,
         digitalCredentialsProtocols: [TenantSettings.DigitalCredentialsProtocol] = TenantSettings.DigitalCredentialsProtocol.allCases
     ) {
         self.digitalCredentialsProtocols = digitalCredentialsProtocols

@@ -264,7 +264,7 @@ struct SessionRoundTripTests {
         let keyText = try String(contentsOf: stack.fixture.directory.appendingPathComponent("nonce.key"), encoding: .utf8)
         let deploymentKey = IssuedNonce.Key(replayKey: Array(try #require(Data(base64Encoded: keyText))))
         let expiringNonce = deploymentKey.issue(
-            session: try #require(UUID(uuidString: expiredID)), binding: IssuedNonce.Binding(tenant: factory.merchant.tenantID, flow: "apple-wallet-app", audience: merchant),
+            session: try #require(UUID(uuidString: expiredID)), binding: IssuedNonce.Binding(tenant: factory.merchant.tenantID, flow: .appleWalletApp, audience: merchant),
             issuedAt: Date() - 120, lifetime: 1).bytes
         let late = try factory.walletAnswer(appNonce: expiringNonce)
         let lateID = UUID().uuidString.lowercased()

@@ -57,12 +57,12 @@ import Verification
         #expect(Self.create(try Self.tenants(#", "openID4VPUnsignedRequests": true"#)).status == 503)
         let signed = try Self.tenants(#", "openID4VPVerifier": {"certificates": "verifier-san.pem", "privateKey": "reader-key.pem"}"#)
         #expect(Self.create(signed).status == 503)
-        #expect(signed.directory["acme"]?.openID4VPVerifier?.clientID == "x509_san_dns:shop.example.com")
+        #expect(signed.directory["acme"]?.openID4VPVerifier?.signers.first?.clientID == "x509_san_dns:shop.example.com")
     }
 
     @Test func clientIDPrefixes() throws {
         let hashed = try Self.tenants(#", "openID4VPVerifier": {"certificates": "verifier.pem", "privateKey": "reader-key.pem", "clientIdPrefix": "x509_hash"}"#)
-        let identity = try #require(hashed.directory["acme"]?.openID4VPVerifier)
+        let identity = try #require(hashed.directory["acme"]?.openID4VPVerifier?.signers.first)
         #expect(identity.clientID == "x509_hash:" + Base64.encodeURL(sha256(try #require(identity.certificates.first))))
         do {
             _ = try Self.tenants(#", "openID4VPVerifier": {"certificates": "verifier.pem", "privateKey": "reader-key.pem"}"#)

@@ -65,36 +65,74 @@ import Verification
         }
     }
 
-    /// Past the web reader certificate's expiry, a web session is refused with
-    /// 409 not_configured naming the setting; an app session is not affected.
-    @Test func anExpiredWebReaderCertificateRefusesWebSessions() throws {
-        let key = try PrivateKey.generate(curve: .p256)
-        let notAfter = Date() + 3_600
+    /// A tenant whose web reader identities are certificates valid over `validity`, each with its own key.
+    static func webReaderTenant(_ validity: [(notBefore: Date, notAfter: Date)]) throws -> (APITenants, [Certificate]) {
+        var certificates: [Certificate] = []
+        let readers = validity.indices.map { #"{"certificates": "reader-\#($0).pem", "privateKey": "reader-key-\#($0).pem"}"# }
         let tenants = try Self.load(#"{"id": "acme", "origins": ["https://shop.example"], "trustAnchors": ["iaca.pem"], "merchantIds": ["m"], "teamId": "T", "#
                                     + #""encryptionKeys": ["merchant.pem"], "apiKeys": ["\#(APIKeyring.setting(forKey: "vdk_expiry-key"))"], "#
-                                    + #""webReader": {"certificates": "reader.pem", "privateKey": "reader-key.pem"}}"#) { folder in
-            let certificate = try CertificateBuilder(subject: [("CN", "shop.example")], publicKey: key.publicKey, notBefore: Date() - 86_400,
-                                                     notAfter: notAfter, serial: 3).selfSigned(with: key)
-            try TestIssuer.PEM.certificates([certificate]).write(to: folder.appendingPathComponent("reader.pem"), atomically: true, encoding: .utf8)
-            for (name, pem) in [("reader-key.pem", try key.pkcs8PEM()), ("merchant.pem", try PrivateKey.generate(curve: .p256).pkcs8PEM())] {
+                                    + #""webReader": [\#(readers.joined(separator: ", "))]}"#) { folder in
+            var keys = [("merchant.pem", try PrivateKey.generate(curve: .p256).pkcs8PEM())]
+            for (index, dates) in validity.enumerated() {
+                let key = try PrivateKey.generate(curve: .p256)
+                let certificate = try CertificateBuilder(subject: [("CN", "shop.example")], publicKey: key.publicKey, notBefore: dates.notBefore,
+                                                         notAfter: dates.notAfter, serial: UInt64(index + 3)).selfSigned(with: key)
+                certificates.append(certificate)
+                try TestIssuer.PEM.certificates([certificate]).write(to: folder.appendingPathComponent("reader-\(index).pem"), atomically: true, encoding: .utf8)
+                keys.append(("reader-key-\(index).pem", try key.pkcs8PEM()))
+            }
+            for (name, pem) in keys {
                 guard FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data(pem.utf8),
                                                      attributes: [.posixPermissions: 0o600]) else { throw TestFailure("cannot write \(name)") }
             }
         }
-        func create(_ body: String, at now: Date) -> HTTPResponse {
-            let api = SessionAPI(tenants: tenants, rateLimit: (100, 100), clock: { now })
-            return api.handle(HTTPRequest(method: "POST", path: "/v1/sessions",
-                                          headers: ["Authorization": "Bearer vdk_expiry-key", "Content-Type": "application/json"], body: Array(body.utf8)))
-        }
-        let web = #"{"flow":"apple-wallet-web","origin":"https://shop.example","ageAtLeast":[{"age":21,"retention":{"intent":"willNotStore"}}]}"#
-        let expired = create(web, at: notAfter + 1)
-        #expect(expired.status == 409 && String(decoding: expired.body, as: UTF8.self).contains("webReader"), "\(String(decoding: expired.body, as: UTF8.self))")
+        return (tenants, certificates)
+    }
+
+    static func create(_ body: String, tenants: APITenants, at now: Date) -> HTTPResponse {
+        let api = SessionAPI(tenants: tenants, rateLimit: (100, 100), clock: { now })
+        return api.handle(HTTPRequest(method: "POST", path: "/v1/sessions",
+                                      headers: ["Authorization": "Bearer vdk_expiry-key", "Content-Type": "application/json"], body: Array(body.utf8)))
+    }
+
+    static let webSession = #"{"flow":"apple-wallet-web","origin":"https://shop.example","ageAtLeast":[{"age":21,"retention":{"intent":"willNotStore"}}]}"#
+
+    /// Past the web reader certificate's expiry, a web session is refused with
+    /// 409 certificate_expired naming the setting; an app session is not affected.
+    @Test func anExpiredWebReaderCertificateRefusesWebSessions() throws {
+        let notAfter = Date() + 3_600
+        let (tenants, _) = try Self.webReaderTenant([(Date() - 86_400, notAfter)])
+        func create(_ body: String, at now: Date) -> HTTPResponse { Self.create(body, tenants: tenants, at: now) }
+        let expired = create(Self.webSession, at: notAfter + 1)
+        let answer = try #require(try JSONParser().parse(expired.body).objectValue)
+        #expect(expired.status == 409 && answer["error"]?.stringValue == "certificate_expired", "\(answer)")
+        #expect(answer["detail"]?.stringValue?.contains("webReader") == true, "\(answer)")
         // A session that would outlive the certificate is refused too; one that ends
         // before it gets past the check (to the missing database: 503).
         let short = #"{"flow":"apple-wallet-web","origin":"https://shop.example","ttlSeconds":60,"ageAtLeast":[{"age":21,"retention":{"intent":"willNotStore"}}]}"#
-        #expect(create(web, at: notAfter - 60).status == 409, "the default session lasts longer than the minute left")
+        #expect(create(Self.webSession, at: notAfter - 60).status == 409, "the default session lasts longer than the minute left")
         #expect(create(short, at: notAfter - 61).status == 503)
         #expect(create(short, at: notAfter - 59).status == 409)
         #expect(create(#"{"flow":"apple-wallet-app","merchantId":"m"}"#, at: notAfter + 1).status == 503)
+    }
+
+    /// A renewal configured beside the certificate it replaces takes over as
+    /// soon as it is valid, so sessions never meet the old one's expiry.
+    @Test func aRenewedWebReaderCertificateTakesOverWithoutAGap() throws {
+        let oldEnd = Date() + 3_600
+        let renewedStart = oldEnd - 7_200
+        let (tenants, certificates) = try Self.webReaderTenant([(Date() - 86_400, oldEnd), (renewedStart, oldEnd + 30 * 86_400)])
+        let config = try #require(tenants.directory["acme"])
+        func signer(at now: Date) throws -> [[UInt8]]? {
+            try SessionSigners.choose(for: .appleWalletWeb, config: config, from: now, through: now + 600).webReader?.certificates
+        }
+        #expect(try signer(at: renewedStart - 60) == [certificates[0].der], "before the renewal is valid, the old certificate signs")
+        #expect(try signer(at: renewedStart + 60) == [certificates[1].der], "once it is valid, the renewal signs")
+        #expect(try signer(at: oldEnd + 60) == [certificates[1].der])
+        // Past the old certificate's expiry, web sessions still get past the check (to the missing database: 503).
+        #expect(Self.create(Self.webSession, tenants: tenants, at: oldEnd + 60).status == 503)
+        #expect(Self.create(Self.webSession, tenants: tenants, at: oldEnd + 31 * 86_400).status == 409)
+        // An app session has no web reader to choose.
+        #expect(try SessionSigners.choose(for: .appleWalletApp, config: config, from: oldEnd + 60, through: oldEnd + 660).webReader == nil)
     }
 }

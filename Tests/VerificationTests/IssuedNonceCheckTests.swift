@@ -31,7 +31,7 @@ import Testing
         case .appleWalletWeb, .openID4VPDCAPI: factory.merchant.origin
         case .isoDeviceResponse: ""
         }
-        return IssuedNonce.Binding(tenant: tenant ?? factory.merchant.tenantID, flow: flow.rawValue, audience: audience)
+        return IssuedNonce.Binding(tenant: tenant ?? factory.merchant.tenantID, flow: flow, audience: audience)
     }
 
     func event(_ data: [String: Any], time: Date) throws -> [UInt8] {

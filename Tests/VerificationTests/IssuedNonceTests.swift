@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct IssuedNonceTests {
     static let key = IssuedNonce.Key(replayKey: Array(repeating: 0x5A, count: 32))
-    static let binding = IssuedNonce.Binding(tenant: "acme", flow: "apple-wallet-app", audience: "merchant.com.example.acme")
+    static let binding = IssuedNonce.Binding(tenant: "acme", flow: .appleWalletApp, audience: "merchant.com.example.acme")
     static let session = UUID(uuidString: "6F0E2F3A-8B3C-4E1D-9A51-0C7D2B9E4F10")!
     static let issuedAt = Date(timeIntervalSince1970: 1_796_000_000.9)
 
@@ -27,13 +27,14 @@ import Testing
             var other = Self.binding
             switch change {
             case 0: other.tenant = "globex"
-            case 1: other.flow = "apple-wallet-web"
+            case 1: other.flow = .appleWalletWeb
             default: other.audience = "merchant.com.example.other"
             }
             others.append(other)
         }
         // Moving a byte from one field to the next is another binding too.
-        others.append(.init(tenant: "acm", flow: "eapple-wallet-app", audience: Self.binding.audience))
+        // (The flow is an enumeration, so the byte moves between tenant and audience.)
+        others.append(.init(tenant: "acm", flow: Self.binding.flow, audience: "e" + Self.binding.audience))
         for other in others { #expect(Self.key.open(nonce.bytes, binding: other) == nil, "\(other)") }
         #expect(IssuedNonce.Key(replayKey: Array(repeating: 0x5B, count: 32)).open(nonce.bytes, binding: Self.binding) == nil, "another key")
     }

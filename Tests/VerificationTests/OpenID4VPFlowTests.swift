@@ -32,7 +32,7 @@ import TestSupport
     }
 
     func issue(session: UUID = UUID(), origin: String? = nil) -> (nonce: IssuedNonce, text: String) {
-        let issued = key.issue(session: session, binding: IssuedNonce.Binding(tenant: factory.merchant.tenantID, flow: Flow.openID4VPDCAPI.rawValue,
+        let issued = key.issue(session: session, binding: IssuedNonce.Binding(tenant: factory.merchant.tenantID, flow: .openID4VPDCAPI,
                                                                               audience: origin ?? factory.merchant.origin),
                                issuedAt: now - 10, lifetime: 120)
         return (issued, Base64.encodeURL(issued.bytes))

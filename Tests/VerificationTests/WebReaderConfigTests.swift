@@ -29,7 +29,7 @@ import Verification
         let key = try PrivateKey.generate(curve: .p256)
         let certificate = try Self.certificate(for: key)
         let tenant = try #require(try folder.load(try Self.tenant(folder, certificate: certificate, key: key)).directory["acme"])
-        let signer = try #require(tenant.webReader)
+        let signer = try #require(tenant.webReader?.signers.first)
         #expect(signer.certificates == [certificate.der])
         #expect(signer.key.publicKey.uncompressedPoint == key.publicKey.uncompressedPoint)
     }
@@ -46,6 +46,31 @@ import Verification
         let key = try PrivateKey.generate(curve: .p384)
         let message = try folder.loadError(try Self.tenant(folder, certificate: try Self.certificate(for: key), key: key))
         #expect(message.hasPrefix("tenants[0].webReader.privateKey: it signs with ES256"), "\(message)")
+    }
+
+    /// A renewal: the old identity and the new one side by side, in an array.
+    @Test func severalIdentitiesLoadAsOneRotation() throws {
+        let folder = try VICALScopeTests.Folder()
+        let key = try PrivateKey.generate(curve: .p256)
+        let renewedKey = try PrivateKey.generate(curve: .p256)
+        let renewed = try CertificateBuilder(subject: [("O", "Acme"), ("CN", "shop.example.com")], publicKey: renewedKey.publicKey,
+                                             notBefore: VICALScopeTests.now + 86_400 * 20, notAfter: VICALScopeTests.now + 86_400 * 60, serial: 8)
+            .selfSigned(with: renewedKey)
+        let current = try Self.certificate(for: key)
+        var tenant = try Self.tenant(folder, certificate: current, key: key)
+        try folder.write("pki/renewed.pem", Array(TestIssuer.PEM.certificates([renewed]).utf8))
+        try folder.write("pki/renewed-key.pem", Array(try renewedKey.pkcs8PEM().utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder.url.appendingPathComponent("pki/renewed-key.pem").path)
+        tenant["webReader"] = [tenant["webReader"] as Any, ["certificates": "pki/renewed.pem", "privateKey": "pki/renewed-key.pem"]]
+        let rotation = try #require(try folder.load(tenant).directory["acme"]?.webReader)
+        #expect(rotation.signers.map(\.certificates) == [[current.der], [renewed.der]])
+        #expect(rotation.notAfter == renewed.notAfter)
+        // Each entry is checked on its own, and named by its place.
+        tenant["webReader"] = [tenant["webReader"].flatMap { ($0 as? [Any])?.first } as Any,
+                               ["certificates": "pki/renewed.pem", "privateKey": "pki/web-reader-key.pem"]]
+        #expect(try folder.loadError(tenant) == "tenants[0].webReader[1].certificates: the first certificate must certify webReader[1].privateKey")
+        tenant["webReader"] = [Any]()
+        #expect(try folder.loadError(tenant).hasPrefix("tenants[0].webReader: one object, or an array of 1 to 4 of them"))
     }
 
     @Test func aKeyOthersCanReadIsRefused() throws {

@@ -46,7 +46,7 @@ enum DecryptionKeyCheck: RequestCheck {
     private static func openID4VPKey(_ kid: String?, request: RequestUnderVerification, tenant: Tenant) -> TenantKey? {
         guard case .openID4VPDCAPI(let origin, let nonce, _) = request.request.input else { return nil }
         if let nonceKey = request.issuedNonceKey, let bytes = Base64.decodeURLUnpadded(nonce),
-           let issued = nonceKey.open(bytes, binding: IssuedNonce.Binding(tenant: tenant.id, flow: Flow.openID4VPDCAPI.rawValue, audience: origin)),
+           let issued = nonceKey.open(bytes, binding: IssuedNonce.Binding(tenant: tenant.id, flow: .openID4VPDCAPI, audience: origin)),
            let derived = nonceKey.responseKey(for: issued), let key = try? TenantKey(derived),
            kid.map({ key.keyID.utf8.elementsEqual($0.utf8) }) ?? true {
             return key

@@ -29,7 +29,7 @@ enum RequestIssuedNonceCheck: RequestCheck {
             report.fail(name, .requestNonceUnknown, "the event carries no sessionToken, and the tenant requires issued nonces")
             return
         }
-        let binding = IssuedNonce.Binding(tenant: tenant.id, flow: request.request.flow.rawValue, audience: audience)
+        let binding = IssuedNonce.Binding(tenant: tenant.id, flow: request.request.flow, audience: audience)
         if let issued = key.open(bytes, binding: binding) {
             request.issuedNonce = issued
             report.pass(name)
