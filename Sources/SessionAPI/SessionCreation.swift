@@ -72,6 +72,16 @@ enum SessionCreation {
         where elements[..<index].contains(where: { $0.namespace == element.namespace && $0.element == element.element }) {
             throw .invalidField("requestedElements[\(index)]", expected: "each namespace and element once")
         }
+        if let allowlist = tenant.requestAllowlist {
+            let listed = "listed in the tenant's requestableElements"
+            guard allowlist.allows(docType: docType) else { throw .invalidField("docType", expected: "a docType \(listed)") }
+            for (index, element) in elements.enumerated() where !allowlist.allows(element, of: docType) {
+                throw .invalidField("requestedElements[\(index)]", expected: "an element of the docType \(listed)")
+            }
+            for (index, age) in ages.enumerated() where !allowlist.allows(age.requestedElement(docType: docType), of: docType) {
+                throw .invalidField("ageAtLeast[\(index)]", expected: "an age whose age_over_NN (age_in_years from 100) is \(listed)")
+            }
+        }
         let ttl = try body.integer("ttlSeconds", range: 1...tenant.maxSessionSeconds)
         let reference = try body.string("reference", maxBytes: 256)
         if let reference, !reference.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {

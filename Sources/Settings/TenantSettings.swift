@@ -57,6 +57,11 @@ public struct TenantSettings: Sendable, Equatable {
     public var apiKeyHashes: [String]
     /// What `POST /v1/reader-tokens` signs with (Apple Business Register).
     public var readerTokens: ReaderTokens?
+    /// The only docTypes and elements serve makes sessions for (and so signs
+    /// requests for); empty: any. What a leaked API key can have the
+    /// tenant's certificate ask of a wallet is then what the business
+    /// registered, not anything.
+    public var requestableElements: [RequestableElements] = []
     /// What serve signs the web flow's DeviceRequests with (reader
     /// authentication): `webReader`, one identity or, while a renewed
     /// certificate takes over, several.
@@ -165,6 +170,14 @@ public struct TenantSettings: Sendable, Equatable {
         public var setting: String
     }
 
+    /// A `requestableElements` entry: elements of one namespace of one docType
+    /// (an age of N is asked as `age_over_NN`, or `age_in_years` from 100).
+    public struct RequestableElements: Sendable, Equatable {
+        public var docType: String
+        public var namespace: String
+        public var elements: [String]
+    }
+
     /// The OpenID4VP verifier identity: an X.509 certificate chain (leaf
     /// first) whose leaf certifies the P-256 key that signs request objects,
     /// and how `client_id` names it.
@@ -255,6 +268,18 @@ public struct TenantSettings: Sendable, Equatable {
         } ?? []
         outcomeRecipientKey = try object.nonEmptyString("outcomeRecipientKey")
         apiKeyHashes = try object.strings("apiKeys")
+        requestableElements = try object.objects("requestableElements") { (entry: inout SettingsObject) throws(ConfigError) in
+            guard let docType = try entry.nonEmptyString("docType") else { throw ConfigError("\(entry.setting("docType")): required") }
+            guard let namespace = try entry.nonEmptyString("namespace") else { throw ConfigError("\(entry.setting("namespace")): required") }
+            let elements = try entry.strings("elements")
+            guard !elements.isEmpty else { throw ConfigError("\(entry.setting("elements")): at least one element is required") }
+            return RequestableElements(docType: docType, namespace: namespace, elements: elements)
+        } ?? []
+        for (index, entry) in requestableElements.enumerated() where requestableElements[..<index].contains(where: {
+            $0.docType.utf8.elementsEqual(entry.docType.utf8) && $0.namespace.utf8.elementsEqual(entry.namespace.utf8)
+        }) {
+            throw ConfigError("\(object.setting("requestableElements"))[\(index)]: each docType and namespace once")
+        }
         for hash in apiKeyHashes where !Self.isKeyHash(hash) {
             throw ConfigError("\(object.setting("apiKeys")): each entry is \"sha256:\" and 64 lowercase hex digits (`veridoc keys api-key` makes a key and its hash)")
         }

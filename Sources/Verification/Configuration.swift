@@ -112,7 +112,7 @@ public struct Configuration: Sendable {
             pinnedDocumentSigners: pinned, listedAnchors: listed, trustListDeadlines: deadlines, origins: Set(entry.origins), maxRequestAge: TimeInterval(entry.maxRequestAgeSeconds ?? 600),
             maxSessionSeconds: entry.maxSessionSeconds,
             retention: TenantRetention(maxDays: entry.maxRetentionDays, defaults: defaults), outcomeRecipientKey: recipient,
-            requireIssuedNonces: entry.requireIssuedNonces, testConditions: testConditions, readers: readers,
+            requireIssuedNonces: entry.requireIssuedNonces, requestAllowlist: RequestAllowlist(entry.requestableElements), testConditions: testConditions, readers: readers,
             acceptsOpenID4VPTranscripts: entry.acceptOpenID4VPTranscripts,
             acceptsUnencryptedOpenID4VP: entry.acceptUnencryptedOpenID4VP, apiKeyHashes: entry.apiKeyHashes, readerTokenKey: readerTokenKey,
             statusPolicy: entry.status, webReader: SignerRotation(webReaders), openID4VPVerifier: SignerRotation(openID4VPVerifiers),

@@ -61,6 +61,8 @@ public struct Tenant: Sendable {
     public let maxSessionSeconds: Int
     /// Only nonces Veridoc issued (`IssuedNonce`) are accepted.
     public let requireIssuedNonces: Bool
+    /// What serve may make sessions for (`requestableElements`); nil: anything.
+    public let requestAllowlist: RequestAllowlist?
     /// How long disclosed values may be kept (docs/retention.md).
     public let retention: TenantRetention
     /// The integration's P-256 key: when set, outcomes carry the requested
@@ -99,7 +101,7 @@ public struct Tenant: Sendable {
         id: String, merchantIDs: Set<String> = [], teamID: String? = nil, keys: [TenantKey] = [], trustAnchors: [Certificate],
         pinnedDocumentSigners: [Certificate] = [], listedAnchors: [ListedAnchor] = [], trustListDeadlines: [TrustListDeadline] = [],
         origins: Set<String> = [], maxRequestAge: TimeInterval = 600, maxSessionSeconds: Int? = nil, retention: TenantRetention = .none, outcomeRecipientKey: PublicKey? = nil,
-        requireIssuedNonces: Bool = false, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
+        requireIssuedNonces: Bool = false, requestAllowlist: RequestAllowlist? = nil, testConditions: TestConditions? = nil, readers: [String: PublicKey] = [:], acceptsOpenID4VPTranscripts: Bool = true,
         acceptsUnencryptedOpenID4VP: Bool = false,
         apiKeyHashes: [String] = [], readerTokenKey: ReaderTokenKey? = nil, statusPolicy: TenantSettings.StatusPolicy = .init(),
         webReader: SignerRotation<ReaderSigner>? = nil, openID4VPVerifier: SignerRotation<OpenID4VPVerifierIdentity>? = nil, allowsUnsignedOpenID4VPRequests: Bool = false,
@@ -128,6 +130,7 @@ public struct Tenant: Sendable {
         // By default a session lasts as long as the request it carries may be old.
         self.maxSessionSeconds = maxSessionSeconds ?? min(Int(maxRequestAge), TenantSettings.maxSessionSecondsLimit)
         self.requireIssuedNonces = requireIssuedNonces
+        self.requestAllowlist = requestAllowlist
         self.retention = retention
         self.outcomeRecipientKey = outcomeRecipientKey
         exactMerchantIDs = Set(merchantIDs.map(Identifier.init))
