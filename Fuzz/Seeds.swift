@@ -56,10 +56,10 @@ struct Fixture: @unchecked Sendable {
         case .appleWalletApp(_, let nonce, let nonceText, let merchantID):
             let sealed = (try? AppleEnvelope.seal(deviceResponse: response, transcript: transcript, recipient: recipient)) ?? []
             input = .appleWalletApp(payload: sealed, nonce: nonce, nonceText: nonceText, merchantID: merchantID)
-        case .openID4VPDCAPI(let origin, let nonce, _):
+        case .openID4VPDCAPI(let origin, let nonce, _, let queryID):
             let keyID = ECJWK.thumbprint(of: recipient).map(Base64.encodeURL)
             let sealed = (try? TestIssuer.EventFactory.openID4VPResponse(response, to: recipient, keyID: keyID)) ?? ""
-            input = .openID4VPDCAPI(origin: origin, nonce: nonce, response: .encrypted(sealed))
+            input = .openID4VPDCAPI(origin: origin, nonce: nonce, response: .encrypted(sealed), credentialQueryID: queryID)
         }
         return VerificationRequest(
             id: request.id, source: request.source, time: request.time, tenant: request.tenant, input: input,

@@ -156,6 +156,8 @@ enum SessionSubmission {
             data["sessionToken"] = .string(Base64.encodeStandard(session.nonce))
         case .openID4VPDCAPI:
             data["origin"] = .string(session.audience)
+            // Serve's requests ask one credential under this id: an answer under another is not to them.
+            data["credentialQueryId"] = .string(OpenID4VPRequest.credentialQueryID)
             var nonce = session.nonce
             if openID4VPAnswer, let sessionFlow = Flow(rawValue: session.flow), let issued = nonceKey.open(session.nonce, binding: IssuedNonce.Binding(
                 tenant: session.tenant, flow: sessionFlow, audience: session.audience)) {

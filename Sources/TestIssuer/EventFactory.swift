@@ -160,13 +160,13 @@ extension TestIssuer {
         /// request's key (`kid` echoed), the device signing over the
         /// OpenID4VP DC API transcript of `origin`, `nonce` and that key.
         public mutating func walletAnswer(openID4VPNonce nonce: String, origin: String, responseKey: PublicKey, keyID: String?,
-                                          disclosing claims: [RequestedElement]? = nil) throws -> String {
+                                          disclosing claims: [RequestedElement]? = nil, credentialQueryID: String = "mdl") throws -> String {
             var issued = try issueDocument(options: EventOptions(), fault: nil)
             if let claims { issued = Self.disclosing(issued, claims, ages: false) }
             guard let thumbprint = ECJWK.thumbprint(of: responseKey) else { throw FixtureError("OpenID4VP response keys are P-256") }
             let transcript = SessionTranscript.openID4VPDigitalCredentialsAPI(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)
             let deviceResponse = try deviceResponse(issued, transcript: transcript, fault: nil)
-            return try Self.openID4VPResponse(deviceResponse, to: responseKey, keyID: keyID)
+            return try Self.openID4VPResponse(deviceResponse, to: responseKey, keyID: keyID, credentialQueryID: credentialQueryID)
         }
 
         /// What an iPhone reading the holder's ID reports (ProximityReader): the DeviceResponse and its SessionTranscript.
@@ -390,9 +390,13 @@ extension TestIssuer {
             try openID4VPResponse(deviceResponse, to: recipient.privateKey.publicKey, keyID: recipient.keyID)
         }
 
-        /// `deviceResponse` as a wallet returns it for dc_api.jwt, sealed to `recipient` with `kid` `keyID`.
-        public static func openID4VPResponse(_ deviceResponse: [UInt8], to recipient: PublicKey, keyID: String?) throws -> String {
-            let payload: JSONValue = ["vp_token": ["mdl": [.string(GeneratedEvent.base64URL(deviceResponse))]]]
+        /// `deviceResponse` as a wallet returns it for dc_api.jwt, sealed to
+        /// `recipient` with `kid` `keyID`, under the query's credential id.
+        public static func openID4VPResponse(_ deviceResponse: [UInt8], to recipient: PublicKey, keyID: String?,
+                                             credentialQueryID: String = "mdl") throws -> String {
+            var token = JSONObject()
+            token[credentialQueryID] = [.string(GeneratedEvent.base64URL(deviceResponse))]
+            let payload: JSONValue = ["vp_token": .object(token)]
             return try CompactJWE.seal(payload.jsonBytes(keyOrder: .insertion), to: recipient, keyID: keyID)
         }
 

@@ -29,14 +29,16 @@ extension TestIssuer.EventFactory {
         }
         guard parameters["response_mode"]?.stringValue == "dc_api.jwt", let nonce = parameters["nonce"]?.stringValue,
               let jwk = parameters["client_metadata"]?["jwks"]?["keys"]?.arrayValue?.first?.objectValue,
-              let credential = parameters["dcql_query"]?["credentials"]?.arrayValue?.first?.objectValue
+              let credential = parameters["dcql_query"]?["credentials"]?.arrayValue?.first?.objectValue,
+              let queryID = credential["id"]?.stringValue
         else { throw TestIssuer.FixtureError("the request lacks response_mode dc_api.jwt, a nonce, a key or a credential query") }
         let key = try ECJWK.publicKey(from: jwk, context: "jwks.keys[0]", allowing: ["kid", "use", "alg"])
         let claims = (credential["claims"]?.arrayValue ?? []).compactMap { claim -> RequestedElement? in
             guard let path = claim["path"]?.arrayValue, path.count == 2, let namespace = path[0].stringValue, let element = path[1].stringValue else { return nil }
             return RequestedElement(namespace: namespace, element: element, retention: .willNotStore)
         }
-        let jwe = try walletAnswer(openID4VPNonce: nonce, origin: origin, responseKey: key, keyID: jwk["kid"]?.stringValue, disclosing: claims)
+        let jwe = try walletAnswer(openID4VPNonce: nonce, origin: origin, responseKey: key, keyID: jwk["kid"]?.stringValue, disclosing: claims,
+                                   credentialQueryID: queryID)
         return ["response": .string(jwe)]
     }
 

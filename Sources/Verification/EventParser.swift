@@ -118,8 +118,14 @@ public struct EventParser: Sendable {
             case .openID4VPDCAPI:
                 let origin = try fields.requiredString("origin")
                 let nonce = try fields.requiredString("nonce")
-                guard nonce.utf8.count <= OpenID4VPResponse.maxNonceBytes else { throw FieldError("data.nonce is longer than \(OpenID4VPResponse.maxNonceBytes) bytes") }
-                input = .openID4VPDCAPI(origin: origin, nonce: nonce, response: try fields.openID4VPResponse())
+                guard (OpenID4VPResponse.minNonceBytes...OpenID4VPResponse.maxNonceBytes).contains(nonce.utf8.count) else {
+                    throw FieldError("data.nonce must be \(OpenID4VPResponse.minNonceBytes) to \(OpenID4VPResponse.maxNonceBytes) bytes")
+                }
+                let queryID = fields.has("credentialQueryId") ? try fields.requiredString("credentialQueryId") : nil
+                if let queryID, !OpenID4VPResponse.isCredentialQueryID(queryID) {
+                    throw FieldError("data.credentialQueryId must be 1 to \(OpenID4VPResponse.maxCredentialQueryIDBytes) letters, digits, _ or - (DCQL)")
+                }
+                input = .openID4VPDCAPI(origin: origin, nonce: nonce, response: try fields.openID4VPResponse(), credentialQueryID: queryID)
             }
             let requested = try fields.requestedElements()
             let docTypes = try fields.requestedDocTypes()

@@ -19,6 +19,22 @@ public enum OpenID4VPResponse: Sendable {
     /// The longest nonce accepted: Veridoc's are 60 characters, and OpenID4VP
     /// asks for enough entropy, not for length.
     public static let maxNonceBytes = 512
+    /// The shortest: OpenID4VP asks the verifier for a fresh random nonce
+    /// with enough entropy, and a shorter text holds too little to keep a
+    /// presentation from being replayed into another transaction (16
+    /// base64url characters hold 96 bits).
+    public static let minNonceBytes = 16
+    /// The longest DCQL credential query id an event may name.
+    public static let maxCredentialQueryIDBytes = 256
+
+    /// Whether `id` is a DCQL credential query id (OpenID4VP 1.0 §6.1):
+    /// ASCII letters, digits, `_` and `-`, here at most 256 of them.
+    public static func isCredentialQueryID(_ id: String) -> Bool {
+        (1...maxCredentialQueryIDBytes).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+    }
 
     /// Why `value` is not a response object this flow reads; nil when it is.
     /// For the session API, which names the problem before an event is made.
@@ -71,7 +87,8 @@ public enum OpenID4VPResponse: Sendable {
 /// `vp_token` (OpenID4VP 1.0 §8.1, Appendix B.2.6): one member per credential
 /// query id, each an array of presentations; an mdoc presentation is a
 /// base64url DeviceResponse. Veridoc's queries ask one credential once, so
-/// exactly one id with exactly one presentation is accepted.
+/// exactly one id with exactly one presentation is accepted, and that id must
+/// be the query's where the event names it.
 public enum VPToken {
     public enum Problem: Error, Sendable, Equatable {
         /// Not a vp_token of one credential and one presentation (more than
@@ -82,9 +99,13 @@ public enum VPToken {
     }
 
     /// The DeviceResponse bytes `token` carries.
-    public static func deviceResponse(in token: JSONObject) -> Result<[UInt8], Problem> {
+    public static func deviceResponse(in token: JSONObject, credentialQueryID: String?) -> Result<[UInt8], Problem> {
         guard let member = token.members.first else { return .failure(.malformed("vp_token holds no credential")) }
         guard token.count == 1 else { return .failure(.malformed("vp_token answers \(token.count) credential queries; the request made one")) }
+        // Compared by bytes, as JSON keys are: the wallet keys its answer by the id the query gave.
+        if let credentialQueryID, !member.key.utf8.elementsEqual(credentialQueryID.utf8) {
+            return .failure(.malformed("vp_token answers a credential query other than the request's credentialQueryId"))
+        }
         guard let presentations = member.value.arrayValue else {
             return .failure(.malformed("vp_token's entry is not an array of presentations (OpenID4VP 1.0)"))
         }
@@ -100,7 +121,7 @@ public enum VPToken {
 
     /// The DeviceResponse in a decrypted `dc_api.jwt` payload (`{"vp_token": {...}}`),
     /// or the wallet's error when the payload is an error response.
-    public static func deviceResponse(decrypted bytes: [UInt8]) -> Result<[UInt8], Problem> {
+    public static func deviceResponse(decrypted bytes: [UInt8], credentialQueryID: String?) -> Result<[UInt8], Problem> {
         guard let object = try? JSONParser(maxDepth: 8, maxMembers: 16).parse(bytes).objectValue else {
             return .failure(.malformed("the decrypted response is not a JSON object of at most 16 members"))
         }
@@ -112,6 +133,6 @@ public enum VPToken {
         for key in object.keys where key != "vp_token" && key != "state" {
             return .failure(.malformed("the decrypted response has members other than vp_token"))
         }
-        return deviceResponse(in: token)
+        return deviceResponse(in: token, credentialQueryID: credentialQueryID)
     }
 }

@@ -94,7 +94,15 @@ public struct VerificationRequest: Sendable {
         /// OpenID4VP over the Digital Credentials API: the origin the browser
         /// reported, the request's nonce as the text it sent, and what the
         /// browser's promise resolved with. The transcript hashes both strings.
-        case openID4VPDCAPI(origin: String, nonce: String, response: OpenID4VPResponse)
+        /// `credentialQueryID`, when the event names it, is the DCQL
+        /// credential id the vp_token must answer.
+        case openID4VPDCAPI(origin: String, nonce: String, response: OpenID4VPResponse, credentialQueryID: String?)
+    }
+
+    /// The DCQL credential query id the event names (openid4vp-dc-api).
+    public var credentialQueryID: String? {
+        guard case .openID4VPDCAPI(_, _, _, let id) = input else { return nil }
+        return id
     }
 
     public var flow: Flow {

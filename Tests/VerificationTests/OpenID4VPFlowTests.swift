@@ -38,9 +38,12 @@ import TestSupport
         return (issued, Base64.encodeURL(issued.bytes))
     }
 
-    func event(origin: String? = nil, nonce: String, response: JSONValue) -> [UInt8] {
-        let data: JSONObject = ["tenant": .string(factory.merchant.tenantID), "flow": "openid4vp-dc-api", "origin": .string(origin ?? factory.merchant.origin),
+    static let integratorNonce = "integrators-own-nonce-0123456789"
+
+    func event(origin: String? = nil, nonce: String, response: JSONValue, credentialQueryID: String? = nil) -> [UInt8] {
+        var data: JSONObject = ["tenant": .string(factory.merchant.tenantID), "flow": "openid4vp-dc-api", "origin": .string(origin ?? factory.merchant.origin),
                                 "nonce": .string(nonce), "response": response]
+        if let credentialQueryID { data["credentialQueryId"] = .string(credentialQueryID) }
         let event: JSONObject = ["specversion": "1.0", "id": .string(UUID().uuidString), "source": "/tests", "type": .string(VerificationRequest.eventType),
                                  "time": .string(RFC3339.string(from: now - 5)), "datacontenttype": "application/json", "data": .object(data)]
         return JSONValue.object(event).jsonBytes(keyOrder: .insertion)
@@ -87,7 +90,7 @@ import TestSupport
     /// key, and the device's signature over it is what fails for another one.
     @Test mutating func aTenantKeyByItsThumbprintAndTheTranscriptItBinds() throws {
         let tenantKey = try TenantKey(factory.merchant.currentKey)
-        let nonce = "integrators-own-nonce-0123456789"
+        let nonce = Self.integratorNonce
         let jwe = try factory.walletAnswer(openID4VPNonce: nonce, origin: factory.merchant.origin, responseKey: tenantKey.privateKey.publicKey, keyID: tenantKey.keyID)
         let verifier = try verifier()
         let result = verifier.verify(eventJSON: event(nonce: nonce, response: ["response": .string(jwe)]), at: now)
@@ -119,7 +122,7 @@ import TestSupport
         let errors: [(JSONValue, String)] = [(["error": "access_denied", "error_description": "The user said no"], "access_denied"),
                                              (["error": "bad code with spaces"], "non_standard_error")]
         for (response, code) in errors {
-            let result = verifier.verify(eventJSON: event(nonce: "n", response: response), at: now)
+            let result = verifier.verify(eventJSON: event(nonce: Self.integratorNonce, response: response), at: now)
             #expect(result.codes == [.responseWalletError])
             let detail = try #require(result.report.reasons.first?.detail)
             #expect(detail.contains(code) && !detail.contains("said no") && !detail.contains("spaces"))
@@ -127,23 +130,51 @@ import TestSupport
         // An error response sealed in the JWE is the same answer.
         let tenantKey = try TenantKey(factory.merchant.currentKey)
         let sealed = try CompactJWE.seal(Array(#"{"error":"invalid_request"}"#.utf8), to: tenantKey.privateKey.publicKey, keyID: tenantKey.keyID)
-        let result = verifier.verify(eventJSON: event(nonce: "n", response: ["response": .string(sealed)]), at: now)
+        let result = verifier.verify(eventJSON: event(nonce: Self.integratorNonce, response: ["response": .string(sealed)]), at: now)
         #expect(result.codes == [.responseWalletError])
         #expect(result.report.reasons.first?.detail.contains("invalid_request") == true)
+    }
+
+    /// Where the event names the query's credential id, the vp_token must
+    /// answer under it, encrypted or in the clear; an id that is not DCQL's,
+    /// or a nonce too short to be random, is not an event of this flow.
+    @Test mutating func theVPTokenAnswersTheQueryTheEventNames() throws {
+        let tenantKey = try TenantKey(factory.merchant.currentKey)
+        let nonce = Self.integratorNonce
+        let jwe = try factory.walletAnswer(openID4VPNonce: nonce, origin: factory.merchant.origin, responseKey: tenantKey.privateKey.publicKey,
+                                           keyID: tenantKey.keyID, credentialQueryID: "id_card-1")
+        let verifier = try verifier()
+        let response: JSONValue = ["response": .string(jwe)]
+        let named = verifier.verify(eventJSON: event(nonce: nonce, response: response, credentialQueryID: "id_card-1"), at: now)
+        #expect(named.isVerified, "\(named.report.reasons.map(\.detail))")
+        #expect(verifier.verify(eventJSON: event(nonce: nonce, response: response), at: now).isVerified, "no id named: any one id")
+        for other in ["mdoc", "id_card-2", "ID_CARD-1", "id_card-10"] {
+            let result = verifier.verify(eventJSON: event(nonce: nonce, response: response, credentialQueryID: other), at: now)
+            #expect(result.codes == [.payloadMalformed], "\(other)")
+        }
+        let clear: JSONValue = ["vp_token": ["id_card-1": ["AAAA"]]]
+        #expect(try self.verifier(acceptsUnencrypted: true).verify(eventJSON: event(nonce: nonce, response: clear, credentialQueryID: "mdoc"), at: now).codes
+            == [.payloadMalformed])
+        for invalid in ["", "a b", "a.b", "é", String(repeating: "a", count: 257)] {
+            #expect(verifier.verify(eventJSON: event(nonce: nonce, response: response, credentialQueryID: invalid), at: now).codes == [.eventInvalid], "\(invalid)")
+        }
+        #expect(verifier.verify(eventJSON: event(nonce: String(nonce.prefix(15)), response: response), at: now).codes == [.eventInvalid])
+        #expect(verifier.verify(eventJSON: event(nonce: String(nonce.prefix(16)), response: response), at: now).codes == [.deviceSignatureInvalid],
+                "16 bytes is a nonce; this one is not the one the device signed")
     }
 
     @Test func malformedResponsesAreEventOrPayloadRejections() throws {
         let verifier = try verifier(acceptsUnencrypted: true)
         let invalid: [JSONValue] = ["a string", ["response": "x", "vp_token": [:]], ["response": 5], ["vp_token": "x"], [:], ["other": "x"]]
         for response in invalid {
-            #expect(verifier.verify(eventJSON: event(nonce: "n", response: response), at: now).codes == [.eventInvalid], "\(response)")
+            #expect(verifier.verify(eventJSON: event(nonce: Self.integratorNonce, response: response), at: now).codes == [.eventInvalid], "\(response)")
         }
         let malformed: [JSONValue] = [
             ["vp_token": [:]], ["vp_token": ["a": ["AAAA"], "b": ["AAAA"]]], ["vp_token": ["a": []]], ["vp_token": ["a": ["AAAA", "AAAA"]]],
             ["vp_token": ["a": "AAAA"]], ["vp_token": ["a": ["!!"]]], ["response": "a.b.c"], ["response": "not a jwe"],
         ]
         for response in malformed {
-            #expect(verifier.verify(eventJSON: event(nonce: "n", response: response), at: now).codes == [.payloadMalformed], "\(response)")
+            #expect(verifier.verify(eventJSON: event(nonce: Self.integratorNonce, response: response), at: now).codes == [.payloadMalformed], "\(response)")
         }
     }
 

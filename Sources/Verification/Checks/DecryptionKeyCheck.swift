@@ -44,7 +44,7 @@ enum DecryptionKeyCheck: RequestCheck {
     /// The session key when the nonce is Veridoc's and `kid` is its id (or
     /// absent), else the tenant key whose id `kid` is.
     private static func openID4VPKey(_ kid: String?, request: RequestUnderVerification, tenant: Tenant) -> TenantKey? {
-        guard case .openID4VPDCAPI(let origin, let nonce, _) = request.request.input else { return nil }
+        guard case .openID4VPDCAPI(let origin, let nonce, _, _) = request.request.input else { return nil }
         if let nonceKey = request.issuedNonceKey, let bytes = Base64.decodeURLUnpadded(nonce),
            let issued = nonceKey.open(bytes, binding: IssuedNonce.Binding(tenant: tenant.id, flow: .openID4VPDCAPI, audience: origin)),
            let derived = nonceKey.responseKey(for: issued), let key = try? TenantKey(derived),

@@ -16,7 +16,7 @@ enum DecryptionTranscriptCheck: RequestCheck {
     static func run(_ request: inout RequestUnderVerification, into report: inout CheckReport) {
         guard let tenant = request.tenant else { return }
         switch request.request.input {
-        case .openID4VPDCAPI(let origin, let nonce, _):
+        case .openID4VPDCAPI(let origin, let nonce, _, _):
             switch request.envelope {
             case .jwe?:
                 guard let key = request.key else { return }

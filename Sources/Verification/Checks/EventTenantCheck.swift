@@ -26,7 +26,7 @@ enum EventTenantCheck: RequestCheck {
         case .appleWalletWeb(_, _, _, let origin):
             if !tenant.owns(origin: origin) { return "origin is not one of tenant \(tenant.id)'s origins" }
             if tenant.keys.isEmpty { return "tenant \(tenant.id) has no encryption keys" }
-        case .openID4VPDCAPI(let origin, _, _):
+        case .openID4VPDCAPI(let origin, _, _, _):
             // No key needed here: a session's response key is derived from its nonce.
             if !tenant.owns(origin: origin) { return "origin is not one of tenant \(tenant.id)'s origins" }
         case .isoDeviceResponse:

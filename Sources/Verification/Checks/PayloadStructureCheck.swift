@@ -36,7 +36,7 @@ enum PayloadStructureCheck: RequestCheck {
             } catch {
                 report.fail(name, RequestUnderVerification.payloadReason(error, "Annex C response"))
             }
-        case .openID4VPDCAPI(_, let nonce, let response):
+        case .openID4VPDCAPI(_, let nonce, let response, let queryID):
             // Labelled: another flow's nonce of the same bytes is not this one's.
             request.replayToken = Array("openid4vp-dc-api\u{0}".utf8) + Array(nonce.utf8)
             switch response {
@@ -54,7 +54,7 @@ enum PayloadStructureCheck: RequestCheck {
                     report.fail(name, .payloadUnsupported, "the response is in the clear (dc_api); this tenant accepts only responses encrypted to it (dc_api.jwt, acceptUnencryptedOpenID4VP)")
                     return
                 }
-                switch VPToken.deviceResponse(in: token) {
+                switch VPToken.deviceResponse(in: token, credentialQueryID: queryID) {
                 case .success(let bytes):
                     request.envelope = .vpToken(bytes)
                     report.pass(name)

@@ -50,7 +50,7 @@ enum RequestIssuedNonceCheck: RequestCheck {
             if case .annexC(_, let info)? = request.envelope { return (Array(info.nonce), origin) }
             guard let info = try? AnnexCEncryptionInfo(bytes: infoBytes[...], limits: request.limits) else { return nil }
             return (Array(info.nonce), origin)
-        case .openID4VPDCAPI(let origin, let nonce, _):
+        case .openID4VPDCAPI(let origin, let nonce, _, _):
             // Veridoc's nonces go out as base64url text; any other text is the integrator's own.
             return (Base64.decodeURLUnpadded(nonce) ?? Array(nonce.utf8), origin)
         case .isoDeviceResponse:

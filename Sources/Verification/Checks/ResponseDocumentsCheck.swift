@@ -38,7 +38,7 @@ enum ResponseDocumentsCheck: RequestCheck {
             }
         case .jwe:
             guard let plaintext = request.plaintext else { return nil }
-            switch VPToken.deviceResponse(decrypted: plaintext) {
+            switch VPToken.deviceResponse(decrypted: plaintext, credentialQueryID: request.request.credentialQueryID) {
             case .success(let bytes):
                 return deviceResponse(bytes, "vp_token's DeviceResponse", request: request, into: &report)
             case .failure(.walletError(let code)):
