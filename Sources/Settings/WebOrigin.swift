@@ -39,4 +39,13 @@ public enum WebOrigin {
         }
         return nil
     }
+
+    /// The host of a serialized origin (`problem` is nil for it): what runs
+    /// from the scheme to the port, an IPv6 address with its brackets.
+    public static func host(of origin: String) -> String? {
+        guard problem(origin) == nil, let schemeEnd = origin.range(of: "://") else { return nil }
+        let rest = origin[schemeEnd.upperBound...]
+        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") { return String(rest[...close]) }
+        return String(rest.prefix { $0 != ":" })
+    }
 }

@@ -70,9 +70,10 @@ extension TestIssuer.Merchant {
     }
 
     /// A self-signed verifier certificate for `key` whose subjectAltName
-    /// dNSName is `origin`'s host, valid from yesterday to `notAfter` (397 days by default).
-    public static func openID4VPVerifierCertificate(key: PrivateKey, origin: String, notAfter: Date = Date() + 397 * 86_400) throws -> Certificate {
-        let host = URL(string: origin)?.host ?? "shop.example.com"
+    /// dNSName is `origin`'s host (or `dnsName`), valid from yesterday to `notAfter` (397 days by default).
+    public static func openID4VPVerifierCertificate(key: PrivateKey, origin: String, dnsName: String? = nil,
+                                                    notAfter: Date = Date() + 397 * 86_400) throws -> Certificate {
+        let host = dnsName ?? URL(string: origin)?.host ?? "shop.example.com"
         var builder = CertificateBuilder(subject: [("O", "Veridoc Test Merchant"), ("CN", host)], publicKey: key.publicKey,
                                          notBefore: Date() - 86_400, notAfter: notAfter, serial: 2)
         builder.keyUsage = .digitalSignature

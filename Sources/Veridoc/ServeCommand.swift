@@ -33,6 +33,11 @@ enum ServeCommand {
                     log.warning(notAfter.timeIntervalSinceNow <= 0 ? "\(name) certificate expired: its sessions are refused" : "\(name) certificate expires soon",
                                 ["tenant": tenant.id, "notAfter": RFC3339.string(from: notAfter)])
                 }
+                let unnamed = tenant.originsOutsideVerifierNames
+                if !unnamed.isEmpty {
+                    log.warning("no x509_san_dns OpenID4VP verifier certificate names these origins' hosts: a wallet that holds the origin to the client_id may refuse their requests",
+                                ["tenant": tenant.id, "origins": unnamed.joined(separator: " ")])
+                }
             }
             let tlsFiles = try tls(deployment)
             if tenants.keyring.isEmpty { log.warning("no tenant has apiKeys: every /v1 request will be 401") }

@@ -14,6 +14,9 @@ public struct OpenID4VPVerifierIdentity: CertifiedSigner {
     public let certificates: [[UInt8]]
     /// `x509_san_dns:<dNSName>` or `x509_hash:<base64url SHA-256(leaf)>` (OpenID4VP 1.0 §5.9.3).
     public let clientID: String
+    /// The leaf's subjectAltName dNSNames, lowercased: with `x509_san_dns`,
+    /// the names a wallet may hold the page's origin to.
+    public let dnsNames: [String]
     public let notBefore: Date?
     public let notAfter: Date?
 
@@ -27,6 +30,7 @@ public struct OpenID4VPVerifierIdentity: CertifiedSigner {
         var chain = certificates
         // The trust anchor stays out of x5c (HAIP): the wallet has it, or must not be handed it.
         if chain.count > 1, let last = chain.last, last.subject == last.issuer { chain.removeLast() }
+        dnsNames = ((try? leaf.dnsNames()) ?? []).map { $0.lowercased() }
         switch prefix {
         case .x509SanDNS:
             guard let name = (try? leaf.dnsNames())?.first else {

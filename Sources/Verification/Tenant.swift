@@ -137,6 +137,25 @@ public struct Tenant: Sendable {
         exactOrigins = Set(origins.map(Identifier.init))
     }
 
+    /// The tenant's origins whose host no `x509_san_dns` verifier certificate
+    /// names (exactly, or by a `*.` wildcard for one label). OpenID4VP 1.0
+    /// §5.9.3 holds a redirect URI's host to that name, and a wallet that
+    /// holds the origin to it likewise would refuse requests from these.
+    public var originsOutsideVerifierNames: [String] {
+        let identities = (openID4VPVerifier?.signers ?? []).filter { $0.clientID.hasPrefix("x509_san_dns:") }
+        guard !identities.isEmpty else { return [] }
+        return origins.sorted().filter { origin in
+            guard let host = WebOrigin.host(of: origin) else { return true }
+            return !identities.contains { identity in
+                identity.dnsNames.contains { name in
+                    if name == host { return true }
+                    guard name.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }
+                    return host[host.index(after: dot)...] == name.dropFirst(2)
+                }
+            }
+        }
+    }
+
     /// Whether serve can make OpenID4VP requests for the tenant: signed with
     /// its verifier identity, or unsigned where it chose so or is a test tenant.
     public var makesOpenID4VPRequests: Bool {

@@ -111,3 +111,32 @@ import Verification
         #expect(error.message == "v.certificates: certificate 2 did not issue certificate 1 (leaf first, each followed by its issuer)", "\(error.message)")
     }
 }
+
+/// Which of a tenant's origins no `x509_san_dns` verifier certificate
+/// names: serve warns of them at start.
+@Suite struct VerifierNameTests {
+    static func tenant(origins: Set<String>, names: [String], prefix: TenantSettings.OpenID4VPVerifier.ClientIDPrefix = .x509SanDNS) throws -> Tenant {
+        let identities = try names.map { name in
+            let key = try PrivateKey.generate(curve: .p256)
+            let certificate = try TestIssuer.Merchant.openID4VPVerifierCertificate(key: key, origin: "https://unused.example", dnsName: name)
+            return try OpenID4VPVerifierIdentity(key: key, certificates: [certificate], prefix: prefix, setting: "test")
+        }
+        return Tenant(id: "acme", trustAnchors: [], origins: origins, openID4VPVerifier: SignerRotation(identities))
+    }
+
+    @Test func originsTheCertificatesDoNotNameAreListed() throws {
+        let origins: Set = ["https://shop.example.com", "https://shop.example.com:8443", "https://www.example.com", "https://a.b.example.com",
+                            "https://example.com", "https://other.example", "http://localhost:8080"]
+        #expect(try Self.tenant(origins: origins, names: ["shop.example.com"]).originsOutsideVerifierNames
+            == ["http://localhost:8080", "https://a.b.example.com", "https://example.com", "https://other.example", "https://www.example.com"])
+        // A wildcard names one label, not the bare domain or two labels; a second identity adds its names.
+        #expect(try Self.tenant(origins: origins, names: ["*.example.com", "other.example"]).originsOutsideVerifierNames
+            == ["http://localhost:8080", "https://a.b.example.com", "https://example.com"])
+        // x509_hash names no host, and without a verifier there is nothing to compare.
+        #expect(try Self.tenant(origins: origins, names: ["shop.example.com"], prefix: .x509Hash).originsOutsideVerifierNames.isEmpty)
+        #expect(Tenant(id: "acme", trustAnchors: [], origins: origins).originsOutsideVerifierNames.isEmpty)
+        #expect(WebOrigin.host(of: "https://[::1]:8443") == "[::1]")
+        #expect(WebOrigin.host(of: "https://shop.example.com:8443") == "shop.example.com")
+        #expect(WebOrigin.host(of: "https://Shop.example.com") == nil, "not an origin as browsers report it")
+    }
+}
