@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Postgres", "TestSupport", "Analytics"]),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability", "HTTPService", "TestSupport"]),
         .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "Deployment", "HTTPService", "Settings", "Crypto", "JOSE", "JSON", "Verification", "Veridoc", "TestSupport",
-                                                             "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR"]),
+                                                             "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR", "CommandLineSupport", "Observability"]),
         // The worker binary against a broker process and PostgreSQL.
         .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "JSON", "HTTPService", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc", "TestSupport"]),

@@ -31,6 +31,12 @@ public final class MetricsRegistry: @unchecked Sendable {
         register(Gauge(name: name, help: help, labelNames: labels))
     }
 
+    /// A counter whose value is read by `sampler` at scrape time, for totals
+    /// another party keeps (the kernel's CPU time).
+    public func sampledCounter(_ name: String, help: String, _ sampler: @escaping @Sendable () -> Double) {
+        _ = register(SampledCounter(name: name, help: help, sampler: sampler))
+    }
+
     /// A histogram with fixed upper bounds (ascending; `+Inf` is implied).
     public func histogram(_ name: String, help: String, labels: [String] = [], buckets: [Double]) -> Histogram {
         register(Histogram(name: name, help: help, labelNames: labels, buckets: buckets))
@@ -108,6 +114,25 @@ public final class Counter: Metric, Sendable {
 
     func render(into out: inout String) {
         Exposition.render(name, labelNames, series.snapshot, into: &out)
+    }
+}
+
+/// An unlabelled counter read at scrape time.
+final class SampledCounter: Metric, Sendable {
+    let name: String
+    let help: String
+    let sampler: @Sendable () -> Double
+    var typeName: String { "counter" }
+    var labelNames: [String] { [] }
+
+    init(name: String, help: String, sampler: @escaping @Sendable () -> Double) {
+        self.name = name
+        self.help = help
+        self.sampler = sampler
+    }
+
+    func render(into out: inout String) {
+        Exposition.render(name, [], [[]: sampler()], into: &out)
     }
 }
 

@@ -8,6 +8,8 @@ struct APIMetrics: Sendable {
     let registry: MetricsRegistry
     let requests: Counter
     let latency: Histogram
+    /// Long polls apart: their time is the client's wait, not serve's work.
+    let longPollLatency: Histogram
     let readerTokens: Counter
     let sessionsCreated: Counter
     let pollsRefused: Counter
@@ -22,6 +24,9 @@ struct APIMetrics: Sendable {
                                     labels: ["route", "status"])
         latency = registry.histogram("veridoc_api_request_seconds", help: "Time from a whole request to its response, by route.",
                                      labels: ["route"], buckets: Histogram.secondsBuckets)
+        longPollLatency = registry.histogram("veridoc_api_long_poll_seconds",
+                                             help: "Time from a long poll (GET /v1/sessions/{id}?wait=) to its answer: the outcome, or the wait's end.",
+                                             buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60])
         readerTokens = registry.counter("veridoc_api_reader_tokens_total", help: "Reader tokens signed.")
         sessionsCreated = registry.counter("veridoc_api_sessions_created_total", help: "Sessions created, by flow.",
                                            labels: ["flow"])
@@ -37,8 +42,8 @@ struct APIMetrics: Sendable {
                                         help: "Of each tenant's OpenID4VP verifier identities the last to expire, the soonest such expiry (Unix time); absent without one. OpenID4VP sessions that would outlive it are refused.")
     }
 
-    func record(route: String, status: UInt32, seconds: Double) {
+    func record(route: String, status: UInt32, seconds: Double, longPoll: Bool = false) {
         requests.increment(route, String(status))
-        latency.observe(seconds, route)
+        if longPoll { longPollLatency.observe(seconds) } else { latency.observe(seconds, route) }
     }
 }

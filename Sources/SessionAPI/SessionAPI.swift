@@ -25,12 +25,24 @@ public final class SessionAPI: Sendable {
     let sessions: SessionService?
     /// The largest field a submitted response may have (the daemon's body limit).
     let maxBodyBytes: Int
+    /// Where each request's access line goes; nil: nowhere (tests that call `handle`).
+    let accessLog: Logger?
+
+    /// What one request's handling learns on the way, for its access line and metrics.
+    struct Exchange {
+        let requestID: String
+        /// The tenant whose key the request carried, once authenticated.
+        var tenant: String?
+        /// A `GET /v1/sessions/{id}?wait=` that may wait.
+        var longPoll = false
+    }
 
     /// `longPolls`: how many `?wait=` polls may wait at once, per tenant and in all.
     public init(tenants: APITenants, rateLimit: (perSecond: Int, burst: Int), registry: MetricsRegistry = MetricsRegistry(),
                 sessions: SessionService? = nil, maxBodyBytes: Int = 64 << 10, longPolls: (perTenant: Int, total: Int) = (32, 128),
-                clock: @escaping @Sendable () -> Date = { Date() },
+                clock: @escaping @Sendable () -> Date = { Date() }, accessLog: Logger? = nil,
                 readiness: @escaping @Sendable () -> HTTPReadiness = { .ready }) {
+        self.accessLog = accessLog
         self.sessions = sessions
         self.maxBodyBytes = maxBodyBytes
         self.tenants = tenants
@@ -61,19 +73,33 @@ public final class SessionAPI: Sendable {
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ProcessInfo.processInfo.systemUptime
         let matched = APIRoute.match(request.path)
-        let response: HTTPResponse
+        var exchange = Exchange(requestID: RequestID.accept(request.header("X-Request-Id")))
+        var response: HTTPResponse
         do {
-            response = try respond(to: request, route: matched?.route, id: matched?.id)
+            response = try respond(to: request, route: matched?.route, id: matched?.id, &exchange)
         } catch {
             response = error.response
         }
+        response.headers.append(("X-Request-Id", exchange.requestID))
         // HEAD: libmicrohttpd sends the headers (Content-Length included) and not the body.
-        metrics.record(route: matched?.route.label ?? APIRoute.unmatchedLabel, status: response.status,
-                       seconds: ProcessInfo.processInfo.systemUptime - started)
+        let route = matched?.route.label ?? APIRoute.unmatchedLabel
+        let seconds = ProcessInfo.processInfo.systemUptime - started
+        metrics.record(route: route, status: response.status, seconds: seconds, longPoll: exchange.longPoll)
+        // The route's name, never the path: a path holds a session id, and an unmatched one anything a client sent.
+        var fields = ["requestId": exchange.requestID, "method": Self.loggedMethod(request.method), "route": route,
+                      "status": String(response.status), "ms": String(format: "%.1f", seconds * 1_000)]
+        if let tenant = exchange.tenant { fields["tenant"] = tenant }
+        if exchange.longPoll { fields["longPoll"] = "true" }
+        accessLog?.info("request", fields)
         return response
     }
 
-    private func respond(to request: HTTPRequest, route: APIRoute?, id: Substring?) throws(APIError) -> HTTPResponse {
+    /// The method as logged: one of HTTP's, else `other` (a client may send any token).
+    static func loggedMethod(_ method: String) -> String {
+        ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].contains(method) ? method : "other"
+    }
+
+    private func respond(to request: HTTPRequest, route: APIRoute?, id: Substring?, _ exchange: inout Exchange) throws(APIError) -> HTTPResponse {
         guard let route else { throw .notFound }
         guard route.methods.contains(request.method) else { throw .methodNotAllowed(allow: route.methods.joined(separator: ", ")) }
         switch route {
@@ -89,7 +115,7 @@ public final class SessionAPI: Sendable {
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "public, max-age=86400"),
                                                        ("Access-Control-Allow-Origin", "*")], body: PackageResources.veridoc_client_v1_js)
         case .readerTokens:
-            let caller = try authenticate(request)
+            let caller = try authenticate(request, &exchange)
             var body = try jsonBody(request)
             let identifier = try ReaderTokenEndpoint.read(&body)
             let token = try APIError.mapping { () throws(SessionError) in
@@ -97,7 +123,7 @@ public final class SessionAPI: Sendable {
             }
             return APIAnswers.readerToken(token)
         case .sessions:
-            let caller = try authenticate(request)
+            let caller = try authenticate(request, &exchange)
             var body = try jsonBody(request)
             guard let config = tenants.directory[caller.tenant] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
@@ -111,10 +137,11 @@ public final class SessionAPI: Sendable {
             }
             return APIAnswers.created(created)
         case .session:
-            let caller = try authenticate(request)
+            let caller = try authenticate(request, &exchange)
             guard let id = id.flatMap(Self.sessionID) else { throw .notFound }
             let wait = try Self.wait(request.query)
             let sessions = try service()
+            exchange.longPoll = wait > 0
             if wait > 0 {
                 guard polls.enter(caller.tenant) else {
                     metrics.pollsRefused.increment()
@@ -133,7 +160,7 @@ public final class SessionAPI: Sendable {
             }
             return APIAnswers.session(session, at: clock())
         case .sessionResponse:
-            let caller = try authenticate(request)
+            let caller = try authenticate(request, &exchange)
             guard let id = id.flatMap(Self.sessionID) else { throw .notFound }
             var body = try jsonBody(request)
             let sessions = try service()
@@ -184,8 +211,9 @@ public final class SessionAPI: Sendable {
         return id
     }
 
-    private func authenticate(_ request: HTTPRequest) throws(APIError) -> APIKeyring.Caller {
+    private func authenticate(_ request: HTTPRequest, _ exchange: inout Exchange) throws(APIError) -> APIKeyring.Caller {
         guard let caller = tenants.keyring.caller(authorization: request.header("Authorization")) else { throw .unauthorized }
+        exchange.tenant = caller.tenant
         if let wait = limiter.admit("\(caller.tenant)\u{0}\(caller.keyIndex)") { throw .tooManyRequests(retryAfterSeconds: wait) }
         return caller
     }

@@ -27,6 +27,10 @@ public struct ServeSettings: Sendable, Equatable {
     public var postgresConnections = 8
     /// HTTPS by libmicrohttpd (GnuTLS): PEM files, the key only its owner may read. nil: plain HTTP.
     public var tls: TLS?
+    /// One JSON line a request on stderr (`VERIDOC_SERVE_ACCESS_LOG`): its
+    /// id, method, route name, status, latency and tenant, never a path, a
+    /// body or a key.
+    public var accessLog = true
 
     public struct TLS: Sendable, Equatable {
         public var certificateFile: String
@@ -53,6 +57,8 @@ public struct ServeSettings: Sendable, Equatable {
         burstPerKey = try section?.integer("burstPerKey", range: 1...10_000_000) ?? burstPerKey
         readerTokenSeconds = try section?.integer("readerTokenSeconds", range: 1...Self.maxReaderTokenSeconds) ?? readerTokenSeconds
         postgresConnections = try section?.integer("postgresConnections", range: 1...1_000) ?? postgresConnections
+        let accessLogFromFile = try section?.bool("accessLog")
+        accessLog = try environment.bool("VERIDOC_SERVE_ACCESS_LOG") ?? accessLogFromFile ?? accessLog
         if var tls = try section?.object("tls") {
             guard let certificate = try tls.nonEmptyString("certificateFile") else { throw ConfigError("\(tls.setting("certificateFile")): required") }
             guard let key = try tls.nonEmptyString("keyFile") else { throw ConfigError("\(tls.setting("keyFile")): required") }

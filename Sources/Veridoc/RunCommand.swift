@@ -32,6 +32,7 @@ enum RunCommand {
             started.worker = worker
             // Up before migrating: /healthz answers at once, /readyz says why not yet.
             let health = worker.metrics.health
+            ProcessMetrics.register(in: worker.metrics.registry, version: Version.veridoc)
             let server = try HTTPServer(port: configuration.httpPort, limits: ProbeLimits.of(configuration.observability),
                                         registry: worker.metrics.registry) { health.readiness() }
             log.info("observability listening", ["port": "\(server.port)"])

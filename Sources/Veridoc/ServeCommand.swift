@@ -58,7 +58,8 @@ enum ServeCommand {
             let api = SessionAPI(tenants: tenants, rateLimit: (settings.serve.requestsPerSecondPerKey, settings.serve.burstPerKey),
                                  sessions: sessions, maxBodyBytes: settings.worker.maxEventBytes,
                                  longPolls: (settings.serve.maxWaitingPollsPerTenant, settings.serve.maxConnections / 2),
-                                 readiness: { sessions.readiness() })
+                                 accessLog: settings.serve.accessLog ? log : nil, readiness: { sessions.readiness() })
+            ProcessMetrics.register(in: api.registry, version: Version.veridoc)
             let serve = settings.serve
             let probes = try HTTPServer(port: settings.observability.port, loopbackOnly: serve.loopbackOnly,
                                         limits: ProbeLimits.of(settings.observability), registry: api.registry) { api.probeReadiness() }

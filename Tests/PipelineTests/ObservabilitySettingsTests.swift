@@ -2,15 +2,8 @@ import Foundation
 import Observability
 import Pipeline
 import Testing
+import TestSupport
 import Verification
-
-/// Unchecked Sendable: guarded by `lock`.
-private final class Lines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
-}
 
 /// The `observability` config section and the JSON log lines (no services needed).
 @Suite struct ObservabilitySettingsTests {
@@ -41,7 +34,7 @@ private final class Lines: @unchecked Sendable {
     }
 
     @Test func logLinesAreJSONWithTimeLevelMessage() throws {
-        let lines = Lines()
+        let lines = LogLines()
         let log = Logger(minimum: .info, sink: { lines.append($0) })
         log.debug("not shown", ["a": "1"])
         log.info("partitions assigned", ["partitions": "veridoc.requests[0]"])

@@ -97,7 +97,7 @@ import Verification
     /// Every case's code is one `allCodes` lists (which the contract's enum is held to), and no two cases share one by accident.
     @Test func everyCodeIsListed() {
         let cases: [APIError] = [.unauthorized, .notFound, .methodNotAllowed(allow: "GET"), .malformedJSON, .unknownField("f"), .missingField("f"),
-                                 .invalidField("f", expected: "x"), .notConfigured("x"), .tooManyRequests(retryAfterSeconds: 1),
+                                 .invalidField("f", expected: "x"), .notConfigured("x"), .certificateExpired("webReader"), .tooManyRequests(retryAfterSeconds: 1),
                                  .unsupportedMediaType, .sessionExpired, .responseConflict, .unavailable("database"), .internalError]
         #expect(Set(cases.map(\.code)).count == cases.count)
         #expect(Set(cases.map(\.code)).union(["body_too_large", "malformed_request"]) == Set(APIError.allCodes), "the two the daemon answers itself")

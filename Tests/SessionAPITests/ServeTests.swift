@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Crypto
 import Foundation
 import KafkaMock
@@ -159,8 +160,8 @@ final class ServeFixture {
     }
 
     func post(_ body: String, key: String? = ServeFixture.acmeKey, contentType: String? = "application/json",
-              path: String = "/v1/reader-tokens") throws -> RawHTTP.Response {
-        var headers: [(String, String)] = []
+              path: String = "/v1/reader-tokens", headers extra: [(String, String)] = []) throws -> RawHTTP.Response {
+        var headers = extra
         if let key { headers.append(("Authorization", "Bearer \(key)")) }
         if let contentType { headers.append(("Content-Type", contentType)) }
         return try RawHTTP.request("POST", path, port: port, headers: headers, body: Array(body.utf8))
@@ -266,6 +267,28 @@ final class ServeFixture {
             #expect(!metrics.contains(secret))
             #expect(!serve.log.contains(secret))
         }
+    }
+
+    /// The request id a client sends comes back and finds serve's access line;
+    /// the metrics name the build.
+    @Test func theRequestIDFindsTheAccessLine() throws {
+        let id = "serve-test-" + UUID().uuidString.lowercased()
+        let answer = try fixture.post(#"{"readerInstanceIdentifier":"\#(ServeFixture.identifier)"}"#, headers: [("X-Request-Id", id)])
+        #expect(answer.status == 201 && answer.headers["x-request-id"] == id)
+        let generated = try RawHTTP.request("GET", "/healthz", port: port).headers["x-request-id"]
+        #expect(generated?.utf8.count == 32 && generated != id)
+        var line: [String: Any]?
+        let logged = eventually(10) {
+            line = serve.log.split(separator: "\n").lazy.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .first { $0["requestId"] as? String == id }
+            return line != nil
+        }
+        #expect(logged, "no access line with the request id")
+        #expect(line?["route"] as? String == "reader_tokens" && line?["tenant"] as? String == "acme" && line?["status"] as? String == "201")
+        #expect(!serve.log.contains(ServeFixture.identifier) && !serve.log.contains(ServeFixture.acmeKey))
+        let metrics = try PrometheusText(RawHTTP.request("GET", "/metrics", port: fixture.metricsPort).body)
+        #expect(metrics.values("veridoc_build_info").first?.labels["version"] == Version.veridoc)
+        #expect((metrics.values("process_resident_memory_bytes").first?.value ?? 0) > 0)
     }
 
     @Test func everyRefusalHasItsStatusAndCode() throws {

@@ -242,6 +242,10 @@ import Verification
         let seconds = Date().timeIntervalSince(started)
         #expect(seconds < 25, "held until the session expired, not for the whole wait: \(seconds) s")
         #expect(try call("GET", "/v1/sessions/\(id)?wait=31").status == 400)
+        // The poll's time is in its own histogram, not in the route's (which has only the refused wait=31).
+        let metrics = try PrometheusText(RawHTTP.request("GET", "/metrics", port: fixture.metricsPort).body)
+        #expect(metrics.values("veridoc_api_long_poll_seconds_count").first?.value == 1)
+        #expect(metrics.values("veridoc_api_request_seconds_count").first { $0.labels == ["route": "session"] }?.value == 1)
     }
 
     /// An OpenID4VP session hands out a request object signed with the
