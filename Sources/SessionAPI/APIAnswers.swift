@@ -25,7 +25,14 @@ enum APIAnswers {
             break
         }
         if let reference = session.reference { answer["reference"] = .string(reference) }
-        return json(201, answer, location: "/v1/sessions/\(id)")
+        var response = json(201, answer, location: "/v1/sessions/\(id)")
+        if session.replayed { response.headers.append(("Idempotent-Replayed", "true")) }
+        return response
+    }
+
+    /// `GET /v1/sessions?reference=`: the sessions found, newest first, each as `GET /v1/sessions/{id}` shows it.
+    static func sessions(_ sessions: [SessionsTable.Stored], at now: Date) -> HTTPResponse {
+        json(200, ["sessions": .array(sessions.map { .object(sessionBody($0, at: now)) })])
     }
 
     /// `POST /v1/sessions/{id}/response`: 202, the response is with the workers.

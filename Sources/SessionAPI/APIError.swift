@@ -29,6 +29,8 @@ public enum APIError: Error, Equatable, Sendable {
     case sessionExpired
     /// The session already took a different response.
     case responseConflict
+    /// An earlier `POST /v1/sessions` used this Idempotency-Key with another body.
+    case idempotencyConflict
     /// The database or the broker cannot be reached now; retry.
     case unavailable(String)
     /// Something of ours failed; the log has the reason, the client only this.
@@ -45,6 +47,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .eventTooLarge: 413
         case .tooManyRequests: 429
         case .unsupportedMediaType: 415
+        case .idempotencyConflict: 422
         case .internalError: 500
         }
     }
@@ -66,6 +69,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .eventTooLarge: "body_too_large"
         case .sessionExpired: "session_expired"
         case .responseConflict: "response_conflict"
+        case .idempotencyConflict: "idempotency_conflict"
         case .unavailable: "unavailable"
         case .internalError: "internal_error"
         }
@@ -73,7 +77,7 @@ public enum APIError: Error, Equatable, Sendable {
 
     public static let allCodes = ["unauthorized", "not_found", "method_not_allowed", "malformed_json", "unknown_field", "missing_field",
                                   "invalid_field", "not_configured", "too_many_requests", "unsupported_media_type", "session_expired",
-                                  "response_conflict", "unavailable", "internal_error", "body_too_large", "malformed_request", "certificate_expired"]
+                                  "response_conflict", "unavailable", "internal_error", "body_too_large", "malformed_request", "certificate_expired", "idempotency_conflict"]
 
     var field: String? {
         switch self {
@@ -99,6 +103,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .eventTooLarge(let limit): "the request event for this answer would be larger than \(limit) bytes"
         case .sessionExpired: "the session has expired; create a new one"
         case .responseConflict: "the session already took a different response"
+        case .idempotencyConflict: "this Idempotency-Key was used with another body; use a new key for another session"
         case .unavailable(let what): "the \(what) cannot be reached now; retry"
         case .internalError: "the request could not be completed"
         }
@@ -110,6 +115,7 @@ public enum APIError: Error, Equatable, Sendable {
         case .notFound: self = .notFound
         case .expired: self = .sessionExpired
         case .responseConflict: self = .responseConflict
+        case .idempotencyConflict: self = .idempotencyConflict
         case .eventTooLarge(let limit): self = .eventTooLarge(limit: limit)
         case .notConfigured(let what): self = .notConfigured(what)
         case .certificateExpired(let setting): self = .certificateExpired(setting)

@@ -48,7 +48,8 @@ enum APIRoute: CaseIterable, Sendable {
 
     var methods: [String] {
         switch self {
-        case .sessions, .sessionResponse, .readerTokens: ["POST"]
+        case .sessions: ["GET", "HEAD", "POST"]
+        case .sessionResponse, .readerTokens: ["POST"]
         case .session, .health, .ready, .openAPI, .browserClient: ["GET", "HEAD"]
         }
     }

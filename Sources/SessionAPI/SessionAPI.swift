@@ -1,8 +1,10 @@
+import Crypto
 import Foundation
 import HTTPService
 import MDoc
 import JSON
 import Observability
+import Storage
 import Verification
 
 /// The session API's request handling, apart from the socket: route, method,
@@ -122,18 +124,31 @@ public final class SessionAPI: Sendable {
                 try ReaderTokenEndpoint.issue(identifier, signer: tenants.signers[Identifier(caller.tenant)], now: clock(), metrics: metrics)
             }
             return APIAnswers.readerToken(token)
+        case .sessions where request.method != "POST":
+            let caller = try authenticate(request, &exchange)
+            let reference = try Self.reference(request.query)
+            let sessions = try service()
+            let found = try APIError.mapping { () throws(SessionError) in
+                try SessionLookup.find(tenant: caller.tenant, reference: reference, service: sessions)
+            }
+            return APIAnswers.sessions(found, at: clock())
         case .sessions:
             let caller = try authenticate(request, &exchange)
+            // Read before the body: a key that is not one is refused whatever the body holds.
+            let idempotencyKey = try Self.idempotencyKey(request.header("Idempotency-Key"))
             var body = try jsonBody(request)
             guard let config = tenants.directory[caller.tenant] else { throw .internalError }
             let read = try SessionCreation.read(&body, tenant: config)
+            // The body's bytes: a retry sends the same request again, byte for byte.
+            let idempotency = idempotencyKey.map { SessionsTable.Idempotency(key: $0, requestDigest: sha256(request.body)) }
             let now = clock()
             let signers = try APIError.mapping { () throws(SessionError) in
                 try SessionSigners.choose(for: read.flow, config: config, from: now, through: now + TimeInterval(read.lifetime(on: config)))
             }
             let sessions = try service()
             let created = try APIError.mapping { () throws(SessionError) in
-                try SessionCreation.create(read, tenant: caller.tenant, config: config, signers: signers, service: sessions, now: now, metrics: metrics)
+                try SessionCreation.create(read, tenant: caller.tenant, config: config, signers: signers, service: sessions, now: now, metrics: metrics,
+                                           idempotency: idempotency)
             }
             return APIAnswers.created(created)
         case .session:
@@ -183,6 +198,25 @@ public final class SessionAPI: Sendable {
     }
 
     /// `?wait=SECONDS`: how long a session lookup may wait for a change.
+    /// `Idempotency-Key`: 1 to 255 visible ASCII characters (what Stripe
+    /// takes), nil when absent.
+    static func idempotencyKey(_ header: String?) throws(APIError) -> String? {
+        guard let header else { return nil }
+        guard (1...255).contains(header.utf8.count), header.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw .invalidField("Idempotency-Key", expected: "1 to 255 visible ASCII characters")
+        }
+        return header
+    }
+
+    /// `GET /v1/sessions?reference=`: the integrator's reference, as sessions take it.
+    static func reference(_ query: [String: String]) throws(APIError) -> String {
+        guard let reference = query["reference"] else { throw .missingField("reference") }
+        guard (1...256).contains(reference.utf8.count), reference.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            throw .invalidField("reference", expected: "1 to 256 printable ASCII characters")
+        }
+        return reference
+    }
+
     static func wait(_ query: [String: String]) throws(APIError) -> Int {
         guard let text = query["wait"] else { return 0 }
         guard let seconds = Int(text), (0...SessionLookup.maxWaitSeconds).contains(seconds) else {

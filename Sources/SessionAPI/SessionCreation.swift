@@ -130,18 +130,70 @@ enum SessionCreation {
         /// A web session's whole `navigator.credentials.get` argument: every protocol it offers, in the tenant's order.
         let credentialRequestOptions: JSONObject?
         let reference: String?
+        /// An earlier creation's session, answered again for its Idempotency-Key.
+        var replayed = false
     }
 
     /// Creates the session: its nonce, its request and its row, committed.
+    /// With `idempotency`, a creation that repeats an earlier one's key and
+    /// body answers that session again (`replayed`), and one that repeats
+    /// only the key is refused.
     static func create(_ request: Request, tenant: String, config: Tenant, signers: SessionSigners, service: SessionService, now: Date,
-                       metrics: APIMetrics) throws(SessionError) -> Created {
+                       metrics: APIMetrics, idempotency: SessionsTable.Idempotency? = nil) throws(SessionError) -> Created {
+        if let idempotency, let earlier = try replay(request, tenant: tenant, config: config, signers: signers, service: service, idempotency: idempotency) {
+            return earlier
+        }
         let id = randomSessionID()
         let lifetime = request.lifetime(on: config)
         let binding = IssuedNonce.Binding(tenant: tenant, flow: request.flow, audience: request.audience)
         let nonce = service.nonceKey.issue(session: id, binding: binding, issuedAt: now, lifetime: UInt32(lifetime))
+        let created = try answer(request, id: id, nonce: nonce, encryptionInfo: nil, tenant: tenant, config: config, signers: signers, service: service)
+        let row = SessionsTable.Row(
+            tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,
+            requested: RequestedJSON.text(elements: request.elements, ages: request.ages),
+            nonce: nonce.bytes, encryptionInfo: created.webRequest?.encryptionInfo, reference: request.reference,
+            createdAt: nonce.issuedAt, expiresAt: nonce.expiresAt)
+        if let idempotency {
+            let inserted = try service.pool.with { connection in try connection.execute(SessionsTable.insert(row, idempotency: idempotency)).rowCount == 1 }
+            // Another creation with the key committed between the look and the insert: it is the session.
+            if !inserted {
+                guard let earlier = try replay(request, tenant: tenant, config: config, signers: signers, service: service, idempotency: idempotency)
+                else { throw .internalFailure }
+                return earlier
+            }
+        } else {
+            try service.writer.insert(row)
+        }
+        metrics.sessionsCreated.increment(request.flow.rawValue)
+        return created
+    }
+
+    /// The session an earlier creation with this key made, answered again
+    /// with its id, nonce and EncryptionInfo (requests signed afresh); nil
+    /// when the key is new. The same key with another body is a conflict.
+    private static func replay(_ request: Request, tenant: String, config: Tenant, signers: SessionSigners, service: SessionService,
+                               idempotency: SessionsTable.Idempotency) throws(SessionError) -> Created? {
+        let found = try service.pool.with { connection in
+            SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, idempotencyKey: idempotency.key)))
+        }
+        guard let found else { return nil }
+        guard let stored = found.idempotency, constantTimeEqual(stored.requestDigest, idempotency.requestDigest) else { throw .idempotencyConflict }
+        let binding = IssuedNonce.Binding(tenant: tenant, flow: request.flow, audience: request.audience)
+        guard let nonce = service.nonceKey.open(found.row.nonce, binding: binding) else { throw .internalFailure }
+        var created = try answer(request, id: found.row.id, nonce: nonce, encryptionInfo: found.row.encryptionInfo, tenant: tenant, config: config,
+                                 signers: signers, service: service)
+        created.replayed = true
+        return created
+    }
+
+    /// What the integrator's front end hands the wallet for the session `id`
+    /// with `nonce`: the Annex C request over `encryptionInfo` (made from the
+    /// nonce when nil), the OpenID4VP request, both for a web session.
+    private static func answer(_ request: Request, id: UUID, nonce: IssuedNonce, encryptionInfo: String?, tenant: String, config: Tenant,
+                               signers: SessionSigners, service: SessionService) throws(SessionError) -> Created {
         var webRequest: (deviceRequest: String, encryptionInfo: String)?
         if request.flow == .appleWalletWeb, let recipient = config.webRecipient {
-            let encryptionInfo = Base64.encodeURL(AnnexCEncryptionInfo.encode(nonce: nonce.bytes, recipient: recipient))
+            let encryptionInfo = encryptionInfo ?? Base64.encodeURL(AnnexCEncryptionInfo.encode(nonce: nonce.bytes, recipient: recipient))
             let asked = request.elements + request.ages.map { $0.requestedElement(docType: request.docType) }
             let items = asked.map { element -> DeviceRequest.Item in
                 let retain = if case .mayStore = element.retention { true } else { false }
@@ -178,13 +230,6 @@ enum SessionCreation {
             }
             credentialRequestOptions = ["digital": ["requests": .array(entries)]]
         }
-        let row = SessionsTable.Row(
-            tenant: tenant, id: id, flow: request.flow.rawValue, audience: request.audience, docType: request.docType,
-            requested: RequestedJSON.text(elements: request.elements, ages: request.ages),
-            nonce: nonce.bytes, encryptionInfo: webRequest?.encryptionInfo, reference: request.reference,
-            createdAt: nonce.issuedAt, expiresAt: nonce.expiresAt)
-        try service.writer.insert(row)
-        metrics.sessionsCreated.increment(request.flow.rawValue)
         return Created(id: id, flow: request.flow, expiresAt: nonce.expiresAt, nonce: nonce.bytes, audience: request.audience,
                        webRequest: webRequest, openID4VPRequest: openID4VPRequest, credentialRequestOptions: credentialRequestOptions,
                        reference: request.reference)

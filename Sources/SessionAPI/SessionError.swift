@@ -8,6 +8,8 @@ enum SessionError: Error, Equatable, Sendable {
     case expired
     /// The session already took a different response.
     case responseConflict
+    /// An earlier creation used this Idempotency-Key with another body.
+    case idempotencyConflict
     /// The request event built from the answer would be larger than `limit` bytes.
     case eventTooLarge(limit: Int)
     /// The tenant has no configuration for what was asked (`readerTokens`).

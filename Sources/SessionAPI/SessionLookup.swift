@@ -11,6 +11,17 @@ enum SessionLookup {
         try service.pool.with { connection in SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id))) }
     }
 
+    /// The most sessions one reference lookup answers.
+    static let maxByReference = 100
+
+    /// The tenant's newest sessions with `reference`, newest first.
+    static func find(tenant: String, reference: String, service: SessionService) throws(SessionError) -> [SessionsTable.Stored] {
+        try service.pool.with { connection in
+            let result = try connection.execute(SessionsTable.find(tenant: tenant, reference: reference, limit: maxByReference))
+            return (0..<result.rowCount).compactMap { SessionsTable.stored(result, at: $0) }
+        }
+    }
+
     /// The session as it stands, after waiting up to `wait` seconds for its
     /// state to change from what it was on arrival while it is unsettled.
     static func watch(tenant: String, id: UUID, wait: Int, service: SessionService,

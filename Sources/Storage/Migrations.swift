@@ -424,6 +424,13 @@ public enum Migrations {
                 ADD CONSTRAINT sessions_flow_check
                 CHECK (flow IN ('apple-wallet-app', 'apple-wallet-web', 'iso-device-response', 'openid4vp-dc-api'));
             """),
+        // A creation retried with its Idempotency-Key finds its session; an
+        // integrator finds its sessions by its own reference.
+        Migration(version: 20, name: "session idempotency keys and references", sql: """
+            ALTER TABLE sessions ADD COLUMN idempotency_key text, ADD COLUMN request_digest bytea;
+            CREATE UNIQUE INDEX sessions_idempotency_key ON sessions (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL;
+            CREATE INDEX sessions_reference ON sessions (tenant, reference, created_at DESC) WHERE reference IS NOT NULL;
+            """),
     ]
 
     /// The newest version this binary knows.

@@ -48,11 +48,34 @@ public enum SessionsTable {
 
     /// Several sessions in one statement (the session writer's batches).
     public static func insert(_ rows: [Row]) throws(PostgresError) -> PostgresStatement {
-        try .insertColumns(into: "sessions", columns: columns, rows: rows.map { row in [
-            .text(row.tenant), .text(row.id.uuidString.lowercased()), .text(row.flow), .text(row.audience), .text(row.docType),
-            .text(row.requested), .bytes(row.nonce), row.encryptionInfo.map(PostgresValue.text) ?? .null,
-            row.reference.map(PostgresValue.text) ?? .null, .timestamp(row.createdAt), .timestamp(row.expiresAt),
-        ] })
+        try .insertColumns(into: "sessions", columns: columns, rows: rows.map(values))
+    }
+
+    /// A row's values in `columns` order.
+    private static func values(_ row: Row) -> [PostgresValue] {
+        [.text(row.tenant), .text(row.id.uuidString.lowercased()), .text(row.flow), .text(row.audience), .text(row.docType),
+         .text(row.requested), .bytes(row.nonce), row.encryptionInfo.map(PostgresValue.text) ?? .null,
+         row.reference.map(PostgresValue.text) ?? .null, .timestamp(row.createdAt), .timestamp(row.expiresAt)]
+    }
+
+    /// A creation's `Idempotency-Key` and the digest of the body it came with.
+    public struct Idempotency: Sendable, Equatable {
+        public let key: String
+        public let requestDigest: [UInt8]
+
+        public init(key: String, requestDigest: [UInt8]) {
+            self.key = key
+            self.requestDigest = requestDigest
+        }
+    }
+
+    /// One session, its key taken: alone, so that a key another creation
+    /// holds already leaves no row (and no failed batch) but an empty answer.
+    public static func insert(_ row: Row, idempotency: Idempotency) throws(PostgresError) -> PostgresStatement {
+        try .insertColumns(
+            into: "sessions", columns: columns + [.init("idempotency_key", "text"), .init("request_digest", "bytea")],
+            rows: [values(row) + [.text(idempotency.key), .bytes(idempotency.requestDigest)]],
+            suffix: "ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id")
     }
 
     /// A session as it stands: its row, and how far it got.
@@ -60,6 +83,8 @@ public enum SessionsTable {
         public let row: Row
         public let status: SessionState
         public let responseDigest: [UInt8]?
+        /// The creation's key and body digest, when it came with an Idempotency-Key.
+        public let idempotency: Idempotency?
         /// The outcome event's JSON, once the worker stored the result.
         public let outcome: String?
 
@@ -69,26 +94,44 @@ public enum SessionsTable {
         }
     }
 
+    /// What `find` and its siblings select, in the order `stored` reads.
+    private static let storedColumns = """
+        tenant, id::text AS id, flow, audience, doc_type, requested, nonce, encryption_info, reference, created_at, expires_at,
+        status, response_digest, outcome, idempotency_key, request_digest
+        """
+
     /// The tenant's session `id` (no row: not the tenant's, or gone).
     public static func find(tenant: String, id: UUID) -> PostgresStatement {
-        PostgresStatement("""
-            SELECT tenant, id::text AS id, flow, audience, doc_type, requested, nonce, encryption_info, reference, created_at, expires_at,
-                   status, response_digest, outcome
-            FROM sessions WHERE tenant = $1 AND id = $2::uuid
-            """, [.text(tenant), .text(id.uuidString.lowercased())])
+        PostgresStatement("SELECT \(storedColumns) FROM sessions WHERE tenant = $1 AND id = $2::uuid", [.text(tenant), .text(id.uuidString.lowercased())])
     }
 
-    /// The session from a `find` answer.
-    public static func stored(_ result: PostgresResult) -> Stored? {
-        guard result.rowCount == 1, let tenant = result.string(0, "tenant"), let id = result.string(0, "id").flatMap(UUID.init(uuidString:)),
-              let flow = result.string(0, "flow"), let audience = result.string(0, "audience"), let docType = result.string(0, "doc_type"),
-              let requested = result.string(0, "requested"), let nonce = result.bytes(0, "nonce"), let created = result.date(0, "created_at"),
-              let expires = result.date(0, "expires_at"), let status = result.string(0, "status").flatMap(SessionState.init(rawValue:))
+    /// The tenant's session made with Idempotency-Key `key`.
+    public static func find(tenant: String, idempotencyKey key: String) -> PostgresStatement {
+        PostgresStatement("SELECT \(storedColumns) FROM sessions WHERE tenant = $1 AND idempotency_key = $2", [.text(tenant), .text(key)])
+    }
+
+    /// The tenant's newest `limit` sessions with the integrator's `reference`, newest first.
+    public static func find(tenant: String, reference: String, limit: Int) -> PostgresStatement {
+        PostgresStatement("SELECT \(storedColumns) FROM sessions WHERE tenant = $1 AND reference = $2 ORDER BY created_at DESC, id LIMIT $3",
+                          [.text(tenant), .text(reference), .int(Int64(limit))])
+    }
+
+    /// The session in row `index` of a `find` answer; nil past its rows.
+    public static func stored(_ result: PostgresResult, at index: Int = 0) -> Stored? {
+        guard index < result.rowCount, let tenant = result.string(index, "tenant"), let id = result.string(index, "id").flatMap(UUID.init(uuidString:)),
+              let flow = result.string(index, "flow"), let audience = result.string(index, "audience"), let docType = result.string(index, "doc_type"),
+              let requested = result.string(index, "requested"), let nonce = result.bytes(index, "nonce"), let created = result.date(index, "created_at"),
+              let expires = result.date(index, "expires_at"), let status = result.string(index, "status").flatMap(SessionState.init(rawValue:))
         else { return nil }
         let row = Row(tenant: tenant, id: id, flow: flow, audience: audience, docType: docType, requested: requested, nonce: nonce,
-                      encryptionInfo: result.string(0, "encryption_info"), reference: result.string(0, "reference"),
+                      encryptionInfo: result.string(index, "encryption_info"), reference: result.string(index, "reference"),
                       createdAt: created, expiresAt: expires)
-        return Stored(row: row, status: status, responseDigest: result.bytes(0, "response_digest"), outcome: result.string(0, "outcome"))
+        var idempotency: Idempotency?
+        if let key = result.string(index, "idempotency_key"), let digest = result.bytes(index, "request_digest") {
+            idempotency = Idempotency(key: key, requestDigest: digest)
+        }
+        return Stored(row: row, status: status, responseDigest: result.bytes(index, "response_digest"), idempotency: idempotency,
+                      outcome: result.string(index, "outcome"))
     }
 
     /// Takes the first response for the session: its digest, and `processing`,

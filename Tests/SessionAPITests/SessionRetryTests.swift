@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// A creation retried with its Idempotency-Key, and sessions found by the
+/// integrator's reference, over real HTTP against PostgreSQL.
+extension SessionRouteTests {
+    func create(_ body: String, key idempotencyKey: String?, apiKey: String = ServeFixture.acmeKey) throws -> (status: UInt32, object: [String: Any], response: RawHTTP.Response) {
+        try Self.create(body, key: idempotencyKey, apiKey: apiKey, port: port)
+    }
+
+    static func create(_ body: String, key idempotencyKey: String?, apiKey: String = ServeFixture.acmeKey,
+                       port: Int) throws -> (status: UInt32, object: [String: Any], response: RawHTTP.Response) {
+        var headers = [("Authorization", "Bearer \(apiKey)"), ("Content-Type", "application/json")]
+        if let idempotencyKey { headers.append(("Idempotency-Key", idempotencyKey)) }
+        let response = try RawHTTP.request("POST", "/v1/sessions", port: port, headers: headers, body: Array(body.utf8))
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]) ?? [:]
+        return (UInt32(response.status), object, response)
+    }
+
+    func sessions(reference: String, apiKey: String = ServeFixture.acmeKey) throws -> [[String: Any]] {
+        let found = try call("GET", "/v1/sessions?reference=\(reference)", key: apiKey)
+        #expect(found.status == 200, "\(found.response.body)")
+        return try #require(found.object["sessions"] as? [[String: Any]])
+    }
+
+    @Test func aRetriedCreationWithItsKeyIsTheSameSessionAndAnotherBodyIsAConflict() throws {
+        let reference = "retry-" + UUID().uuidString.lowercased()
+        let body = #"{"flow":"apple-wallet-web","origin":"\#(ServeFixture.origin)","requestedElements":\#(Self.elements),"reference":"\#(reference)"}"#
+        let key = UUID().uuidString
+        let first = try create(body, key: key)
+        #expect(first.status == 201 && first.response.headers["idempotent-replayed"] == nil, "\(first.response.body)")
+        let again = try create(body, key: key)
+        #expect(again.status == 201 && again.response.headers["idempotent-replayed"] == "true", "\(again.response.body)")
+        #expect(again.object["id"] as? String == first.object["id"] as? String)
+        let firstRequest = try #require(first.object["request"] as? [String: Any])
+        let againRequest = try #require(again.object["request"] as? [String: Any])
+        let info = { (request: [String: Any]) in (request["data"] as? [String: Any])?["encryptionInfo"] as? String }
+        #expect(info(firstRequest) != nil && info(firstRequest) == info(againRequest), "the same EncryptionInfo, so the same nonce")
+        // The same key with another body (one byte more) names another creation.
+        let conflict = try create(body + " ", key: key)
+        #expect(conflict.status == 422 && conflict.object["error"] as? String == "idempotency_conflict", "\(conflict.response.body)")
+        // Another tenant's key is another tenant's: the same key makes its own session.
+        #expect(try create(#"{"flow":"iso-device-response"}"#, key: key, apiKey: ServeFixture.globexKey).status == 201)
+        // Without a key, the same body is a new session each time.
+        let unkeyed = try create(body, key: nil)
+        #expect(unkeyed.status == 201 && unkeyed.object["id"] as? String != first.object["id"] as? String)
+        #expect(try sessions(reference: reference).count == 2)
+        let invalid = try create(body, key: "has space")
+        #expect(invalid.status == 400 && invalid.object["field"] as? String == "Idempotency-Key", "\(invalid.response.body)")
+    }
+
+    /// Retries that race each other still make one session.
+    @Test func concurrentRetriesMakeOneSession() throws {
+        let reference = "race-" + UUID().uuidString.lowercased()
+        let body = #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","reference":"\#(reference)"}"#
+        let key = UUID().uuidString
+        let ids = Mutex<[String?]>([])
+        let port = port
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let answer = try? Self.create(body, key: key, port: port)
+            let id = answer?.status == 201 ? answer?.object["id"] as? String : nil
+            ids.withLock { $0.append(id) }
+        }
+        let answered = ids.withLock { $0 }
+        #expect(answered.count == 8 && Set(answered).count == 1 && answered.first! != nil, "\(answered)")
+        #expect(try sessions(reference: reference).count == 1)
+    }
+
+    @Test func sessionsAreFoundByTheirReferenceNewestFirstAndOnlyTheTenants() throws {
+        let reference = "order-" + UUID().uuidString.lowercased()
+        var ids: [String] = []
+        for _ in 0..<3 {
+            let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","reference":"\#(reference)"}"#)
+            ids.append(try #require(created.object["id"] as? String))
+        }
+        _ = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","reference":"\#(reference)x"}"#)
+        let found = try sessions(reference: reference)
+        #expect(found.compactMap { $0["id"] as? String } .sorted() == ids.sorted())
+        let created = found.compactMap { $0["createdAt"] as? String }
+        #expect(created == created.sorted(by: >), "newest first")
+        #expect(found.allSatisfy { $0["reference"] as? String == reference && $0["status"] as? String == "pending" })
+        #expect(try sessions(reference: reference, apiKey: ServeFixture.globexKey).isEmpty, "another tenant finds none of them")
+        #expect(try call("GET", "/v1/sessions").object["field"] as? String == "reference")
+        #expect(try call("HEAD", "/v1/sessions?reference=\(reference)").status == 200)
+    }
+}
