@@ -51,7 +51,8 @@ static inline struct MHD_Daemon *veridoc_mhd_start(uint16_t port, int loopback_o
         address.sin_port = htons(port);
         address.sin_addr.s_addr = htonl(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
         /* poll(2), not select(2): select cannot watch a descriptor above FD_SETSIZE (1024), and a daemon holding more connections would drop the rest. */
-        unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
+        /* MHD_USE_ITC: what MHD_quiesce_daemon needs to stop accepting while the requests under way finish (a drain). */
+        unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL | MHD_USE_ITC;
         int tls = key_pem != NULL && cert_pem != NULL;
         struct MHD_OptionItem options[] = {
                 {MHD_OPTION_SOCK_ADDR, 0, &address},

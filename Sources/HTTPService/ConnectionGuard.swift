@@ -128,6 +128,11 @@ final class ConnectionGuard: @unchecked Sendable {
 
     var counts: (open: Int, timedOut: Int, evicted: Int) { lock.withLock { (open, timedOut, evicted) } }
 
+    /// Requests whose handler runs or whose response goes out now (a drain waits for them).
+    var requestsUnderWay: Int {
+        lock.withLock { tracked.values.count { !$0.shut && ($0.phase == .handling || $0.phase == .sending) } }
+    }
+
     private func enter(_ connection: Tracked, _ phase: Phase, timeout: TimeInterval) {
         lock.withLock {
             guard connection.registered, !connection.shut else { return }

@@ -253,6 +253,29 @@ public final class HTTPDaemon: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops listening, waits for handlers under way, and releases the port. Idempotent.
+    /// Stops accepting connections (the listening socket is closed) while
+    /// the requests under way go on; `stop` then waits for them.
+    public func quiesce() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let daemon else { return }
+        let socket = MHD_quiesce_daemon(daemon)
+        if socket >= 0 { close(socket) }
+    }
+
+    /// Waits until no request is being handled or answered, or `timeout`
+    /// passes (after `quiesce`, so that none starts); whether none is left.
+    /// `stop` shuts every connection down at once, a response still going
+    /// out included, so a drain waits here first.
+    public func waitForRequests(timeout: TimeInterval) -> Bool {
+        let deadline = ProcessInfo.processInfo.systemUptime + timeout
+        while connections.requestsUnderWay > 0 {
+            guard ProcessInfo.processInfo.systemUptime < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return true
+    }
+
     public func stop() {
         lock.lock()
         let daemon = self.daemon

@@ -5,6 +5,7 @@ import MDoc
 import JSON
 import Observability
 import Storage
+import Synchronization
 import Verification
 
 /// The session API's request handling, apart from the socket: route, method,
@@ -29,6 +30,8 @@ public final class SessionAPI: Sendable {
     let maxBodyBytes: Int
     /// Where each request's access line goes; nil: nowhere (tests that call `handle`).
     let accessLog: Logger?
+    /// Set by `drain`: long polls answer at once with the state as it is.
+    private let draining = Atomic<Bool>(false)
 
     /// What one request's handling learns on the way, for its access line and metrics.
     struct Exchange {
@@ -62,6 +65,12 @@ public final class SessionAPI: Sendable {
     }
 
     public var registry: MetricsRegistry { metrics.registry }
+
+    /// Serve is stopping: every long poll waiting, and every one still to
+    /// come, answers with the session's state as it is instead of waiting.
+    public func drain() {
+        draining.store(true, ordering: .relaxed)
+    }
 
     /// What the metrics listener answers `/readyz` with, counted as the API
     /// port's `/readyz` is (route `readyz`): the probes go there, and the
@@ -171,7 +180,8 @@ public final class SessionAPI: Sendable {
                 }
             }
             let session = try APIError.mapping { () throws(SessionError) in
-                try SessionLookup.watch(tenant: caller.tenant, id: id, wait: wait, service: sessions, clock: clock)
+                try SessionLookup.watch(tenant: caller.tenant, id: id, wait: wait, service: sessions, clock: clock,
+                                        draining: { draining.load(ordering: .relaxed) })
             }
             return APIAnswers.session(session, at: clock())
         case .sessionResponse:

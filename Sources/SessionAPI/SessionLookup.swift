@@ -24,12 +24,13 @@ enum SessionLookup {
 
     /// The session as it stands, after waiting up to `wait` seconds for its
     /// state to change from what it was on arrival while it is unsettled.
-    static func watch(tenant: String, id: UUID, wait: Int, service: SessionService,
-                      clock: @Sendable () -> Date) throws(SessionError) -> SessionsTable.Stored {
+    /// `draining` ends the wait early: serve is stopping, and the client gets the state as it is.
+    static func watch(tenant: String, id: UUID, wait: Int, service: SessionService, clock: @Sendable () -> Date,
+                      draining: () -> Bool = { false }) throws(SessionError) -> SessionsTable.Stored {
         guard var session = try find(tenant: tenant, id: id, service: service) else { throw .notFound }
         let first = session.state(at: clock())
         let deadline = ProcessInfo.processInfo.systemUptime + TimeInterval(wait)
-        while wait > 0, !session.state(at: clock()).isSettled, ProcessInfo.processInfo.systemUptime < deadline {
+        while wait > 0, !draining(), !session.state(at: clock()).isSettled, ProcessInfo.processInfo.systemUptime < deadline {
             Thread.sleep(forTimeInterval: service.pollInterval)
             guard let again = try find(tenant: tenant, id: id, service: service) else { throw .notFound }
             session = again

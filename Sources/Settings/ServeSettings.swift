@@ -31,6 +31,9 @@ public struct ServeSettings: Sendable, Equatable {
     /// id, method, route name, status, latency and tenant, never a path, a
     /// body or a key.
     public var accessLog = true
+    /// On SIGTERM: how long the requests under way may take to finish once
+    /// new connections are refused and long polls answered; then serve exits.
+    public var drainSeconds = 5
 
     public struct TLS: Sendable, Equatable {
         public var certificateFile: String
@@ -57,6 +60,7 @@ public struct ServeSettings: Sendable, Equatable {
         burstPerKey = try section?.integer("burstPerKey", range: 1...10_000_000) ?? burstPerKey
         readerTokenSeconds = try section?.integer("readerTokenSeconds", range: 1...Self.maxReaderTokenSeconds) ?? readerTokenSeconds
         postgresConnections = try section?.integer("postgresConnections", range: 1...1_000) ?? postgresConnections
+        drainSeconds = try section?.integer("drainSeconds", range: 1...120) ?? drainSeconds
         let accessLogFromFile = try section?.bool("accessLog")
         accessLog = try environment.bool("VERIDOC_SERVE_ACCESS_LOG") ?? accessLogFromFile ?? accessLog
         if var tls = try section?.object("tls") {

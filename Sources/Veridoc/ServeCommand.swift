@@ -74,9 +74,27 @@ enum ServeCommand {
                                         tls: tlsFiles) { api.handle($0) }
             log.info("session API listening", ["port": "\(daemon.port)", "tenants": "\(tenants.ids.count)", "tls": serve.tls == nil ? "off" : "on"])
             while !stop.isSet { Thread.sleep(forTimeInterval: 0.1) }
-            log.info("stopping the session API")
-            daemon.stop()
+            // A drain: no new connections, long polls answered with the state as it
+            // is, then what is under way gets `drainSeconds` to finish.
+            log.info("stopping the session API: draining", ["drainSeconds": "\(serve.drainSeconds)"])
+            daemon.quiesce()
+            api.drain()
+            // On a thread of its own: a handler stuck past the bound (a database
+            // round trip that hangs) must not keep serve from exiting.
+            let drainEnd = DispatchTime.now() + .seconds(serve.drainSeconds)
+            let stopped = DispatchSemaphore(value: 0)
+            Thread {
+                if daemon.waitForRequests(timeout: TimeInterval(serve.drainSeconds)) {
+                    daemon.stop()
+                    stopped.signal()
+                }
+            }.start()
+            if stopped.wait(timeout: drainEnd + .milliseconds(500)) == .timedOut {
+                log.warning("requests still under way at the drain bound: exiting without them", ["drainSeconds": "\(serve.drainSeconds)"])
+                exit(0)
+            }
             probes.stop()
+            log.info("session API stopped")
             withExtendedLifetime(signals) {}
         }
     }

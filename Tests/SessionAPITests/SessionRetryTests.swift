@@ -86,3 +86,37 @@ extension SessionRouteTests {
         #expect(try call("HEAD", "/v1/sessions?reference=\(reference)").status == 200)
     }
 }
+
+/// One answer a background request left, for the test that waits for it.
+private final class AnswerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answer: RawHTTP.Response?
+    func set(_ response: RawHTTP.Response?) { lock.withLock { answer = response } }
+    var value: RawHTTP.Response? { lock.withLock { answer } }
+}
+
+extension SessionRouteTests {
+    /// SIGTERM with a long poll waiting: the poll is answered with the
+    /// session as it stands, and serve exits 0 well before the poll's 30 s.
+    @Test func sigtermAnswersTheWaitingPollAndExits() throws {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","ttlSeconds":90}"#)
+        let id = try #require(created.object["id"] as? String)
+        let box = AnswerBox()
+        let port = port
+        let poller = Thread {
+            box.set(try? RawHTTP.request("GET", "/v1/sessions/\(id)?wait=30", port: port, headers: [("Authorization", "Bearer \(ServeFixture.acmeKey)")],
+                                         timeout: 60))
+        }
+        poller.start()
+        let metricsPort = fixture.metricsPort
+        #expect(eventually(20) {
+            (try? PrometheusText(RawHTTP.request("GET", "/metrics", port: metricsPort).body))?.values("veridoc_api_long_polls_waiting").first?.value == 1
+        }, "the poll never started waiting")
+        // The poll could wait 30 s: an exit within 15 s is the drain's doing.
+        #expect(fixture.serve.terminate(timeout: 15) == 0, "\(fixture.serve.log.suffix(800))")
+        #expect(eventually(10) { box.value != nil }, "the waiting poll was never answered")
+        let answer = try #require(box.value)
+        #expect(answer.status == 200 && answer.body.contains(#""status":"pending""#), "\(answer.status) \(answer.body)")
+        #expect(fixture.serve.log.contains("session API stopped"))
+    }
+}
