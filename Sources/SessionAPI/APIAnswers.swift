@@ -55,6 +55,9 @@ enum APIAnswers {
             "expiresAt": .string(APITime.string(session.row.expiresAt)),
         ]
         if let reference = session.row.reference { object["reference"] = .string(reference) }
+        if session.state(at: now) == .failed {
+            object["failureReason"] = .string(session.failureReason ?? SessionsTable.FailureReason.verificationTimeout.rawValue)
+        }
         if let outcome = session.outcome, let event = try? JSONParser(maxDepth: 64).parse(Array(outcome.utf8)), let data = event["data"] {
             object["outcome"] = data
         }

@@ -1,4 +1,5 @@
 import Observability
+import Storage
 
 /// What `veridoc serve` counts. Labels are closed sets (route names, status
 /// codes, flows), so no client can grow the series. No label names a tenant:
@@ -16,6 +17,11 @@ struct APIMetrics: Sendable {
     let pollsWaiting: Gauge
     /// The soonest expiry of a tenant's web reader certificate, as a Unix time.
     let webReaderExpiry: Gauge
+    /// Accepted responses whose request event waits for the broker (`SubmissionRelay`).
+    let submissionsWaiting: Gauge
+    let submissionsRelayed: Counter
+    /// Sessions ended as failed, by reason.
+    let sessionsFailed: Counter
     let verifierExpiry: Gauge
 
     init(registry: MetricsRegistry) {
@@ -24,6 +30,14 @@ struct APIMetrics: Sendable {
                                     labels: ["route", "status"])
         latency = registry.histogram("veridoc_api_request_seconds", help: "Time from a whole request to its response, by route.",
                                      labels: ["route"], buckets: Histogram.secondsBuckets)
+        submissionsWaiting = registry.gauge("veridoc_api_submissions_waiting",
+                                            help: "Accepted responses whose request event has not reached the broker yet (all serve processes; sampled each relay pass).")
+        submissionsRelayed = registry.counter("veridoc_api_submissions_relayed_total",
+                                              help: "Request events the relay delivered after their submit could not.")
+        submissionsRelayed.initialize()
+        sessionsFailed = registry.counter("veridoc_api_sessions_failed_total", help: "Sessions ended as failed by this process's relay, by reason.",
+                                          labels: ["reason"])
+        sessionsFailed.initialize(SessionsTable.FailureReason.verificationTimeout.rawValue)
         longPollLatency = registry.histogram("veridoc_api_long_poll_seconds",
                                              help: "Time from a long poll (GET /v1/sessions/{id}?wait=) to its answer: the outcome, or the wait's end.",
                                              buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60])

@@ -62,6 +62,12 @@ public final class SessionAPI: Sendable {
         }
         self.readiness = readiness
         self.clock = clock
+        sessions?.startRelay { [metrics] result in
+            guard case .success(let pass) = result else { return }
+            metrics.submissionsWaiting.set(Double(pass.waiting))
+            metrics.submissionsRelayed.increment(by: Double(pass.relayed))
+            metrics.sessionsFailed.increment(by: Double(pass.failedSessions), SessionsTable.FailureReason.verificationTimeout.rawValue)
+        }
     }
 
     public var registry: MetricsRegistry { metrics.registry }
@@ -189,7 +195,7 @@ public final class SessionAPI: Sendable {
             guard let id = id.flatMap(Self.sessionID) else { throw .notFound }
             var body = try jsonBody(request)
             let sessions = try service()
-            guard let session = try APIError.mapping({ () throws(SessionError) in try SessionLookup.find(tenant: caller.tenant, id: id, service: sessions) })
+            guard let session = try APIError.mapping({ () throws(SessionError) in try SessionLookup.find(tenant: caller.tenant, id: id, service: sessions, now: clock()) })
             else { throw .notFound }
             guard let flow = Flow(rawValue: session.row.flow) else { throw .internalError }
             guard let config = tenants.directory[caller.tenant] else { throw .internalError }

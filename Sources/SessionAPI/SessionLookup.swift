@@ -7,8 +7,16 @@ import Storage
 enum SessionLookup {
     static let maxWaitSeconds = 30
 
-    static func find(tenant: String, id: UUID, service: SessionService) throws(SessionError) -> SessionsTable.Stored? {
-        try service.pool.with { connection in SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id))) }
+    /// The session as it stands. One still processing at its expiry is
+    /// failed here and then, so that what a client is shown never changes
+    /// after (the relay's sweep does the same for sessions nobody reads).
+    static func find(tenant: String, id: UUID, service: SessionService, now: Date = Date()) throws(SessionError) -> SessionsTable.Stored? {
+        try service.pool.with { connection in
+            let found = SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id)))
+            guard let found, found.status == .processing, found.row.expiresAt <= now else { return found }
+            _ = try connection.execute(SessionsTable.failOverdue(at: now, only: (tenant, id)))
+            return SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id)))
+        }
     }
 
     /// The most sessions one reference lookup answers.
@@ -27,12 +35,12 @@ enum SessionLookup {
     /// `draining` ends the wait early: serve is stopping, and the client gets the state as it is.
     static func watch(tenant: String, id: UUID, wait: Int, service: SessionService, clock: @Sendable () -> Date,
                       draining: () -> Bool = { false }) throws(SessionError) -> SessionsTable.Stored {
-        guard var session = try find(tenant: tenant, id: id, service: service) else { throw .notFound }
+        guard var session = try find(tenant: tenant, id: id, service: service, now: clock()) else { throw .notFound }
         let first = session.state(at: clock())
         let deadline = ProcessInfo.processInfo.systemUptime + TimeInterval(wait)
         while wait > 0, !draining(), !session.state(at: clock()).isSettled, ProcessInfo.processInfo.systemUptime < deadline {
             Thread.sleep(forTimeInterval: service.pollInterval)
-            guard let again = try find(tenant: tenant, id: id, service: service) else { throw .notFound }
+            guard let again = try find(tenant: tenant, id: id, service: service, now: clock()) else { throw .notFound }
             session = again
             if session.state(at: clock()) != first { break }
         }

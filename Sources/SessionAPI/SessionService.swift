@@ -16,6 +16,8 @@ public final class SessionService: Sendable {
     let nonceKey: IssuedNonce.Key
     /// How a long poll (`GET ?wait=`) looks again.
     let pollInterval: TimeInterval
+    private let connect: @Sendable () throws -> PostgresConnection
+    private let relay = Mutex<PeriodicPass<SubmissionRelay.Pass>?>(nil)
     private let migrated = Atomic<Bool>(false)
     private let lastReadiness = Mutex<(at: TimeInterval, state: HTTPReadiness)?>(nil)
 
@@ -24,6 +26,7 @@ public final class SessionService: Sendable {
         let connect: @Sendable () throws -> PostgresConnection = {
             try PostgresConnection(connectionString: postgres, applicationName: "veridoc-serve", preparedStatements: preparedStatements)
         }
+        self.connect = connect
         pool = ConnectionPool(size: connections, connect: connect)
         writer = SessionWriter(connect: connect)
         producer = try RequestProducer(bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: requestTopic)
@@ -71,7 +74,18 @@ public final class SessionService: Sendable {
         return state
     }
 
+    /// Starts the relay (`SubmissionRelay`): once a second, on a connection
+    /// of its own, until `close`.
+    func startRelay(interval: TimeInterval = 1, report: @escaping @Sendable (Result<SubmissionRelay.Pass, any Error>) -> Void) {
+        let producer = producer
+        let pass = PeriodicPass(name: "submission-relay", interval: interval, connect: connect,
+                                pass: { connection in try SubmissionRelay.pass(connection, producer: producer, now: Date()) }, report: report)
+        relay.withLock { $0 = pass }
+        pass.start()
+    }
+
     public func close() {
+        relay.withLock { $0 }?.stop()
         writer.stop()
         producer.close()
     }

@@ -111,19 +111,30 @@ enum SessionSubmission {
         let request = event(for: session.row, answer: answer, nonceKey: service.nonceKey)
         guard request.count <= maxBytes else { throw .eventTooLarge(limit: maxBytes) }
         let digest = answer.digest
+        let submission = SubmissionsTable.Row(tenant: tenant, sessionID: id, key: Array(id.uuidString.lowercased().utf8), event: request)
+        // The response and its event are taken together or not at all: once
+        // committed, the event reaches the broker, now or by the relay.
         let taken = try service.pool.with { connection in
-            try connection.execute(SessionsTable.takeResponse(tenant: tenant, id: id, digest: digest, at: now)).rowCount == 1
+            try connection.transaction { connection in
+                guard try connection.execute(SessionsTable.takeResponse(tenant: tenant, id: id, digest: digest, at: now)).rowCount == 1 else { return false }
+                _ = try connection.execute(SubmissionsTable.insert(submission, claimedForSeconds: service.producer.deliveryTimeout + 5))
+                return true
+            }
         }
         if !taken {
             // Someone else's submit may have come between the find and the take: read again.
-            guard let current = try SessionLookup.find(tenant: tenant, id: id, service: service) else { throw .notFound }
+            guard let current = try SessionLookup.find(tenant: tenant, id: id, service: service, now: now) else { throw .notFound }
             guard let stored = current.responseDigest else { throw .expired }
             guard constantTimeEqual(stored, digest) else { throw .responseConflict }
         }
         // Sent again when this is a repeat: if the first submit's delivery
-        // failed after its take, this one is what gets the event out; if it
+        // failed, this one may get the event out sooner than the relay; if it
         // did not, the worker sees the same event id twice and keeps one.
-        try service.producer.deliver(key: Array(id.uuidString.lowercased().utf8), value: request)
+        // Not delivered now (the broker is away), the accepted response waits
+        // for the relay (`SubmissionRelay`): the answer is 202 either way.
+        if (try? service.producer.deliver(key: submission.key, value: request)) != nil {
+            _ = try? service.pool.with { connection in try connection.execute(SubmissionsTable.delete(tenant: tenant, sessionID: id)) }
+        }
     }
 
     /// The request event: its `time` is when the session (and its nonce) was

@@ -29,7 +29,7 @@ const graceMilliseconds = 60_000;
 /** The least time between two outcome calls that came back without a final status. */
 const pollPauseMilliseconds = 1_000;
 
-const finalStatuses = new Set(["verified", "rejected", "test_verified", "test_rejected", "expired"]);
+const finalStatuses = new Set(["verified", "rejected", "test_verified", "test_rejected", "expired", "failed"]);
 
 /**
  * The three calls for a backend that answers under `prefix` as serve's own

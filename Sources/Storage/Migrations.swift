@@ -431,6 +431,26 @@ public enum Migrations {
             CREATE UNIQUE INDEX sessions_idempotency_key ON sessions (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL;
             CREATE INDEX sessions_reference ON sessions (tenant, reference, created_at DESC) WHERE reference IS NOT NULL;
             """),
+        // Every session ends: one still processing at its expiry fails with a
+        // reason. A submission is kept with its session until the broker has
+        // its request event, so a broker outage delays it instead of losing it.
+        Migration(version: 21, name: "failed sessions and durable submissions", sql: """
+            ALTER TABLE sessions DROP CONSTRAINT sessions_status_check;
+            ALTER TABLE sessions ADD CONSTRAINT sessions_status_check
+                CHECK (status IN ('pending', 'processing', 'verified', 'rejected', 'test_verified', 'test_rejected', 'failed')) NOT VALID;
+            ALTER TABLE sessions ADD COLUMN failure_reason text;
+            CREATE INDEX sessions_processing ON sessions (expires_at) WHERE status = 'processing';
+            CREATE TABLE session_submissions (
+                tenant         text NOT NULL,
+                session_id     uuid NOT NULL,
+                kafka_key      bytea NOT NULL,
+                event          bytea NOT NULL,
+                created_at     timestamptz NOT NULL DEFAULT now(),
+                claimed_until  timestamptz,
+                PRIMARY KEY (tenant, session_id),
+                FOREIGN KEY (tenant, session_id) REFERENCES sessions (tenant, id) ON DELETE CASCADE
+            );
+            """),
     ]
 
     /// The newest version this binary knows.

@@ -12,10 +12,14 @@ public enum SessionState: String, Sendable, CaseIterable {
     case rejected
     case testVerified = "test_verified"
     case testRejected = "test_rejected"
+    /// Still processing when the session expired: no verdict came in time
+    /// (`failureReason` says why). A verdict after it would be for an
+    /// expired nonce, so none is waited for.
+    case failed
 
     /// A session's end, from the worker's verdict (`VerificationResult.verdict`).
     public init?(verdict: String) {
-        guard let state = SessionState(rawValue: verdict), state.isSettled, state != .expired else { return nil }
+        guard let state = SessionState(rawValue: verdict), state.isSettled, state != .expired, state != .failed else { return nil }
         self = state
     }
 

@@ -85,19 +85,27 @@ public enum SessionsTable {
         public let responseDigest: [UInt8]?
         /// The creation's key and body digest, when it came with an Idempotency-Key.
         public let idempotency: Idempotency?
+        /// Why a `failed` session failed (`FailureReason`).
+        public let failureReason: String?
         /// The outcome event's JSON, once the worker stored the result.
         public let outcome: String?
 
-        /// The state a client sees at `now`.
+        /// The state a client sees at `now`: a pending session past its expiry
+        /// is expired; a processing one has failed (as `failOverdue` records).
         public func state(at now: Date) -> SessionState {
-            status == .pending && row.expiresAt <= now ? .expired : status
+            guard row.expiresAt <= now else { return status }
+            switch status {
+            case .pending: return .expired
+            case .processing: return .failed
+            default: return status
+            }
         }
     }
 
     /// What `find` and its siblings select, in the order `stored` reads.
     private static let storedColumns = """
         tenant, id::text AS id, flow, audience, doc_type, requested, nonce, encryption_info, reference, created_at, expires_at,
-        status, response_digest, outcome, idempotency_key, request_digest
+        status, response_digest, outcome, idempotency_key, request_digest, failure_reason
         """
 
     /// The tenant's session `id` (no row: not the tenant's, or gone).
@@ -131,7 +139,7 @@ public enum SessionsTable {
             idempotency = Idempotency(key: key, requestDigest: digest)
         }
         return Stored(row: row, status: status, responseDigest: result.bytes(index, "response_digest"), idempotency: idempotency,
-                      outcome: result.string(index, "outcome"))
+                      failureReason: result.string(index, "failure_reason"), outcome: result.string(index, "outcome"))
     }
 
     /// Takes the first response for the session: its digest, and `processing`,
@@ -144,6 +152,30 @@ public enum SessionsTable {
             WHERE tenant = $1 AND id = $2::uuid AND response_digest IS NULL AND expires_at > $4
             RETURNING id
             """, [.text(tenant), .text(id.uuidString.lowercased()), .bytes(digest), .timestamp(now)])
+    }
+
+    /// Why a session failed.
+    public enum FailureReason: String, Sendable, CaseIterable {
+        /// It was still processing when it expired: no verdict came by then.
+        case verificationTimeout = "verification_timeout"
+    }
+
+    /// Fails up to `limit` sessions still processing at their expiry (one
+    /// tenant's session `only` when given), so that every session ends; a
+    /// verdict that comes after finds them completed and leaves them be.
+    /// Returns the ids failed.
+    public static func failOverdue(at now: Date, only: (tenant: String, id: UUID)? = nil, limit: Int = 1_000) -> PostgresStatement {
+        let scope = only == nil ? "" : " AND tenant = $4 AND id = $5::uuid"
+        var parameters: [PostgresValue] = [.timestamp(now), .text(FailureReason.verificationTimeout.rawValue), .int(Int64(limit))]
+        if let only { parameters += [.text(only.tenant), .text(only.id.uuidString.lowercased())] }
+        return PostgresStatement("""
+            UPDATE sessions SET status = 'failed', failure_reason = $2, completed_at = $1
+            WHERE (tenant, id) IN (
+                SELECT tenant, id FROM sessions
+                WHERE status = 'processing' AND completed_at IS NULL AND expires_at <= $1\(scope)
+                LIMIT $3 FOR UPDATE SKIP LOCKED)
+            RETURNING id
+            """, parameters)
     }
 
     /// A session's end: its verdict and the outcome event.

@@ -33,7 +33,9 @@ final class ServeFixture {
     static let initechKey = "vdk_initech-key-for-tests"
 
     /// `serveSettings` go over the `serve` section (and add the tenant initech).
-    init(burst: Int, tls: Bool = false, maxSessionSeconds: Int = 120, serveSettings: [String: Any]? = nil) throws {
+    /// `kafkaProperties` go into `kafka.properties` (librdkafka's, e.g. a shorter `message.timeout.ms`).
+    init(burst: Int, tls: Bool = false, maxSessionSeconds: Int = 120, serveSettings: [String: Any]? = nil,
+         kafkaProperties: [String: String] = [:]) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         database = try TestDatabase()
@@ -46,7 +48,7 @@ final class ServeFixture {
         if tls { try Self.writeCertificate(in: folder) }
         let config = try Self.writeConfig(in: folder, signingKey: "reader-token-key.pem", burst: burst,
                                           services: (database.connectionString, cluster.bootstrapServers), tls: tls,
-                                          maxSessionSeconds: maxSessionSeconds, serveSettings: serveSettings)
+                                          maxSessionSeconds: maxSessionSeconds, serveSettings: serveSettings, kafkaProperties: kafkaProperties)
         serve = try VeridocProcess(command: "serve", config: config, name: "serve")
         port = try #require(serve.port(loggedAs: "session API listening"), "serve did not start: \(serve.log.suffix(1500))")
         metricsPort = try #require(serve.port(loggedAs: "observability listening"))
@@ -117,7 +119,8 @@ final class ServeFixture {
     }
 
     static func writeConfig(in folder: URL, signingKey: String, burst: Int, services: (postgres: String, kafka: String)? = nil,
-                            tls: Bool = false, maxSessionSeconds: Int = 120, serveSettings: [String: Any]? = nil) throws -> URL {
+                            tls: Bool = false, maxSessionSeconds: Int = 120, serveSettings: [String: Any]? = nil,
+                            kafkaProperties: [String: String] = [:]) throws -> URL {
         try writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("merchant.pem"))
         try writeWebReader(in: folder)
         try writeOpenID4VPVerifier(in: folder)
@@ -151,7 +154,7 @@ final class ServeFixture {
         }
         if let services {
             config["postgres"] = ["connectionString": services.postgres]
-            config["kafka"] = ["bootstrapServers": services.kafka]
+            config["kafka"] = ["bootstrapServers": services.kafka, "properties": kafkaProperties] as [String: Any]
             config["replay"] = ["nonceKeyFile": "nonce.key"]
         }
         let url = folder.appendingPathComponent("config.json")

@@ -1,4 +1,6 @@
 import Foundation
+import Kafka
+import Storage
 import Synchronization
 import TestSupport
 import Testing
@@ -118,5 +120,63 @@ extension SessionRouteTests {
         let answer = try #require(box.value)
         #expect(answer.status == 200 && answer.body.contains(#""status":"pending""#), "\(answer.status) \(answer.body)")
         #expect(fixture.serve.log.contains("session API stopped"))
+    }
+}
+
+/// A submit while the broker is away is accepted and its event arrives once
+/// the broker is back; a session still processing at its expiry fails, and
+/// stays failed whatever comes after.
+@Suite(.enabled(if: Services.available, Services.skipMessage)) struct SessionEndTests {
+    let fixture: ServeFixture
+
+    /// Deliveries fail in 2 s instead of 10, so the submit made while the broker is down answers sooner.
+    init() throws { fixture = try ServeFixture(burst: 1_000, kafkaProperties: ["message.timeout.ms": "2000"]) }
+
+    func call(_ method: String, _ path: String, _ body: String? = nil) throws -> (status: UInt32, object: [String: Any], body: String) {
+        var headers = [("Authorization", "Bearer \(ServeFixture.acmeKey)")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let response = try RawHTTP.request(method, path, port: fixture.port, headers: headers, body: Array((body ?? "").utf8), timeout: 30)
+        return (UInt32(response.status), (try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]) ?? [:], response.body)
+    }
+
+    func createApp(ttl: Int) throws -> String {
+        let created = try call("POST", "/v1/sessions", #"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","ttlSeconds":\#(ttl)}"#)
+        return try #require(created.object["id"] as? String, "\(created.body)")
+    }
+
+    @Test func aSubmitWhileTheBrokerIsDownIsAcceptedAndDeliveredWhenItIsBack() throws {
+        let id = try createApp(ttl: 120)
+        try fixture.cluster.setBrokerDown(1)
+        let submitted = try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAEC"}"#)
+        #expect(submitted.status == 202, "\(submitted.body)")
+        #expect(try call("GET", "/v1/sessions/\(id)").object["status"] as? String == "processing")
+        #expect(try fixture.database.count("SELECT count(*) FROM session_submissions WHERE session_id = '\(id)'") == 1, "kept until the broker has it")
+        try fixture.cluster.setBrokerUp(1)
+        let events = try TopicReader.read("veridoc.requests", bootstrap: fixture.cluster.bootstrapServers, expected: 1, seconds: 30)
+        #expect(events.contains { $0.key.map { String(decoding: $0, as: UTF8.self) } == id }, "the relay sent the event")
+        #expect(eventually(20) { (try? fixture.database.count("SELECT count(*) FROM session_submissions WHERE session_id = '\(id)'")) == 0 })
+    }
+
+    @Test func aSessionStillProcessingAtItsExpiryFailsAndStaysFailed() throws {
+        let id = try createApp(ttl: 2)
+        #expect(try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAEC"}"#).status == 202)
+        // No worker here: the verdict never comes.
+        var shown: [String: Any] = [:]
+        #expect(try eventually(30) {
+            shown = try call("GET", "/v1/sessions/\(id)").object
+            return shown["status"] as? String == "failed"
+        }, "\(shown)")
+        #expect(shown["failureReason"] as? String == "verification_timeout")
+        #expect(try fixture.database.count("SELECT count(*) FROM sessions WHERE id = '\(id)' AND status = 'failed' AND completed_at IS NOT NULL") == 1)
+        // A verdict that comes after finds the session ended and leaves it so.
+        let connection = try fixture.database.connect()
+        _ = try connection.execute(SessionsTable.complete([.init(tenant: "acme", id: try #require(UUID(uuidString: id)), status: .verified, outcome: "{}")]))
+        #expect(try call("GET", "/v1/sessions/\(id)").object["status"] as? String == "failed")
+        // The relay ends sessions nobody reads too.
+        let unread = try createApp(ttl: 2)
+        #expect(try call("POST", "/v1/sessions/\(unread)/response", #"{"payload":"AAEC"}"#).status == 202)
+        #expect(eventually(30) {
+            (try? fixture.database.count("SELECT count(*) FROM sessions WHERE id = '\(unread)' AND status = 'failed'")) == 1
+        })
     }
 }
