@@ -51,6 +51,7 @@ let package = Package(
         .target(name: "StatusList", dependencies: ["CBOR", "Crypto", "MDoc", "CZlib"]),
         // Outgoing HTTP GET on libcurl, bounded in time, size, redirects and addresses.
         .target(name: "StatusFetch", dependencies: ["CCurl"]),
+        .target(name: "HTTPClient", dependencies: ["CCurl"]),
         // The status service: lists fetched on threads of its own, verified, cached, and queries answered from them.
         .target(name: "Revocation", dependencies: ["StatusList", "StatusFetch", "Verification", "Settings", "MDoc", "Crypto"]),
         // The project's own fixture factory: test issuers, holders and merchants
@@ -102,7 +103,8 @@ let package = Package(
             dependencies: ["CommandLineSupport", "Deployment", "Revocation", "Settings", "Verification", "MDoc", "Crypto", "JSON", "Pipeline", "Postgres", "Observability", "Retention", "Analytics", "Storage", "SessionAPI", "HTTPService", "CMalloc"]),
         .executableTarget(
             name: "VeridocDev",
-            dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification", "DocumentTypes"]),
+            dependencies: ["CommandLineSupport", "DemoKit", "Benchmarks", "Chaos", "Pipeline", "Kafka", "KafkaMock", "TestIssuer", "Crypto", "Verification", "DocumentTypes",
+                           "SessionAPI", "HTTPService", "HTTPClient", "Deployment", "Observability", "Postgres", "Storage", "JSON", "MDoc"]),
 
         // What the test targets share: the built binaries, the shared vectors, hex,
         // a Prometheus text parser, a raw HTTP client, polling, a fresh test database,

@@ -43,7 +43,7 @@ public enum LoadFixture {
             .write(to: directory.appendingPathComponent("fixture.json"))
     }
 
-    static func load(_ directory: URL, now: Date, seed: UInt64) throws -> TestIssuer.EventFactory {
+    public static func load(_ directory: URL, now: Date, seed: UInt64) throws -> TestIssuer.EventFactory {
         let metadata = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("fixture.json"))) as? [String: Any] ?? [:]
         func text(_ relative: String) throws -> String { try String(contentsOf: directory.appendingPathComponent(relative), encoding: .utf8) }
         func string(_ key: String) throws -> String {

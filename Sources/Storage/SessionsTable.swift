@@ -187,7 +187,7 @@ public enum SessionsTable {
         public let outcome: String
 
         public init(tenant: String, id: UUID, status: SessionState, outcome: String) {
-            precondition(status.isSettled && status != .expired, "a completion settles a session")
+            precondition(status.isSettled && status != .expired && status != .failed, "a completion settles a session with a verdict")
             self.tenant = tenant
             self.id = id
             self.status = status

@@ -62,6 +62,19 @@ extension TestIssuer {
         }
 
         /// `full-date = #6.1004(tstr)` (RFC 8943), as Apple's sample encodes dates.
+        /// Makes the holder `years` old at `now` (a month past the birthday):
+        /// `birth_date`, `age_in_years` and every `age_over_NN` the credential holds.
+        public mutating func setAge(_ years: Int, now: Date) {
+            let day: TimeInterval = 86_400
+            let birth = now - (TimeInterval(years) * 365.2425 + 30) * day
+            self[Self.mDLNameSpace, "birth_date"] = Self.fullDate(birth)
+            self[Self.mDLNameSpace, "age_in_years"] = .int(Int64(years))
+            for threshold in 1...99 {
+                let name = "age_over_" + (threshold < 10 ? "0" : "") + String(threshold)
+                if self[Self.mDLNameSpace, name] != nil { self[Self.mDLNameSpace, name] = .bool(years >= threshold) }
+            }
+        }
+
         public static func fullDate(_ date: Date) -> CBOR {
             .tagged(1004, .text(String(RFC3339.string(from: date).prefix(10))))
         }

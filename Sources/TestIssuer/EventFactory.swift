@@ -134,8 +134,11 @@ extension TestIssuer {
 
         /// What Apple's wallet returns to an app for `nonce` (PKIdentityDocument.encryptedData):
         /// the holder's valid mDL, for the merchant's identifiers, encrypted to its current key.
-        public mutating func walletAnswer(appNonce nonce: [UInt8]) throws -> [UInt8] {
-            let issued = try issueDocument(options: EventOptions(), fault: nil)
+        /// `disclosing` limits the elements to those named (and the ages);
+        /// `fault` issues the document with that defect (`.msoExpired`).
+        public mutating func walletAnswer(appNonce nonce: [UInt8], disclosing claims: [RequestedElement]? = nil, fault: Fault? = nil) throws -> [UInt8] {
+            var issued = try issueDocument(options: EventOptions(), fault: fault)
+            if let claims { issued = Self.disclosing(issued, claims, ages: true) }
             let recipient = merchant.key(.current).publicKey
             let transcript = SessionTranscript.appleWalletApp(
                 nonce: nonce, merchantID: merchant.merchantID, teamID: merchant.teamID, recipientKeyHash: AppleEnvelope.recipientKeyHash(of: recipient))
@@ -145,10 +148,12 @@ extension TestIssuer {
 
         /// What the wallet returns to a web page for a Digital Credentials request
         /// (the credential's `data.response`, decoded): encrypted to the key EncryptionInfo names.
-        public mutating func walletAnswer(encryptionInfo: String, origin: String) throws -> [UInt8] {
+        public mutating func walletAnswer(encryptionInfo: String, origin: String, disclosing claims: [RequestedElement]? = nil,
+                                          fault: Fault? = nil) throws -> [UInt8] {
             guard let bytes = Base64.decodeURL(encryptionInfo) else { throw FixtureError("encryptionInfo is not base64url") }
             let info = try AnnexCEncryptionInfo(bytes: bytes[...])
-            let issued = try issueDocument(options: EventOptions(), fault: nil)
+            var issued = try issueDocument(options: EventOptions(), fault: fault)
+            if let claims { issued = Self.disclosing(issued, claims, ages: true) }
             let transcript = SessionTranscript.digitalCredentialsAPI(encryptionInfo: encryptionInfo, origin: origin)
             let plaintext = try deviceResponse(issued, transcript: transcript, fault: nil)
             return try AnnexCEncryptedResponse.seal(deviceResponse: plaintext, transcript: transcript, recipient: info.recipientPublicKey)
@@ -160,8 +165,9 @@ extension TestIssuer {
         /// request's key (`kid` echoed), the device signing over the
         /// OpenID4VP DC API transcript of `origin`, `nonce` and that key.
         public mutating func walletAnswer(openID4VPNonce nonce: String, origin: String, responseKey: PublicKey, keyID: String?,
-                                          disclosing claims: [RequestedElement]? = nil, credentialQueryID: String = "mdl") throws -> String {
-            var issued = try issueDocument(options: EventOptions(), fault: nil)
+                                          disclosing claims: [RequestedElement]? = nil, credentialQueryID: String = "mdl",
+                                          fault: Fault? = nil) throws -> String {
+            var issued = try issueDocument(options: EventOptions(), fault: fault)
             if let claims { issued = Self.disclosing(issued, claims, ages: false) }
             guard let thumbprint = ECJWK.thumbprint(of: responseKey) else { throw FixtureError("OpenID4VP response keys are P-256") }
             let transcript = SessionTranscript.openID4VPDigitalCredentialsAPI(origin: origin, nonce: nonce, jwkThumbprint: thumbprint)

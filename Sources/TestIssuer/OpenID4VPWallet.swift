@@ -13,7 +13,9 @@ extension TestIssuer.EventFactory {
     /// with the `x5c` leaf, and its `expected_origins` include `origin`
     /// (unless `checkingOrigins` is false: a wallet that does not, for tests
     /// of what the verifier makes of an answer bound to another origin).
-    public mutating func walletAnswer(openID4VPRequest request: JSONObject, origin: String, checkingOrigins: Bool = true) throws -> JSONObject {
+    /// `disclosing` replaces the query's claims with these; `fault` issues the document with that defect.
+    public mutating func walletAnswer(openID4VPRequest request: JSONObject, origin: String, checkingOrigins: Bool = true,
+                                      disclosing chosen: [RequestedElement]? = nil, fault: TestIssuer.Fault? = nil) throws -> JSONObject {
         guard let data = request["data"]?.objectValue else { throw TestIssuer.FixtureError("the request has no data object") }
         let parameters: JSONObject
         switch request["protocol"]?.stringValue {
@@ -37,8 +39,8 @@ extension TestIssuer.EventFactory {
             guard let path = claim["path"]?.arrayValue, path.count == 2, let namespace = path[0].stringValue, let element = path[1].stringValue else { return nil }
             return RequestedElement(namespace: namespace, element: element, retention: .willNotStore)
         }
-        let jwe = try walletAnswer(openID4VPNonce: nonce, origin: origin, responseKey: key, keyID: jwk["kid"]?.stringValue, disclosing: claims,
-                                   credentialQueryID: queryID)
+        let jwe = try walletAnswer(openID4VPNonce: nonce, origin: origin, responseKey: key, keyID: jwk["kid"]?.stringValue, disclosing: chosen ?? claims,
+                                   credentialQueryID: queryID, fault: fault)
         return ["response": .string(jwe)]
     }
 

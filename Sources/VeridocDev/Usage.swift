@@ -31,6 +31,13 @@ enum Usage {
           examples --schema-examples DIR [--at RFC3339]
                               The examples beside the event schemas (Schemas/examples) made again: their tenant in DIR/tenant
                               (which must not exist), the request examples, and the outcomes veridoc verify --json makes of them.
+          sandbox [--dir DIR] [--port PORT]
+                              A whole Veridoc on this machine for a first integration: its own PostgreSQL and broker, the
+                              worker, and the session API on PORT (default 8080), with a test tenant that trusts the sandbox's
+                              test issuer and a production tenant that does not; DIR/sandbox.env holds the URL and API keys.
+          wallet --sandbox DIR [--session FILE] [--url URL] [--api-key KEY] [--protocol P] [--disclose NS/ELEMENT,…] [--age N] [--fault NAME]
+                              Answers a session as a wallet (or reader app) would, with the sandbox's test issuer, through
+                              serve's submit route; the session is what POST /v1/sessions answered (FILE, or stdin).
           catalogue           The document catalogue (Sources/DocumentTypes/catalogue) as Markdown tables: the part of
                               docs/document-types.md between its markers.
           dev-broker [--brokers N] [--topic NAME:PARTITIONS]... [--parent-pid PID] [--rebalance-delay-ms MS]
@@ -116,6 +123,23 @@ extension Usage {
             options: [],
             exitStatuses: [(ExitStatus.success, "printed"), (ExitStatus.usageOrConfiguration, "usage error")],
             examples: ["veridoc-dev catalogue"]),
+        "sandbox": CommandDetails(
+            options: [Option("--dir DIR", "Where the sandbox keeps its database, keys and sandbox.env (default /tmp/veridoc-sandbox); its test issuer is kept across runs."),
+                      Option("--port PORT", "The session API's port on 127.0.0.1 (default 8080; 0 picks a free one).")],
+            exitStatuses: [(ExitStatus.success, "stopped by SIGINT or SIGTERM"), (ExitStatus.failure, failed), (ExitStatus.usageOrConfiguration, "usage error")],
+            examples: ["veridoc-dev sandbox --dir /tmp/veridoc-sandbox --port 8080"]),
+        "wallet": CommandDetails(
+            options: [Option("--sandbox DIR", "The sandbox whose test issuer presents the document, and whose sandbox.env names the URL and key (required)."),
+                      Option("--session FILE", "What POST /v1/sessions answered (default: read from stdin)."),
+                      Option("--url URL", "The session API (default: the sandbox's)."),
+                      Option("--api-key KEY", "The tenant's API key (default: the sandbox's test tenant's)."),
+                      Option("--protocol P", "For a web session: org-iso-mdoc (default) or openid4vp, the request it answers."),
+                      Option("--disclose NS/ELEMENT,…", "Disclose only these elements (and the ages), as a holder who declines the rest."),
+                      Option("--age N", "The holder's age, 0…125: birth_date, age_in_years and every age_over_NN follow."),
+                      Option("--fault NAME", "Issue the document with this defect (msoExpired, untrustedIssuer, alteredElement, …: the test issuer's faults).")],
+            exitStatuses: [(ExitStatus.success, "serve took the response (202)"), (ExitStatus.failure, "serve refused it (the answer is on stderr), or \(failed)"),
+                           (ExitStatus.usageOrConfiguration, "usage error")],
+            examples: ["veridoc-dev wallet --sandbox /tmp/veridoc-sandbox --session session.json --age 25"]),
         "dev-broker": CommandDetails(
             options: [Option("--brokers N", "Brokers in the mock cluster (default 3)."),
                       Option("--topic NAME:PARTITIONS", "Create a topic (repeatable)."),

@@ -11,4 +11,6 @@ CommandTable(usage: Usage.text, commands: [
     "dev-broker": DevBrokerCommand.run,
     "examples": ExamplesCommand.run,
     "catalogue": CatalogueCommand.run,
+    "sandbox": SandboxCommand.run,
+    "wallet": WalletCommand.run,
 ], details: Usage.details, version: { Version.text(of: "veridoc-dev") }).main()

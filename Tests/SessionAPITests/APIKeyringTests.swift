@@ -98,7 +98,7 @@ import Verification
     @Test func everyCodeIsListed() {
         let cases: [APIError] = [.unauthorized, .notFound, .methodNotAllowed(allow: "GET"), .malformedJSON, .unknownField("f"), .missingField("f"),
                                  .invalidField("f", expected: "x"), .notConfigured("x"), .certificateExpired("webReader"), .tooManyRequests(retryAfterSeconds: 1),
-                                 .unsupportedMediaType, .sessionExpired, .responseConflict, .unavailable("database"), .internalError]
+                                 .unsupportedMediaType, .sessionExpired, .responseConflict, .idempotencyConflict, .unavailable("database"), .internalError]
         #expect(Set(cases.map(\.code)).count == cases.count)
         #expect(Set(cases.map(\.code)).union(["body_too_large", "malformed_request"]) == Set(APIError.allCodes), "the two the daemon answers itself")
         for error in cases { #expect((400...599).contains(error.status)) }

@@ -9,7 +9,7 @@ import TestSupport
 /// taken as a path; `--version` names the linked libraries.
 @Suite struct CommandHelpTests {
     static let product = ["run", "migrate", "serve", "verify", "keys", "purge", "forget", "stats", "report"]
-    static let developer = ["demo", "bench", "loadgen", "chaos", "dev-broker", "examples"]
+    static let developer = ["demo", "bench", "loadgen", "chaos", "dev-broker", "examples", "sandbox", "wallet"]
 
     @Test func everyCommandHasItsOwnHelp() throws {
         let directory = try CLI.temporaryDirectory()
