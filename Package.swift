@@ -137,7 +137,7 @@ let package = Package(
         // ReportBrowserTests renders the report in headless Chromium.
         .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "Storage", "CommandLineSupport", "TestSupport"]),
         // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
-        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR", "TestIssuer"]),
+        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR", "TestIssuer", "Deployment"]),
         // A short chaos run (make test) against its own PostgreSQL and broker.
         .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "VeridocDev", "Chaos", "TestSupport"]),
         // Hostile events through the real Verifier: exact reason codes within bounded time.

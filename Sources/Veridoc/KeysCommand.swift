@@ -6,7 +6,9 @@ import MDoc
 import SessionAPI
 import Verification
 
-/// `veridoc keys generate DIR`, `keys hash FILE` and `keys api-key`.
+/// `veridoc keys …`: every key file a deployment names, made with the
+/// permissions its reader insists on, never over an existing file; and the
+/// hashes the config keeps instead of keys.
 enum KeysCommand {
     static func run(_ arguments: [String]) -> Int32 {
         do {
@@ -14,9 +16,13 @@ enum KeysCommand {
             case ("generate", 2): try generate(into: URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
             case ("hash", 2): print(try hash(of: try ParsedArguments.path(arguments[1])))
             case ("api-key", 1): apiKey()
+            case ("generate-replay-key", 2): try generateReplayKey(URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
+            case ("generate-signing-key", 2): try generateSigningKey(URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
+            case ("generate-outcome-key", 2): try generateOutcomeKey(into: URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
             case ("generate-data-key", _): return RetentionCommands.generateDataKey(Array(arguments.dropFirst()))
             case ("rotate-data-key", _): return RetentionCommands.rotateDataKey(Array(arguments.dropFirst()))
-            default: throw UsageError("keys generate DIR | keys hash FILE | keys api-key | keys generate-data-key FILE | keys rotate-data-key --config FILE")
+            default: throw UsageError("keys generate DIR | keys hash FILE | keys api-key | keys generate-replay-key FILE | keys generate-signing-key FILE | "
+                                      + "keys generate-outcome-key DIR | keys generate-data-key FILE | keys rotate-data-key --config FILE")
             }
             return 0
         } catch let error as UsageError {
@@ -49,6 +55,49 @@ enum KeysCommand {
         print("key:         \(keyURL.path)")
         print("certificate: \(certificateURL.path)")
         print("pkRHash:     \(hex(AppleEnvelope.recipientKeyHash(of: key.publicKey)))")
+    }
+
+    /// `replay.nonceKeyFile`: 32 random bytes, base64, readable by its owner
+    /// only; every worker and serve of the deployment shares the one file.
+    private static func generateReplayKey(_ url: URL) throws {
+        try writeSecret(Data(secureRandomBytes(32)).base64EncodedString() + "\n", to: url)
+        print("replay key written to \(url.path) (mode 0600); name it in replay.nonceKeyFile, the same file for every worker and serve")
+    }
+
+    /// A P-256 signing key (PKCS#8 PEM, 0600) for `readerTokens.signingKey`,
+    /// or the key of a `webReader` or `openID4VPVerifier` certificate, and its
+    /// public key beside it (FILE.pub.pem) for the registration or the CSR.
+    private static func generateSigningKey(_ url: URL) throws {
+        let key = try PrivateKey.generate(curve: .p256)
+        let publicURL = URL(fileURLWithPath: url.path + ".pub.pem")
+        guard !FileManager.default.fileExists(atPath: publicURL.path) else { throw UsageError("\(publicURL.path) exists; refusing to overwrite a key") }
+        try writeSecret(try key.pkcs8PEM(), to: url)
+        try Data(key.publicKey.pem.utf8).write(to: publicURL)
+        print("signing key: \(url.path) (mode 0600)")
+        print("public key:  \(publicURL.path)")
+    }
+
+    /// An outcome recipient key pair: the private key (0600) for the
+    /// integrator, who alone opens the sealed claims, and the public key for
+    /// the tenant's `outcomeRecipientKey`.
+    private static func generateOutcomeKey(into directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let privateURL = directory.appendingPathComponent("outcome-recipient-key.pem")
+        let publicURL = directory.appendingPathComponent("outcome-recipient.pem")
+        guard !FileManager.default.fileExists(atPath: publicURL.path) else { throw UsageError("\(publicURL.path) exists; refusing to overwrite a key") }
+        let key = try PrivateKey.generate(curve: .p256)
+        try writeSecret(try key.pkcs8PEM(), to: privateURL)
+        try Data(key.publicKey.pem.utf8).write(to: publicURL)
+        print("private key: \(privateURL.path) (mode 0600): give it to the integrator, never into Veridoc's config")
+        print("public key:  \(publicURL.path): the tenant's outcomeRecipientKey")
+    }
+
+    /// `text` into a new file only its owner can read, created that way (never readable by others, not even briefly).
+    private static func writeSecret(_ text: String, to url: URL) throws {
+        guard !FileManager.default.fileExists(atPath: url.path) else { throw UsageError("\(url.path) exists; refusing to overwrite a key") }
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw UsageError("cannot write \(url.path)")
+        }
     }
 
     /// 32 random bytes as base64url (`vdk_` marks what it is in a secret

@@ -15,6 +15,12 @@ enum Usage {
           keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
           keys api-key        A new session API key, and the sha256: line for its tenant's apiKeys (the key is shown once).
           keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
+          keys generate-replay-key FILE
+                              A new replay.nonceKeyFile (32 random bytes, base64, 0600) for the workers and serve to share.
+          keys generate-signing-key FILE
+                              A new P-256 signing key (0600) for readerTokens, webReader or openID4VPVerifier, its public key in FILE.pub.pem.
+          keys generate-outcome-key DIR
+                              An outcome recipient key pair: the private key for the integrator, the public one for outcomeRecipientKey.
           keys generate-data-key FILE
                               New AES-256 data key for stored element values (mode 0600).
           keys rotate-data-key --config FILE
@@ -71,11 +77,12 @@ extension Usage {
                            (VerifyCommand.testVerified, "test_verified: a test tenant's mock response, never production assurance")],
             examples: ["veridoc verify --config config.json --at 2026-12-01T12:00:00Z event.json"]),
         "keys": CommandDetails(
-            options: [Option("DIR", "keys generate: the folder for merchant-key.pem (0600) and merchant-cert.pem; existing files are not overwritten."),
-                      Option("FILE", "keys hash: a PEM key or certificate; keys generate-data-key: the new key file (0600)."),
+            options: [Option("DIR", "keys generate: the folder for merchant-key.pem (0600) and merchant-cert.pem; keys generate-outcome-key: for outcome-recipient-key.pem (0600) and outcome-recipient.pem. Existing files are never overwritten."),
+                      Option("FILE", "keys hash: a PEM key or certificate; keys generate-data-key, generate-replay-key, generate-signing-key: the new key file (0600)."),
                       config],
             exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "keys generate-data-key or rotate-data-key failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error, a key could not be made or read, or (rotate-data-key) a database schema newer than this binary")],
-            examples: ["veridoc keys generate pki/", "veridoc keys hash pki/merchant-key.pem", "veridoc keys api-key"]),
+            examples: ["veridoc keys generate pki/", "veridoc keys hash pki/merchant-key.pem", "veridoc keys api-key", "veridoc keys generate-replay-key pki/nonce.key",
+                       "veridoc keys generate-signing-key pki/reader-token-key.pem", "veridoc keys generate-outcome-key pki/outcomes/"]),
         "purge": CommandDetails(
             options: [config, Option("--now RFC3339", "Purge as if it were this time (default: now).")],
             exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, databaseUsage)],

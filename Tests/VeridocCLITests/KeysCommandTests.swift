@@ -1,5 +1,7 @@
+import Deployment
 import Foundation
 import Testing
+import TestIssuer
 
 @Suite struct KeysCommandTests {
     @Test func generateWritesAPrivateKeyOnlyItsOwnerCanReadAndPrintsItsHash() throws {
@@ -33,6 +35,38 @@ import Testing
         let key = try #require(CLI.vectors).appendingPathComponent("apple-verify-with-wallet-sample/merchant_encryption_key.pem")
         let run = try CLI.run(["keys", "hash", key.path])
         #expect(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "b2c00f06b2df645691174f1331ade35141f17e19b3021d07560b4a71fc61818c")
+    }
+
+    /// Every key file a deployment names can be made here, and the config's
+    /// readers take each where it goes: the replay key, a reader-token signing
+    /// key, an outcome recipient's public key (its private half is the
+    /// integrator's); none is made over an existing file.
+    @Test func everyKeyFileADeploymentNamesIsMadeAndAccepted() throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        for command in [["generate-replay-key", path("nonce.key")], ["generate-signing-key", path("reader-token-key.pem")],
+                        ["generate-outcome-key", path("outcomes")], ["generate", path("pki")]] {
+            let run = try CLI.run(["keys"] + command)
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            #expect(!run.stdout.contains("PRIVATE KEY"), "key material is never printed")
+            #expect(try CLI.run(["keys"] + command).status == 2, "\(command) again must not overwrite")
+        }
+        for secret in ["nonce.key", "reader-token-key.pem", "outcomes/outcome-recipient-key.pem", "pki/merchant-key.pem"] {
+            #expect(try FileManager.default.attributesOfItem(atPath: path(secret))[.posixPermissions] as? Int == 0o600, "\(secret)")
+        }
+        try TestIssuer.PEM.certificates([try TestIssuer.Authority(now: Date()).iaca]).write(toFile: path("iaca.pem"), atomically: true, encoding: .utf8)
+        let config: [String: Any] = [
+            "tenants": [["id": "acme", "trustAnchors": ["iaca.pem"], "encryptionKeys": ["pki/merchant-key.pem"],
+                         "outcomeRecipientKey": "outcomes/outcome-recipient.pem",
+                         "readerTokens": ["brandId": "BRAND00001", "keyId": "KEY0000001", "signingKey": "reader-token-key.pem"]]],
+            "replay": ["nonceKeyFile": "nonce.key"],
+        ]
+        try JSONSerialization.data(withJSONObject: config).write(to: directory.appendingPathComponent("config.json"))
+        let deployment = try Deployment.load(from: directory.appendingPathComponent("config.json"), environment: [:])
+        #expect(try deployment.requiredReplayKey().count == 32)
+        let tenant = try #require(deployment.tenants["acme"])
+        #expect(tenant.outcomeRecipientKey != nil && tenant.readerTokenKey != nil)
     }
 
     @Test func usageErrorsExitTwo() throws {
