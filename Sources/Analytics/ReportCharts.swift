@@ -24,7 +24,7 @@ enum ReportCharts {
         let bottom = top + plot
         let slot = timelinePlotWidth / Double(bins.count)
         let scale = axisScale(maximum: bins.map { drawn($0.verified) + drawn($0.rejected) }.max() ?? 0)
-        let unit = timeline.binHours == 1 ? "hour" : "day"
+        let unit = timeline.binName
         // Too narrow for a dashed outline to read as one: small cells are then plain grey.
         let narrow = slot < 4 ? " narrow" : ""
         var svg = "<svg id=\"timeline\" class=\"chart\(narrow)\" xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(timelineWidth))\" height=\"\(Int(bottom + 56))\""

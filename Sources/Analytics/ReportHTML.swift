@@ -13,9 +13,9 @@ public enum ReportHTML {
     /// Nothing but the page's own inline styles may load or run.
     public static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'"
 
-    public static func render(_ snapshot: AnalyticsSnapshot, generatedAt: Date = Date()) -> String {
+    public static func render(_ snapshot: AnalyticsSnapshot, generatedAt: Date = Date(), binning: ReportTimeline.Binning? = nil) -> String {
         let headline = ReportHeadline(snapshot)
-        let timeline = ReportTimeline(hours: snapshot.hours, since: snapshot.since, until: generatedAt, maximumTicks: ReportCharts.maximumTicks)
+        let timeline = ReportTimeline(hours: snapshot.hours, since: snapshot.since, until: generatedAt, maximumTicks: ReportCharts.maximumTicks, binning: binning)
         let windowEnd = timeline.bins.last.map { $0.start.addingTimeInterval(Double(timeline.binHours) * 3600) } ?? generatedAt
 
         var body = "<h1>Veridoc verification outcomes</h1>\n"
@@ -25,7 +25,7 @@ public enum ReportHTML {
             + "<p class=\"window\">\(escape(StatsTable.scope(snapshot.assurance)))</p>\n"
         body += headlineSection(headline)
 
-        body += "<h2>Verified vs rejected per \(timeline.binHours == 1 ? "hour" : "day")</h2>\n"
+        body += "<h2>Verified vs rejected per \(timeline.binName)</h2>\n"
         body += "<p class=\"legend\"><span class=\"key verified\"></span>verified<span class=\"key rejected\"></span>rejected"
             + "<span class=\"key small\"></span>1–4 (drawn as 5)</p>\n"
         body += ReportCharts.timeline(timeline)

@@ -32,8 +32,8 @@ enum Usage {
           stats --config FILE [--since DURATION] [--tenant T] [--assurance production|test|all]
                               Outcome counts, reasons and latency (default --since 24h; counts 1–4 as <5;
                               production outcomes only unless --assurance test or all).
-          report --config FILE --html OUT [--since DURATION] [--tenant T] [--assurance production|test|all]
-                              Self-contained HTML page with charts (production only by default, as stats).
+          report --config FILE --html OUT [--since DURATION] [--tenant T] [--assurance production|test|all] [--per hour|day|week]
+                              Self-contained HTML page with charts (production only by default, as stats), per hour, day or week.
 
         veridoc <command> --help prints one command's usage; veridoc --version the version and the linked libraries'.
         The demo, the benchmarks, the load generator and fault injection are in veridoc-dev.
@@ -97,9 +97,10 @@ extension Usage {
             exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc stats --config config.json --since 7d --tenant acme"]),
         "report": CommandDetails(
-            options: [config, Option("--html OUT", "Where to write the page.")] + analytics,
+            options: [config, Option("--html OUT", "Where to write the page."),
+                      Option("--per hour|day|week", "What one bar of the chart holds (default: hours, or days past 45 days; weeks start on Mondays, UTC).")] + analytics,
             exitStatuses: [(ExitStatus.success, "written"), (ExitStatus.failure, "failed (PostgreSQL, or the file could not be written)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
-            examples: ["veridoc report --config config.json --since 7d --html report.html"]),
+            examples: ["veridoc report --config config.json --since 7d --html report.html", "veridoc report --config config.json --since 90d --per week --html weekly.html"]),
     ]
 }
 

@@ -38,6 +38,27 @@ struct ReportHTMLTests {
         }
     }
 
+    @Test("daily and weekly bins: each bin sums its hours, a week starts on a Monday (UTC), ticks fit")
+    func dailyAndWeeklyBins() throws {
+        // 2026-06-10 was a Wednesday: the week holding it starts on Monday 2026-06-08.
+        let wednesday = try #require(ISO8601DateFormatter().date(from: "2026-06-10T13:00:00Z"))
+        let hours: [AnalyticsSnapshot.Hour] = [.init(hour: wednesday, verified: 2, rejected: 1),
+                                               .init(hour: wednesday.addingTimeInterval(5 * 3600), verified: 3, rejected: 0),
+                                               .init(hour: wednesday.addingTimeInterval(6 * 86_400), verified: 1, rejected: 4)]
+        let until = wednesday.addingTimeInterval(40 * 86_400)
+        let weekly = ReportTimeline(hours: hours, since: wednesday, until: until, maximumTicks: ReportCharts.maximumTicks, binning: .week)
+        #expect(weekly.binHours == 168 && weekly.binName == "week")
+        #expect(weekly.bins.first?.start == ISO8601DateFormatter().date(from: "2026-06-08T00:00:00Z"))
+        #expect(weekly.bins.first.map { [$0.verified, $0.rejected] } == [5, 1], "the Wednesday's two hours in one week")
+        #expect(weekly.bins.dropFirst().first.map { [$0.verified, $0.rejected] } == [1, 4], "the next Tuesday in the next week")
+        #expect(weekly.ticks.count >= 2 && weekly.ticks.count <= ReportCharts.maximumTicks)
+        let daily = ReportTimeline(hours: hours, since: wednesday, until: until, maximumTicks: ReportCharts.maximumTicks, binning: .day)
+        #expect(daily.binHours == 24 && daily.bins.first.map { [$0.verified, $0.rejected] } == [5, 1])
+        #expect(daily.bins.reduce(0) { $0 + $1.verified + $1.rejected } == 11)
+        let page = ReportHTML.render(ReportSample.snapshot, generatedAt: ReportSample.generatedAt, binning: .week)
+        #expect(page.contains("<h2>Verified vs rejected per week</h2>"))
+    }
+
     @Test("a result from an hour outside the window widens it rather than being dropped")
     func dataOutsideTheWindowIsKept() {
         let late = ReportSample.hour(9)
