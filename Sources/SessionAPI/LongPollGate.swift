@@ -1,9 +1,9 @@
 import Synchronization
 
 /// How many long polls (`GET /v1/sessions/{id}?wait=`) wait at once. Each
-/// holds a connection and its thread for up to 30 s and looks at the database
-/// every `pollInterval`, so without a cap one tenant's polls take every
-/// connection of the daemon. Per tenant at most `perTenant`, and all tenants
+/// holds an HTTP connection and its thread for up to 30 s (not a database
+/// connection: it waits for its session's notification), so without a cap
+/// one tenant's polls take every connection of the daemon. Per tenant at most `perTenant`, and all tenants
 /// together at most `total` (half the connections), so the rest always stays
 /// for requests that answer at once; beyond either, 429 with Retry-After.
 final class LongPollGate: Sendable {

@@ -76,6 +76,7 @@ public final class SessionAPI: Sendable {
     /// come, answers with the session's state as it is instead of waiting.
     public func drain() {
         draining.store(true, ordering: .relaxed)
+        sessions?.notifier.wakeAll()
     }
 
     /// What the metrics listener answers `/readyz` with, counted as the API

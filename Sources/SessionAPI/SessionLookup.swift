@@ -32,14 +32,25 @@ enum SessionLookup {
 
     /// The session as it stands, after waiting up to `wait` seconds for its
     /// state to change from what it was on arrival while it is unsettled.
-    /// `draining` ends the wait early: serve is stopping, and the client gets the state as it is.
+    /// The wait is woken by the session's notification (`SessionNotifier`),
+    /// by its expiry (when pending becomes expired, processing failed), or
+    /// at the latest after `rereadInterval`; `draining` ends it early: serve
+    /// is stopping, and the client gets the state as it is.
     static func watch(tenant: String, id: UUID, wait: Int, service: SessionService, clock: @Sendable () -> Date,
                       draining: () -> Bool = { false }) throws(SessionError) -> SessionsTable.Stored {
+        // Registered before the first read: a change committed after it still wakes this poll.
+        let waiter = wait > 0 ? service.notifier.register(id) : nil
+        defer { if let waiter { service.notifier.unregister(waiter) } }
         guard var session = try find(tenant: tenant, id: id, service: service, now: clock()) else { throw .notFound }
         let first = session.state(at: clock())
         let deadline = ProcessInfo.processInfo.systemUptime + TimeInterval(wait)
-        while wait > 0, !draining(), !session.state(at: clock()).isSettled, ProcessInfo.processInfo.systemUptime < deadline {
-            Thread.sleep(forTimeInterval: service.pollInterval)
+        while let waiter, !draining(), !session.state(at: clock()).isSettled {
+            let left = deadline - ProcessInfo.processInfo.systemUptime
+            guard left > 0 else { break }
+            // Until the session's expiry too: that changes its state without a notification.
+            let untilExpiry = session.row.expiresAt.timeIntervalSince(clock()) + 0.05
+            _ = waiter.wait(timeout: min(left, service.rereadInterval, max(0.05, untilExpiry)))
+            if draining() { break }
             guard let again = try find(tenant: tenant, id: id, service: service, now: clock()) else { throw .notFound }
             session = again
             if session.state(at: clock()) != first { break }

@@ -14,15 +14,18 @@ public final class SessionService: Sendable {
     let writer: SessionWriter
     let producer: RequestProducer
     let nonceKey: IssuedNonce.Key
-    /// How a long poll (`GET ?wait=`) looks again.
-    let pollInterval: TimeInterval
+    /// Wakes long polls when their session changes (`LISTEN`).
+    let notifier: SessionNotifier
+    /// How long a long poll waits at most before it reads its session again
+    /// without a notification: a safety net, not the way changes arrive.
+    let rereadInterval: TimeInterval
     private let connect: @Sendable () throws -> PostgresConnection
     private let relay = Mutex<PeriodicPass<SubmissionRelay.Pass>?>(nil)
     private let migrated = Atomic<Bool>(false)
     private let lastReadiness = Mutex<(at: TimeInterval, state: HTTPReadiness)?>(nil)
 
     public init(postgres: String, preparedStatements: Bool, connections: Int, bootstrapServers: String, kafkaProperties: [String: String],
-                requestTopic: String, replayKey: [UInt8], pollInterval: TimeInterval = 0.1) throws {
+                requestTopic: String, replayKey: [UInt8], rereadInterval: TimeInterval = 10) throws {
         let connect: @Sendable () throws -> PostgresConnection = {
             try PostgresConnection(connectionString: postgres, applicationName: "veridoc-serve", preparedStatements: preparedStatements)
         }
@@ -31,7 +34,8 @@ public final class SessionService: Sendable {
         writer = SessionWriter(connect: connect)
         producer = try RequestProducer(bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: requestTopic)
         nonceKey = IssuedNonce.Key(replayKey: replayKey)
-        self.pollInterval = pollInterval
+        self.rereadInterval = rereadInterval
+        notifier = SessionNotifier(connect: connect)
     }
 
     /// Applies the migrations the database lacks (the workers do the same,
@@ -86,6 +90,7 @@ public final class SessionService: Sendable {
 
     public func close() {
         relay.withLock { $0 }?.stop()
+        notifier.stop()
         writer.stop()
         producer.close()
     }

@@ -6,6 +6,10 @@ import Postgres
 /// to it, and is completed by the worker in the transaction that stores the
 /// result; the retention loop deletes it some time after it expired.
 public enum SessionsTable {
+    /// The channel every change of a session's state is `NOTIFY`d on (at
+    /// its transaction's commit), its id as the payload: long polls wait on
+    /// it instead of reading the row on a timer.
+    public static let changesChannel = "veridoc_sessions"
     static let columns: [PostgresColumn] = [
         .init("tenant", "text"), .init("id", "uuid"), .init("flow", "text"), .init("audience", "text"), .init("doc_type", "text"),
         .init("requested", "text"), .init("nonce", "bytea"), .init("encryption_info", "text"), .init("reference", "text"),
@@ -148,9 +152,11 @@ public enum SessionsTable {
     /// tells why: gone, expired, this response again, or another one).
     public static func takeResponse(tenant: String, id: UUID, digest: [UInt8], at now: Date) -> PostgresStatement {
         PostgresStatement("""
-            UPDATE sessions SET response_digest = $3, submitted_at = $4, status = 'processing'
-            WHERE tenant = $1 AND id = $2::uuid AND response_digest IS NULL AND expires_at > $4
-            RETURNING id
+            WITH taken AS (
+                UPDATE sessions SET response_digest = $3, submitted_at = $4, status = 'processing'
+                WHERE tenant = $1 AND id = $2::uuid AND response_digest IS NULL AND expires_at > $4
+                RETURNING id)
+            SELECT id, pg_notify('\(changesChannel)', id::text) FROM taken
             """, [.text(tenant), .text(id.uuidString.lowercased()), .bytes(digest), .timestamp(now)])
     }
 
@@ -169,12 +175,14 @@ public enum SessionsTable {
         var parameters: [PostgresValue] = [.timestamp(now), .text(FailureReason.verificationTimeout.rawValue), .int(Int64(limit))]
         if let only { parameters += [.text(only.tenant), .text(only.id.uuidString.lowercased())] }
         return PostgresStatement("""
-            UPDATE sessions SET status = 'failed', failure_reason = $2, completed_at = $1
-            WHERE (tenant, id) IN (
-                SELECT tenant, id FROM sessions
-                WHERE status = 'processing' AND completed_at IS NULL AND expires_at <= $1\(scope)
-                LIMIT $3 FOR UPDATE SKIP LOCKED)
-            RETURNING id
+            WITH failed AS (
+                UPDATE sessions SET status = 'failed', failure_reason = $2, completed_at = $1
+                WHERE (tenant, id) IN (
+                    SELECT tenant, id FROM sessions
+                    WHERE status = 'processing' AND completed_at IS NULL AND expires_at <= $1\(scope)
+                    LIMIT $3 FOR UPDATE SKIP LOCKED)
+                RETURNING id)
+            SELECT id, pg_notify('\(changesChannel)', id::text) FROM failed
             """, parameters)
     }
 
@@ -199,9 +207,12 @@ public enum SessionsTable {
     /// its session done and leaves it as it is).
     public static func complete(_ completions: [Completion]) -> PostgresStatement {
         PostgresStatement("""
-            UPDATE sessions s SET status = c.status, outcome = c.outcome, completed_at = now()
-            FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS c(tenant, id, status, outcome)
-            WHERE s.tenant = c.tenant AND s.id = c.id AND s.completed_at IS NULL
+            WITH completed AS (
+                UPDATE sessions s SET status = c.status, outcome = c.outcome, completed_at = now()
+                FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS c(tenant, id, status, outcome)
+                WHERE s.tenant = c.tenant AND s.id = c.id AND s.completed_at IS NULL
+                RETURNING s.id)
+            SELECT id, pg_notify('\(changesChannel)', id::text) FROM completed
             """, [.textArray(completions.map(\.tenant)), .textArray(completions.map { $0.id.uuidString.lowercased() }),
                   .textArray(completions.map(\.status.rawValue)), .textArray(completions.map(\.outcome))])
     }
