@@ -108,4 +108,30 @@ static inline enum MHD_Result veridoc_mhd_respond(struct MHD_Connection *connect
         return result;
 }
 
+/*
+ * Queues a response whose body `reader` makes as it goes (chunked, no
+ * length), for server-sent events; `release` frees `cls` when the response
+ * is done with.
+ */
+static inline enum MHD_Result veridoc_mhd_respond_stream(struct MHD_Connection *connection, unsigned int status,
+                                                         const char *const *names, const char *const *values, size_t count,
+                                                         MHD_ContentReaderCallback reader, void *cls,
+                                                         MHD_ContentReaderFreeCallback release) {
+        struct MHD_Response *response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, cls, release);
+        if (response == NULL) {
+                release(cls);
+                return MHD_NO;
+        }
+        for (size_t i = 0; i < count; i++)
+                MHD_add_response_header(response, names[i], values[i]);
+        enum MHD_Result result = MHD_queue_response(connection, status, response);
+        MHD_destroy_response(response);
+        return result;
+}
+
+/* What a content reader returns to end the body. */
+static inline ssize_t veridoc_mhd_end_of_stream(void) {
+        return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
 #endif

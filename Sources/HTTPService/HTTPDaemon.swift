@@ -208,7 +208,8 @@ public final class HTTPDaemon: @unchecked Sendable {
             exchange.body = []
             if let tracked { context.connections.handling(tracked) }
             let response = context.handler(request)
-            if let tracked { context.connections.sending(tracked) }
+            // A stream stays in the handling phase: its maker bounds it, not the send deadline.
+            if let tracked, response.stream == nil { context.connections.sending(tracked) }
             return HTTPDaemon.queue(response, on: connection)
         }, context.toOpaque(), { cls, connection, state, _ in
             // However the request ended (answered, timed out, the client gone), its state goes here.
@@ -323,6 +324,31 @@ public final class HTTPDaemon: @unchecked Sendable {
         defer { (names + values).forEach { free($0) } }
         let constNames = names.map { UnsafePointer($0) }
         let constValues = values.map { UnsafePointer($0) }
+        if let stream = response.stream {
+            let retained = Unmanaged.passRetained(stream).toOpaque()
+            return constNames.withUnsafeBufferPointer { names in
+                constValues.withUnsafeBufferPointer { values in
+                    veridoc_mhd_respond_stream(connection, response.status, names.baseAddress, values.baseAddress, headers.count, { cls, _, buffer, capacity in
+                        guard let cls, let buffer else { return veridoc_mhd_end_of_stream() }
+                        let stream = Unmanaged<HTTPStream>.fromOpaque(cls).takeUnretainedValue()
+                        // Never 0 bytes: libmicrohttpd would call again at once, a busy wait.
+                        while stream.offset >= stream.pending.count {
+                            guard let chunk = stream.next() else { return veridoc_mhd_end_of_stream() }
+                            stream.pending = chunk
+                            stream.offset = 0
+                        }
+                        let count = min(capacity, stream.pending.count - stream.offset)
+                        stream.pending.withUnsafeBytes { bytes in
+                            UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + stream.offset, byteCount: count)
+                        }
+                        stream.offset += count
+                        return count
+                    }, retained, { cls in
+                        if let cls { Unmanaged<HTTPStream>.fromOpaque(cls).release() }
+                    })
+                }
+            }
+        }
         return response.body.withUnsafeBytes { body in
             constNames.withUnsafeBufferPointer { names in
                 constValues.withUnsafeBufferPointer { values in

@@ -4,11 +4,14 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: UInt32
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// A body sent as it is made, instead of `body` (chunked).
+    public var stream: HTTPStream?
 
-    public init(status: UInt32, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(status: UInt32, headers: [(name: String, value: String)] = [], body: [UInt8] = [], stream: HTTPStream? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = stream
     }
 
     public static func text(_ status: UInt32, _ text: String, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
@@ -20,7 +23,7 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.stream === rhs.stream
             && lhs.headers.map { "\($0.name)\u{0}\($0.value)" } == rhs.headers.map { "\($0.name)\u{0}\($0.value)" }
     }
 }

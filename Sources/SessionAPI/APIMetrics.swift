@@ -15,6 +15,8 @@ struct APIMetrics: Sendable {
     let sessionsCreated: Counter
     let pollsRefused: Counter
     let pollsWaiting: Gauge
+    /// Server-sent event streams open now.
+    let eventStreams: Gauge
     /// The soonest expiry of a tenant's web reader certificate, as a Unix time.
     let webReaderExpiry: Gauge
     /// Accepted responses whose request event waits for the broker (`SubmissionRelay`).
@@ -50,6 +52,8 @@ struct APIMetrics: Sendable {
         pollsRefused.initialize()
         pollsWaiting = registry.gauge("veridoc_api_long_polls_waiting", help: "Long polls (GET /v1/sessions/{id}?wait=) waiting now, all tenants together.")
         pollsWaiting.set(0)
+        eventStreams = registry.gauge("veridoc_api_event_streams_open", help: "Session event streams (GET /v1/sessions/{id}/events) open now, all tenants together.")
+        eventStreams.set(0)
         webReaderExpiry = registry.gauge("veridoc_web_reader_certificate_expiry_timestamp_seconds",
                                          help: "Of each tenant's web reader identities the last to expire, the soonest such expiry (Unix time); absent without one. Web sessions that would outlive it are refused.")
         verifierExpiry = registry.gauge("veridoc_openid4vp_verifier_certificate_expiry_timestamp_seconds",

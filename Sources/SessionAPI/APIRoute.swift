@@ -7,6 +7,8 @@ enum APIRoute: CaseIterable, Sendable {
     case sessions
     case session
     case sessionResponse
+    /// The session's state changes as server-sent events.
+    case sessionEvents
     case readerTokens
     case health
     case ready
@@ -20,6 +22,7 @@ enum APIRoute: CaseIterable, Sendable {
         case .sessions: "/v1/sessions"
         case .session: "/v1/sessions/{id}"
         case .sessionResponse: "/v1/sessions/{id}/response"
+        case .sessionEvents: "/v1/sessions/{id}/events"
         case .readerTokens: "/v1/reader-tokens"
         case .health: "/healthz"
         case .ready: "/readyz"
@@ -36,6 +39,7 @@ enum APIRoute: CaseIterable, Sendable {
         if parts.count >= 4, parts.count <= 5, parts[1] == "v1", parts[2] == "sessions", !parts[3].isEmpty {
             if parts.count == 4 { return (.session, parts[3]) }
             if parts[4] == "response" { return (.sessionResponse, parts[3]) }
+            if parts[4] == "events" { return (.sessionEvents, parts[3]) }
             return nil
         }
         guard let route = fixed[path] else { return nil }
@@ -51,6 +55,7 @@ enum APIRoute: CaseIterable, Sendable {
         case .sessions: ["GET", "HEAD", "POST"]
         case .sessionResponse, .readerTokens: ["POST"]
         case .session, .health, .ready, .openAPI, .browserClient: ["GET", "HEAD"]
+        case .sessionEvents: ["GET"]
         }
     }
 
@@ -59,6 +64,7 @@ enum APIRoute: CaseIterable, Sendable {
         case .sessions: "sessions"
         case .session: "session"
         case .sessionResponse: "session_response"
+        case .sessionEvents: "session_events"
         case .readerTokens: "reader_tokens"
         case .health: "healthz"
         case .ready: "readyz"

@@ -74,6 +74,8 @@ public final class SessionAPI: Sendable {
 
     /// Serve is stopping: every long poll waiting, and every one still to
     /// come, answers with the session's state as it is instead of waiting.
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
     public func drain() {
         draining.store(true, ordering: .relaxed)
         sessions?.notifier.wakeAll()
@@ -191,6 +193,27 @@ public final class SessionAPI: Sendable {
                                         draining: { draining.load(ordering: .relaxed) })
             }
             return APIAnswers.session(session, at: clock())
+        case .sessionEvents:
+            let caller = try authenticate(request, &exchange)
+            guard let id = id.flatMap(Self.sessionID) else { throw .notFound }
+            let sessions = try service()
+            // Found first: another tenant's session, or none, is a 404 before any stream.
+            guard try APIError.mapping({ () throws(SessionError) in try SessionLookup.find(tenant: caller.tenant, id: id, service: sessions, now: clock()) }) != nil
+            else { throw .notFound }
+            // A stream waits like a long poll, and counts against the same caps.
+            guard polls.enter(caller.tenant) else {
+                metrics.pollsRefused.increment()
+                throw .tooManyRequests(retryAfterSeconds: 1)
+            }
+            metrics.eventStreams.add(1)
+            let events = SessionEvents(tenant: caller.tenant, id: id, lastEventID: SessionEvents.lastEventID(request.header("Last-Event-ID")),
+                                       service: sessions, clock: clock, draining: { [self] in isDraining })
+            let tenant = caller.tenant, polls = polls, metrics = metrics
+            let stream = HTTPStream(next: { events.next() }, onEnd: {
+                polls.leave(tenant)
+                metrics.eventStreams.add(-1)
+            })
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no")], stream: stream)
         case .sessionResponse:
             let caller = try authenticate(request, &exchange)
             guard let id = id.flatMap(Self.sessionID) else { throw .notFound }

@@ -35,7 +35,7 @@ enum Usage {
                               A whole Veridoc on this machine for a first integration: its own PostgreSQL and broker, the
                               worker, and the session API on PORT (default 8080), with a test tenant that trusts the sandbox's
                               test issuer and a production tenant that does not; DIR/sandbox.env holds the URL and API keys.
-          wallet --sandbox DIR [--session FILE] [--url URL] [--api-key KEY] [--protocol P] [--disclose NS/ELEMENT,…] [--age N] [--fault NAME]
+          wallet --sandbox DIR [--session FILE] [--url URL] [--api-key KEY | --production] [--protocol P] [--disclose NS/ELEMENT,…] [--age N] [--fault NAME]
                               Answers a session as a wallet (or reader app) would, with the sandbox's test issuer, through
                               serve's submit route; the session is what POST /v1/sessions answered (FILE, or stdin).
           catalogue           The document catalogue (Sources/DocumentTypes/catalogue) as Markdown tables: the part of
@@ -133,6 +133,7 @@ extension Usage {
                       Option("--session FILE", "What POST /v1/sessions answered (default: read from stdin)."),
                       Option("--url URL", "The session API (default: the sandbox's)."),
                       Option("--api-key KEY", "The tenant's API key (default: the sandbox's test tenant's)."),
+                      Option("--production", "Use the sandbox's production tenant's key: its sessions reject the test issuer's documents."),
                       Option("--protocol P", "For a web session: org-iso-mdoc (default) or openid4vp, the request it answers."),
                       Option("--disclose NS/ELEMENT,…", "Disclose only these elements (and the ages), as a holder who declines the rest."),
                       Option("--age N", "The holder's age, 0…125: birth_date, age_in_years and every age_over_NN follow."),

@@ -18,11 +18,13 @@ enum WalletCommand {
     static func run(_ arguments: [String]) -> Int32 {
         ExitStatus.returning(usage: Usage.text, failure: "wallet failed") {
             let parsed = try ParsedArguments(arguments, options: ["--sandbox", "--session", "--url", "--api-key", "--protocol", "--disclose", "--age", "--fault"],
-                                             flags: [])
+                                             flags: ["--production"])
             guard parsed.positional.isEmpty else { throw UsageError("wallet takes options only") }
             guard let sandbox = parsed.options["--sandbox"].map(URL.init(fileURLWithPath:)) else { throw UsageError("--sandbox DIR is required") }
             let environment = try Self.environment(sandbox)
-            guard let url = parsed.options["--url"] ?? environment["VERIDOC_URL"], let key = parsed.options["--api-key"] ?? environment["VERIDOC_API_KEY"] else {
+            // The production tenant's key: the same answer, which it must reject (its trust is not the sandbox's issuer).
+            let sandboxKey = parsed.flags.contains("--production") ? environment["VERIDOC_PRODUCTION_API_KEY"] : environment["VERIDOC_API_KEY"]
+            guard let url = parsed.options["--url"] ?? environment["VERIDOC_URL"], let key = parsed.options["--api-key"] ?? sandboxKey else {
                 throw UsageError("no --url or --api-key, and \(sandbox.path)/sandbox.env does not name them: is the sandbox running?")
             }
             let sessionText = try parsed.options["--session"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? FileHandle.standardInput.readDataToEndOfFile()

@@ -180,3 +180,30 @@ extension SessionRouteTests {
         })
     }
 }
+
+extension SessionEndTests {
+    /// The events of a session over real HTTP: each state it reaches once,
+    /// numbered, until its end; `Last-Event-ID` skips what the client has;
+    /// another tenant's session is 404 before any stream.
+    @Test func aSessionsEventsComeOnceEachUntilItsEnd() throws {
+        let id = try createApp(ttl: 3)
+        #expect(try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAEC"}"#).status == 202)
+        // The stream ends by itself when the session fails at its expiry, so reading it to its end is the wait.
+        let stream = try RawHTTP.request("GET", "/v1/sessions/\(id)/events", port: fixture.port,
+                                         headers: [("Authorization", "Bearer \(ServeFixture.acmeKey)")], timeout: 60)
+        #expect(stream.status == 200 && stream.headers["content-type"] == "text/event-stream", "\(stream.status) \(stream.headers)")
+        let ids = stream.body.split(separator: "\n").filter { $0.hasPrefix("id: ") }
+        #expect(ids == ["id: 2", "id: 3"], "\(stream.body)")
+        #expect(stream.body.contains(#""status":"processing""#) && stream.body.contains(#""status":"failed""#))
+        #expect(stream.body.components(separatedBy: "event: session").count - 1 == 2)
+        // The client had step 2: only the end comes, and the stream closes.
+        let resumed = try RawHTTP.request("GET", "/v1/sessions/\(id)/events", port: fixture.port,
+                                          headers: [("Authorization", "Bearer \(ServeFixture.acmeKey)"), ("Last-Event-ID", "2")], timeout: 30)
+        #expect(resumed.body.split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 3"], "\(resumed.body)")
+        let foreign = try RawHTTP.request("GET", "/v1/sessions/\(id)/events", port: fixture.port,
+                                          headers: [("Authorization", "Bearer \(ServeFixture.globexKey)")])
+        #expect(foreign.status == 404)
+        let metrics = try PrometheusText(RawHTTP.request("GET", "/metrics", port: fixture.metricsPort).body)
+        #expect(metrics.values("veridoc_api_event_streams_open").first?.value == 0, "the streams left nothing open")
+    }
+}

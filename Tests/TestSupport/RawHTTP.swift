@@ -70,7 +70,8 @@ public struct RawHTTP {
             let utf8 = rest.utf8
             let end = utf8.index(start, offsetBy: size)
             out += String(rest[start..<end])
-            rest = rest[end...].dropFirst(2)
+            // By bytes: "\r\n" is one Character, and dropping two would take the next chunk's first digit.
+            rest = rest[(utf8.index(end, offsetBy: 2, limitedBy: utf8.endIndex) ?? utf8.endIndex)...]
         }
         return out
     }
