@@ -89,6 +89,17 @@ static inline int veridoc_mhd_supports_tls(void) {
         return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
+/* Adds the headers, queues the response and lets go of it (the queue holds it now). */
+static inline enum MHD_Result veridoc_mhd_queue_with_headers(struct MHD_Connection *connection, unsigned int status,
+                                                             struct MHD_Response *response,
+                                                             const char *const *names, const char *const *values, size_t count) {
+        for (size_t i = 0; i < count; i++)
+                MHD_add_response_header(response, names[i], values[i]);
+        enum MHD_Result result = MHD_queue_response(connection, status, response);
+        MHD_destroy_response(response);
+        return result;
+}
+
 /*
  * Queues one complete response (the body is copied) with `count` headers
  * given as parallel arrays of names and values.
@@ -101,11 +112,7 @@ static inline enum MHD_Result veridoc_mhd_respond(struct MHD_Connection *connect
             MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
         if (response == NULL)
                 return MHD_NO;
-        for (size_t i = 0; i < count; i++)
-                MHD_add_response_header(response, names[i], values[i]);
-        enum MHD_Result result = MHD_queue_response(connection, status, response);
-        MHD_destroy_response(response);
-        return result;
+        return veridoc_mhd_queue_with_headers(connection, status, response, names, values, count);
 }
 
 /*
@@ -122,11 +129,7 @@ static inline enum MHD_Result veridoc_mhd_respond_stream(struct MHD_Connection *
                 release(cls);
                 return MHD_NO;
         }
-        for (size_t i = 0; i < count; i++)
-                MHD_add_response_header(response, names[i], values[i]);
-        enum MHD_Result result = MHD_queue_response(connection, status, response);
-        MHD_destroy_response(response);
-        return result;
+        return veridoc_mhd_queue_with_headers(connection, status, response, names, values, count);
 }
 
 /* What a content reader returns to end the body. */
