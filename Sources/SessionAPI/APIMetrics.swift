@@ -22,6 +22,10 @@ struct APIMetrics: Sendable {
     /// Accepted responses whose request event waits for the broker (`SubmissionRelay`).
     let submissionsWaiting: Gauge
     let submissionsRelayed: Counter
+    /// Relay passes that failed (the database away, a statement refused).
+    let relayFailures: Counter
+    /// 1 while serve's session listener has its LISTEN in place.
+    let listenerUp: Gauge
     /// Sessions ended as failed, by reason.
     let sessionsFailed: Counter
     let verifierExpiry: Gauge
@@ -37,6 +41,10 @@ struct APIMetrics: Sendable {
         submissionsRelayed = registry.counter("veridoc_api_submissions_relayed_total",
                                               help: "Request events the relay delivered after their submit could not.")
         submissionsRelayed.initialize()
+        relayFailures = registry.counter("veridoc_api_relay_failures_total", help: "Passes of the submission relay that failed (PostgreSQL unreachable or a statement refused).")
+        relayFailures.initialize()
+        listenerUp = registry.gauge("veridoc_api_session_listener_up",
+                                    help: "1 while serve LISTENs for session changes; 0: long polls and event streams fall back to reading every 10 s.")
         sessionsFailed = registry.counter("veridoc_api_sessions_failed_total", help: "Sessions ended as failed by this process's relay, by reason.",
                                           labels: ["reason"])
         sessionsFailed.initialize(SessionsTable.FailureReason.verificationTimeout.rawValue)

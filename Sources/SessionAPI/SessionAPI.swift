@@ -62,8 +62,14 @@ public final class SessionAPI: Sendable {
         }
         self.readiness = readiness
         self.clock = clock
+        if let notifier = sessions?.notifier {
+            metrics.listenerUp.sample { notifier.isListening ? 1 : 0 }
+        }
         sessions?.startRelay { [metrics] result in
-            guard case .success(let pass) = result else { return }
+            guard case .success(let pass) = result else {
+                metrics.relayFailures.increment()
+                return
+            }
             metrics.submissionsWaiting.set(Double(pass.waiting))
             metrics.submissionsRelayed.increment(by: Double(pass.relayed))
             metrics.sessionsFailed.increment(by: Double(pass.failedSessions), SessionsTable.FailureReason.verificationTimeout.rawValue)
@@ -101,6 +107,8 @@ public final class SessionAPI: Sendable {
             response = error.response
         }
         response.headers.append(("X-Request-Id", exchange.requestID))
+        // Draining: a kept-alive client (a load balancer's pool) goes elsewhere for its next request.
+        if isDraining { response.headers.append(("Connection", "close")) }
         // HEAD: libmicrohttpd sends the headers (Content-Length included) and not the body.
         let route = matched?.route.label ?? APIRoute.unmatchedLabel
         let seconds = ProcessInfo.processInfo.systemUptime - started

@@ -53,23 +53,27 @@ final class SessionEvents: @unchecked Sendable {
         header.flatMap(Int.init).map { (0...3).contains($0) ? $0 : 0 } ?? 0
     }
 
-    /// The next bytes of the stream: an event, a heartbeat comment, or nil at its end.
+    /// The next bytes of the stream: an event, a heartbeat comment, or nil
+    /// at its end. Ends once the session has ended and the client has that
+    /// event (sent now, or its `Last-Event-ID` says it had it).
     func next() -> [UInt8]? {
-        guard !finished, !draining() else { return nil }
-        guard let session = try? SessionLookup.find(tenant: tenant, id: id, service: service, now: clock()) else { return nil }
-        let state = session.state(at: clock())
-        let step = Self.step(state)
-        if step > sent {
-            sent = step
-            finished = state.isSettled
-            let body = JSONValue.object(APIAnswers.sessionBody(session, at: clock())).jsonString(keyOrder: .insertion)
-            return Array("id: \(step)\nevent: session\ndata: \(body)\n\n".utf8)
+        while !finished, !draining() {
+            guard let session = try? SessionLookup.find(tenant: tenant, id: id, service: service, now: clock()) else { return nil }
+            let state = session.state(at: clock())
+            let step = Self.step(state)
+            if step > sent {
+                sent = step
+                finished = state.isSettled
+                let body = JSONValue.object(APIAnswers.sessionBody(session, at: clock())).jsonString(keyOrder: .insertion)
+                return Array("id: \(step)\nevent: session\ndata: \(body)\n\n".utf8)
+            }
+            if state.isSettled { return nil }
+            // Nothing new: wait for the session's change, the moment it may end, or the heartbeat.
+            let untilEnd = session.row.expiresAt.addingTimeInterval(SessionsTable.processingGrace).timeIntervalSince(clock())
+            let untilChange = state == .pending ? session.row.expiresAt.timeIntervalSince(clock()) : untilEnd
+            let wait = min(Self.heartbeat, max(0.05, untilChange + 0.05))
+            if !waiter.wait(timeout: wait) && wait >= Self.heartbeat { return Array(": heartbeat\n\n".utf8) }
         }
-        // Nothing new: wait for the session's change, its expiry, or the heartbeat.
-        let untilExpiry = session.row.expiresAt.timeIntervalSince(clock()) + 0.05
-        if waiter.wait(timeout: min(Self.heartbeat, max(0.05, untilExpiry))) || untilExpiry <= Self.heartbeat {
-            return next()
-        }
-        return Array(": heartbeat\n\n".utf8)
+        return nil
     }
 }

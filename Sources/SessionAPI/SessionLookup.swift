@@ -13,7 +13,7 @@ enum SessionLookup {
     static func find(tenant: String, id: UUID, service: SessionService, now: Date = Date()) throws(SessionError) -> SessionsTable.Stored? {
         try service.pool.with { connection in
             let found = SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id)))
-            guard let found, found.status == .processing, found.row.expiresAt <= now else { return found }
+            guard let found, found.status == .processing, found.state(at: now) == .failed else { return found }
             _ = try connection.execute(SessionsTable.failOverdue(at: now, only: (tenant, id)))
             return SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id)))
         }

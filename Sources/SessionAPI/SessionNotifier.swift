@@ -79,9 +79,15 @@ final class SessionNotifier: Sendable {
             // Whatever changed while no connection listened is read again by everyone waiting.
             listening.store(true, ordering: .relaxed)
             wakeAll()
+            var lastRoundTrip = ProcessInfo.processInfo.systemUptime
             while !stopping.load(ordering: .relaxed) {
                 guard let received = try? connection.notifications(waitingUpTo: 0.5) else { break }
                 for notification in received where notification.channel == SessionsTable.changesChannel { wake(notification.payload) }
+                // A half-open connection raises no error while it only waits: a round trip now and then finds it.
+                if ProcessInfo.processInfo.systemUptime - lastRoundTrip > 15 {
+                    guard (try? connection.execute("SELECT 1")) != nil else { break }
+                    lastRoundTrip = ProcessInfo.processInfo.systemUptime
+                }
             }
             listening.store(false, ordering: .relaxed)
             connection.close()

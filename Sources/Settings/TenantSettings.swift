@@ -268,13 +268,18 @@ public struct TenantSettings: Sendable, Equatable {
         } ?? []
         outcomeRecipientKey = try object.nonEmptyString("outcomeRecipientKey")
         apiKeyHashes = try object.strings("apiKeys")
-        requestableElements = try object.objects("requestableElements") { (entry: inout SettingsObject) throws(ConfigError) in
+        let requestable = try object.objects("requestableElements") { (entry: inout SettingsObject) throws(ConfigError) in
             guard let docType = try entry.nonEmptyString("docType") else { throw ConfigError("\(entry.setting("docType")): required") }
             guard let namespace = try entry.nonEmptyString("namespace") else { throw ConfigError("\(entry.setting("namespace")): required") }
             let elements = try entry.strings("elements")
             guard !elements.isEmpty else { throw ConfigError("\(entry.setting("elements")): at least one element is required") }
             return RequestableElements(docType: docType, namespace: namespace, elements: elements)
-        } ?? []
+        }
+        // An empty list would read as "nothing may be asked", which no tenant means; absent is "anything".
+        if requestable?.isEmpty == true {
+            throw ConfigError("\(object.setting("requestableElements")): at least one entry; leave the setting out to allow any docType and element")
+        }
+        requestableElements = requestable ?? []
         for (index, entry) in requestableElements.enumerated() where requestableElements[..<index].contains(where: {
             $0.docType.utf8.elementsEqual(entry.docType.utf8) && $0.namespace.utf8.elementsEqual(entry.namespace.utf8)
         }) {

@@ -450,6 +450,7 @@ public enum Migrations {
                 PRIMARY KEY (tenant, session_id),
                 FOREIGN KEY (tenant, session_id) REFERENCES sessions (tenant, id) ON DELETE CASCADE
             );
+            CREATE INDEX session_submissions_created_at ON session_submissions (created_at);
             """),
     ]
 

@@ -95,13 +95,13 @@ public enum SessionsTable {
         public let outcome: String?
 
         /// The state a client sees at `now`: a pending session past its expiry
-        /// is expired; a processing one has failed (as `failOverdue` records).
+        /// is expired; one still processing `processingGrace` past it has
+        /// failed (as `failOverdue` records).
         public func state(at now: Date) -> SessionState {
-            guard row.expiresAt <= now else { return status }
             switch status {
-            case .pending: return .expired
-            case .processing: return .failed
-            default: return status
+            case .pending where row.expiresAt <= now: .expired
+            case .processing where row.expiresAt.addingTimeInterval(SessionsTable.processingGrace) <= now: .failed
+            default: status
             }
         }
     }
@@ -166,20 +166,25 @@ public enum SessionsTable {
         case verificationTimeout = "verification_timeout"
     }
 
-    /// Fails up to `limit` sessions still processing at their expiry (one
+    /// How long past its expiry a processing session may still get its
+    /// verdict: the workers accept an issued nonce up to 30 s past its expiry
+    /// (their clock skew), so a session fails only once no verdict can come.
+    public static let processingGrace: TimeInterval = 60
+
+    /// Fails up to `limit` sessions still processing `processingGrace` past their expiry (one
     /// tenant's session `only` when given), so that every session ends; a
     /// verdict that comes after finds them completed and leaves them be.
     /// Returns the ids failed.
     public static func failOverdue(at now: Date, only: (tenant: String, id: UUID)? = nil, limit: Int = 1_000) -> PostgresStatement {
-        let scope = only == nil ? "" : " AND tenant = $4 AND id = $5::uuid"
-        var parameters: [PostgresValue] = [.timestamp(now), .text(FailureReason.verificationTimeout.rawValue), .int(Int64(limit))]
+        let scope = only == nil ? "" : " AND tenant = $5 AND id = $6::uuid"
+        var parameters: [PostgresValue] = [.timestamp(now), .text(FailureReason.verificationTimeout.rawValue), .int(Int64(limit)), .double(processingGrace)]
         if let only { parameters += [.text(only.tenant), .text(only.id.uuidString.lowercased())] }
         return PostgresStatement("""
             WITH failed AS (
                 UPDATE sessions SET status = 'failed', failure_reason = $2, completed_at = $1
                 WHERE (tenant, id) IN (
                     SELECT tenant, id FROM sessions
-                    WHERE status = 'processing' AND completed_at IS NULL AND expires_at <= $1\(scope)
+                    WHERE status = 'processing' AND completed_at IS NULL AND expires_at <= $1 - make_interval(secs => $4)\(scope)
                     LIMIT $3 FOR UPDATE SKIP LOCKED)
                 RETURNING id)
             SELECT id, pg_notify('\(changesChannel)', id::text) FROM failed

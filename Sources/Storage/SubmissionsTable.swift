@@ -63,6 +63,14 @@ public enum SubmissionsTable {
         }
     }
 
+    /// Rows of sessions that ended (failed, or gone past their grace)
+    /// without their event reaching the broker: it would be for an expired
+    /// nonce, and it holds the response, so it goes.
+    public static let deleteEnded = PostgresStatement("""
+        DELETE FROM session_submissions w USING sessions s
+        WHERE s.tenant = w.tenant AND s.id = w.session_id AND s.status <> 'processing'
+        """)
+
     /// Rows waiting for the broker (column `count`).
     public static let countWaiting = PostgresStatement("SELECT count(*) AS count FROM session_submissions")
 }

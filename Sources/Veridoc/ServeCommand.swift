@@ -91,7 +91,7 @@ enum ServeCommand {
             }.start()
             if stopped.wait(timeout: drainEnd + .milliseconds(500)) == .timedOut {
                 log.warning("requests still under way at the drain bound: exiting without them", ["drainSeconds": "\(serve.drainSeconds)"])
-                exit(0)
+                exit(1)
             }
             probes.stop()
             log.info("session API stopped")

@@ -32,6 +32,7 @@ enum SandboxCommand {
                 guard let port = Int(text), (0...65535).contains(port) else { throw UsageError("--port must be 0…65535") }
                 return port
             } ?? 8080
+            try Sandbox.requireOwn(directory)
             try Sandbox(directory: directory, port: port).run()
             return ExitStatus.success
         }
@@ -46,6 +47,15 @@ final class Sandbox {
     init(directory: URL, port: Int) {
         self.directory = directory
         self.port = port
+    }
+
+    /// A sandbox folder someone else made (in /tmp anyone may) could hand
+    /// this user a test issuer, keys or a URL of theirs: refused.
+    static func requireOwn(_ directory: URL) throws {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: directory.path) else { return }
+        guard let owner = attributes[.ownerAccountID] as? NSNumber, owner.uint32Value == getuid() else {
+            throw UsageError("\(directory.path) belongs to another user: choose another --dir")
+        }
     }
 
     func run() throws {

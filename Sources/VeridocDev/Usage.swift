@@ -132,7 +132,7 @@ extension Usage {
             options: [Option("--sandbox DIR", "The sandbox whose test issuer presents the document, and whose sandbox.env names the URL and key (required)."),
                       Option("--session FILE", "What POST /v1/sessions answered (default: read from stdin)."),
                       Option("--url URL", "The session API (default: the sandbox's)."),
-                      Option("--api-key KEY", "The tenant's API key (default: the sandbox's test tenant's)."),
+                      Option("--api-key KEY", "The tenant's API key, with --url (default: the sandbox's test tenant's)."),
                       Option("--production", "Use the sandbox's production tenant's key: its sessions reject the test issuer's documents."),
                       Option("--protocol P", "For a web session: org-iso-mdoc (default) or openid4vp, the request it answers."),
                       Option("--disclose NS/ELEMENT,…", "Disclose only these elements (and the ages), as a holder who declines the rest."),

@@ -21,6 +21,9 @@ enum WalletCommand {
                                              flags: ["--production"])
             guard parsed.positional.isEmpty else { throw UsageError("wallet takes options only") }
             guard let sandbox = parsed.options["--sandbox"].map(URL.init(fileURLWithPath:)) else { throw UsageError("--sandbox DIR is required") }
+            try Sandbox.requireOwn(sandbox)
+            // A key of one's own goes only to a URL one names, never to one a file says.
+            if parsed.options["--api-key"] != nil && parsed.options["--url"] == nil { throw UsageError("--api-key needs --url") }
             let environment = try Self.environment(sandbox)
             // The production tenant's key: the same answer, which it must reject (its trust is not the sandbox's issuer).
             let sandboxKey = parsed.flags.contains("--production") ? environment["VERIDOC_PRODUCTION_API_KEY"] : environment["VERIDOC_API_KEY"]

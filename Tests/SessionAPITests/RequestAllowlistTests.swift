@@ -51,6 +51,7 @@ import Testing
 
     @Test func theSettingIsReadStrictly() throws {
         let cases: [(String, String)] = [
+            ("[]", "tenants[0].requestableElements: at least one entry; leave the setting out"),
             (#"[{"docType": "d", "namespace": "n", "elements": []}]"#, "tenants[0].requestableElements[0].elements: at least one element is required"),
             (#"[{"docType": "d", "elements": ["e"]}]"#, "tenants[0].requestableElements[0].namespace: required"),
             (#"[{"docType": "d", "namespace": "n", "elements": ["e"], "element": "x"}]"#, "tenants[0].requestableElements[0].element: unknown setting"),

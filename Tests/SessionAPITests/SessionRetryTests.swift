@@ -157,10 +157,20 @@ extension SessionRouteTests {
         #expect(eventually(20) { (try? fixture.database.count("SELECT count(*) FROM session_submissions WHERE session_id = '\(id)'")) == 0 })
     }
 
+    /// Moves the session's expiry back past the grace a verdict has after
+    /// it, as if the time had passed (the test's own session only).
+    func expireLongAgo(_ id: String) throws {
+        _ = try fixture.database.connect().execute("UPDATE sessions SET expires_at = now() - interval '2 minutes' WHERE id = $1::uuid", [.text(id)])
+    }
+
     @Test func aSessionStillProcessingAtItsExpiryFailsAndStaysFailed() throws {
-        let id = try createApp(ttl: 2)
+        let id = try createApp(ttl: 120)
         #expect(try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAEC"}"#).status == 202)
+        // Within the grace past its expiry, a processing session may still get its verdict: it is not failed.
+        _ = try fixture.database.connect().execute("UPDATE sessions SET expires_at = now() - interval '10 seconds' WHERE id = $1::uuid", [.text(id)])
+        #expect(try call("GET", "/v1/sessions/\(id)").object["status"] as? String == "processing")
         // No worker here: the verdict never comes.
+        try expireLongAgo(id)
         var shown: [String: Any] = [:]
         #expect(try eventually(30) {
             shown = try call("GET", "/v1/sessions/\(id)").object
@@ -173,8 +183,9 @@ extension SessionRouteTests {
         _ = try connection.execute(SessionsTable.complete([.init(tenant: "acme", id: try #require(UUID(uuidString: id)), status: .verified, outcome: "{}")]))
         #expect(try call("GET", "/v1/sessions/\(id)").object["status"] as? String == "failed")
         // The relay ends sessions nobody reads too.
-        let unread = try createApp(ttl: 2)
+        let unread = try createApp(ttl: 120)
         #expect(try call("POST", "/v1/sessions/\(unread)/response", #"{"payload":"AAEC"}"#).status == 202)
+        try expireLongAgo(unread)
         #expect(eventually(30) {
             (try? fixture.database.count("SELECT count(*) FROM sessions WHERE id = '\(unread)' AND status = 'failed'")) == 1
         })
@@ -186,20 +197,28 @@ extension SessionEndTests {
     /// numbered, until its end; `Last-Event-ID` skips what the client has;
     /// another tenant's session is 404 before any stream.
     @Test func aSessionsEventsComeOnceEachUntilItsEnd() throws {
+        func events(_ id: String, lastEventID: String? = nil) throws -> (response: RawHTTP.Response, ids: [Substring]) {
+            var headers = [("Authorization", "Bearer \(ServeFixture.acmeKey)")]
+            if let lastEventID { headers.append(("Last-Event-ID", lastEventID)) }
+            let response = try RawHTTP.request("GET", "/v1/sessions/\(id)/events", port: fixture.port, headers: headers, timeout: 60)
+            return (response, response.body.split(separator: "\n").filter { $0.hasPrefix("id: ") })
+        }
+        // The stream ends by itself when the session expires, so reading it to its end is the wait.
         let id = try createApp(ttl: 3)
-        #expect(try call("POST", "/v1/sessions/\(id)/response", #"{"payload":"AAEC"}"#).status == 202)
-        // The stream ends by itself when the session fails at its expiry, so reading it to its end is the wait.
-        let stream = try RawHTTP.request("GET", "/v1/sessions/\(id)/events", port: fixture.port,
-                                         headers: [("Authorization", "Bearer \(ServeFixture.acmeKey)")], timeout: 60)
-        #expect(stream.status == 200 && stream.headers["content-type"] == "text/event-stream", "\(stream.status) \(stream.headers)")
-        let ids = stream.body.split(separator: "\n").filter { $0.hasPrefix("id: ") }
-        #expect(ids == ["id: 2", "id: 3"], "\(stream.body)")
-        #expect(stream.body.contains(#""status":"processing""#) && stream.body.contains(#""status":"failed""#))
-        #expect(stream.body.components(separatedBy: "event: session").count - 1 == 2)
-        // The client had step 2: only the end comes, and the stream closes.
-        let resumed = try RawHTTP.request("GET", "/v1/sessions/\(id)/events", port: fixture.port,
-                                          headers: [("Authorization", "Bearer \(ServeFixture.acmeKey)"), ("Last-Event-ID", "2")], timeout: 30)
-        #expect(resumed.body.split(separator: "\n").filter { $0.hasPrefix("id: ") } == ["id: 3"], "\(resumed.body)")
+        let stream = try events(id)
+        #expect(stream.response.status == 200 && stream.response.headers["content-type"] == "text/event-stream", "\(stream.response.headers)")
+        #expect(stream.ids == ["id: 1", "id: 3"], "\(stream.response.body)")
+        #expect(stream.response.body.contains(#""status":"pending""#) && stream.response.body.contains(#""status":"expired""#))
+        #expect(stream.response.body.components(separatedBy: "event: session").count - 1 == 2)
+        // A client that has the end (an automatic reconnect) gets nothing more, and the stream closes at once.
+        let reconnected = try events(id, lastEventID: "3")
+        #expect(reconnected.response.status == 200 && reconnected.ids.isEmpty && !reconnected.response.body.contains("heartbeat"), "\(reconnected.response.body)")
+        // A session that took a response and got no verdict: processing, then, its grace past, failed.
+        let processing = try createApp(ttl: 120)
+        #expect(try call("POST", "/v1/sessions/\(processing)/response", #"{"payload":"AAEC"}"#).status == 202)
+        try expireLongAgo(processing)
+        let failed = try events(processing, lastEventID: "1")
+        #expect(failed.ids == ["id: 3"] && failed.response.body.contains(#""status":"failed""#), "\(failed.response.body)")
         let foreign = try RawHTTP.request("GET", "/v1/sessions/\(id)/events", port: fixture.port,
                                           headers: [("Authorization", "Bearer \(ServeFixture.globexKey)")])
         #expect(foreign.status == 404)
