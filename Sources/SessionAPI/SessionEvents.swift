@@ -69,7 +69,7 @@ final class SessionEvents: @unchecked Sendable {
             }
             if state.isSettled { return nil }
             // Nothing new: wait for the session's change, the moment it may end, or the heartbeat.
-            let untilEnd = session.row.expiresAt.addingTimeInterval(SessionsTable.processingGrace).timeIntervalSince(clock())
+            let untilEnd = session.row.expiresAt.addingTimeInterval(session.processingGrace).timeIntervalSince(clock())
             let untilChange = state == .pending ? session.row.expiresAt.timeIntervalSince(clock()) : untilEnd
             let wait = min(Self.heartbeat, max(0.05, untilChange + 0.05))
             if !waiter.wait(timeout: wait) && wait >= Self.heartbeat { return Array(": heartbeat\n\n".utf8) }

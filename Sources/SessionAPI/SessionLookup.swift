@@ -12,10 +12,10 @@ enum SessionLookup {
     /// after (the relay's sweep does the same for sessions nobody reads).
     static func find(tenant: String, id: UUID, service: SessionService, now: Date = Date()) throws(SessionError) -> SessionsTable.Stored? {
         try service.pool.with { connection in
-            let found = SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id)))
+            let found = service.graced(SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id))))
             guard let found, found.status == .processing, found.state(at: now) == .failed else { return found }
-            _ = try connection.execute(SessionsTable.failOverdue(at: now, only: (tenant, id)))
-            return SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id)))
+            _ = try connection.execute(SessionsTable.failOverdue(at: now, grace: service.processingGrace, only: (tenant, id)))
+            return service.graced(SessionsTable.stored(try connection.execute(SessionsTable.find(tenant: tenant, id: id))))
         }
     }
 
@@ -26,7 +26,7 @@ enum SessionLookup {
     static func find(tenant: String, reference: String, service: SessionService) throws(SessionError) -> [SessionsTable.Stored] {
         try service.pool.with { connection in
             let result = try connection.execute(SessionsTable.find(tenant: tenant, reference: reference, limit: maxByReference))
-            return (0..<result.rowCount).compactMap { SessionsTable.stored(result, at: $0) }
+            return (0..<result.rowCount).compactMap { service.graced(SessionsTable.stored(result, at: $0)) }
         }
     }
 

@@ -19,13 +19,16 @@ public final class SessionService: Sendable {
     /// How long a long poll waits at most before it reads its session again
     /// without a notification: a safety net, not the way changes arrive.
     let rereadInterval: TimeInterval
+    /// How long past its expiry a processing session waits for its verdict (`serve.processingGraceSeconds`).
+    let processingGrace: TimeInterval
     private let connect: @Sendable () throws -> PostgresConnection
     private let relay = Mutex<PeriodicPass<SubmissionRelay.Pass>?>(nil)
     private let migrated = Atomic<Bool>(false)
     private let lastReadiness = Mutex<(at: TimeInterval, state: HTTPReadiness)?>(nil)
 
     public init(postgres: String, preparedStatements: Bool, connections: Int, bootstrapServers: String, kafkaProperties: [String: String],
-                requestTopic: String, replayKey: [UInt8], rereadInterval: TimeInterval = 10) throws {
+                requestTopic: String, replayKey: [UInt8], rereadInterval: TimeInterval = 10,
+                processingGrace: TimeInterval = SessionsTable.processingGrace) throws {
         let connect: @Sendable () throws -> PostgresConnection = {
             try PostgresConnection(connectionString: postgres, applicationName: "veridoc-serve", preparedStatements: preparedStatements)
         }
@@ -35,7 +38,15 @@ public final class SessionService: Sendable {
         producer = try RequestProducer(bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: requestTopic)
         nonceKey = IssuedNonce.Key(replayKey: replayKey)
         self.rereadInterval = rereadInterval
+        self.processingGrace = processingGrace
         notifier = SessionNotifier(connect: connect)
+    }
+
+    /// `session` with this serve's grace for processing sessions.
+    func graced(_ session: SessionsTable.Stored?) -> SessionsTable.Stored? {
+        guard var session else { return nil }
+        session.processingGrace = processingGrace
+        return session
     }
 
     /// Applies the migrations the database lacks (the workers do the same,
@@ -81,9 +92,9 @@ public final class SessionService: Sendable {
     /// Starts the relay (`SubmissionRelay`): once a second, on a connection
     /// of its own, until `close`.
     func startRelay(interval: TimeInterval = 1, report: @escaping @Sendable (Result<SubmissionRelay.Pass, any Error>) -> Void) {
-        let producer = producer
+        let producer = producer, grace = processingGrace
         let pass = PeriodicPass(name: "submission-relay", interval: interval, connect: connect,
-                                pass: { connection in try SubmissionRelay.pass(connection, producer: producer, now: Date()) }, report: report)
+                                pass: { connection in try SubmissionRelay.pass(connection, producer: producer, grace: grace, now: Date()) }, report: report)
         relay.withLock { $0 = pass }
         pass.start()
     }

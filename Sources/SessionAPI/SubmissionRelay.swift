@@ -21,9 +21,9 @@ enum SubmissionRelay {
         var failedDeliveries = 0
     }
 
-    static func pass(_ connection: PostgresConnection, producer: RequestProducer, now: Date) throws -> Pass {
+    static func pass(_ connection: PostgresConnection, producer: RequestProducer, grace: TimeInterval, now: Date) throws -> Pass {
         var pass = Pass()
-        pass.failedSessions = try connection.execute(SessionsTable.failOverdue(at: now)).rowCount
+        pass.failedSessions = try connection.execute(SessionsTable.failOverdue(at: now, grace: grace)).rowCount
         // A session that ended without its event has no use for it: what it holds goes now.
         _ = try connection.execute(SubmissionsTable.deleteEnded)
         // A broker that does not answer would hold each row for the delivery timeout: wait for it instead.

@@ -34,6 +34,10 @@ public struct ServeSettings: Sendable, Equatable {
     /// On SIGTERM: how long the requests under way may take to finish once
     /// new connections are refused and long polls answered; then serve exits.
     public var drainSeconds = 5
+    /// How long past its expiry a processing session waits for its verdict
+    /// before it fails: above the workers' 30 s clock skew, or a verdict
+    /// could come for a session already shown failed.
+    public var processingGraceSeconds = 60
 
     public struct TLS: Sendable, Equatable {
         public var certificateFile: String
@@ -61,6 +65,7 @@ public struct ServeSettings: Sendable, Equatable {
         readerTokenSeconds = try section?.integer("readerTokenSeconds", range: 1...Self.maxReaderTokenSeconds) ?? readerTokenSeconds
         postgresConnections = try section?.integer("postgresConnections", range: 1...1_000) ?? postgresConnections
         drainSeconds = try section?.integer("drainSeconds", range: 1...120) ?? drainSeconds
+        processingGraceSeconds = try section?.integer("processingGraceSeconds", range: 1...3_600) ?? processingGraceSeconds
         let accessLogFromFile = try section?.bool("accessLog")
         accessLog = try environment.bool("VERIDOC_SERVE_ACCESS_LOG") ?? accessLogFromFile ?? accessLog
         if var tls = try section?.object("tls") {

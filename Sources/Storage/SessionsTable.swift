@@ -93,6 +93,8 @@ public enum SessionsTable {
         public let failureReason: String?
         /// The outcome event's JSON, once the worker stored the result.
         public let outcome: String?
+        /// How long past its expiry it may stay processing (`processingGrace` unless told otherwise).
+        public var processingGrace: TimeInterval = SessionsTable.processingGrace
 
         /// The state a client sees at `now`: a pending session past its expiry
         /// is expired; one still processing `processingGrace` past it has
@@ -100,7 +102,7 @@ public enum SessionsTable {
         public func state(at now: Date) -> SessionState {
             switch status {
             case .pending where row.expiresAt <= now: .expired
-            case .processing where row.expiresAt.addingTimeInterval(SessionsTable.processingGrace) <= now: .failed
+            case .processing where row.expiresAt.addingTimeInterval(processingGrace) <= now: .failed
             default: status
             }
         }
@@ -167,17 +169,19 @@ public enum SessionsTable {
     }
 
     /// How long past its expiry a processing session may still get its
-    /// verdict: the workers accept an issued nonce up to 30 s past its expiry
-    /// (their clock skew), so a session fails only once no verdict can come.
+    /// verdict, by default (`serve.processingGraceSeconds`): the workers
+    /// accept an issued nonce up to 30 s past its expiry (their clock skew),
+    /// so a session fails only once no verdict can come.
     public static let processingGrace: TimeInterval = 60
 
     /// Fails up to `limit` sessions still processing `processingGrace` past their expiry (one
     /// tenant's session `only` when given), so that every session ends; a
     /// verdict that comes after finds them completed and leaves them be.
     /// Returns the ids failed.
-    public static func failOverdue(at now: Date, only: (tenant: String, id: UUID)? = nil, limit: Int = 1_000) -> PostgresStatement {
+    public static func failOverdue(at now: Date, grace: TimeInterval = processingGrace, only: (tenant: String, id: UUID)? = nil,
+                                   limit: Int = 1_000) -> PostgresStatement {
         let scope = only == nil ? "" : " AND tenant = $5 AND id = $6::uuid"
-        var parameters: [PostgresValue] = [.timestamp(now), .text(FailureReason.verificationTimeout.rawValue), .int(Int64(limit)), .double(processingGrace)]
+        var parameters: [PostgresValue] = [.timestamp(now), .text(FailureReason.verificationTimeout.rawValue), .int(Int64(limit)), .double(grace)]
         if let only { parameters += [.text(only.tenant), .text(only.id.uuidString.lowercased())] }
         return PostgresStatement("""
             WITH failed AS (

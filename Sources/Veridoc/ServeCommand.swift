@@ -50,7 +50,8 @@ enum ServeCommand {
             let sessions = try SessionService(
                 postgres: settings.postgres.connectionString, preparedStatements: settings.postgres.preparedStatements,
                 connections: settings.serve.postgresConnections, bootstrapServers: bootstrapServers,
-                kafkaProperties: settings.kafka.properties, requestTopic: settings.kafka.requestTopic, replayKey: try deployment.requiredReplayKey())
+                kafkaProperties: settings.kafka.properties, requestTopic: settings.kafka.requestTopic, replayKey: try deployment.requiredReplayKey(),
+                processingGrace: TimeInterval(settings.serve.processingGraceSeconds))
             defer { sessions.close() }
             // Not fatal: serve starts while the database is still coming up, and /readyz says so.
             // A schema newer than this binary is: that needs another binary, not time.

@@ -19,8 +19,9 @@ enum Schemathesis {
 struct ContractFuzzTests {
 
     @Test func noServerErrorAndEveryAnswerInTheContract() throws {
-        // Sessions of two seconds at most: a long poll on a pending one ends when it expires, not after its whole `wait`.
-        let fixture = try ServeFixture(burst: 1_000_000, maxSessionSeconds: 2)
+        // Sessions of two seconds at most, failed a second past that when no verdict came: a long poll
+        // or an event stream ends when its session does, not after its whole `wait` or the default minute.
+        let fixture = try ServeFixture(burst: 1_000_000, maxSessionSeconds: 2, serveSettings: ["processingGraceSeconds": 1])
         let checks = ["not_a_server_error", "status_code_conformance", "content_type_conformance", "response_headers_conformance",
                       "response_schema_conformance"]
         let result = try Subprocess.run(try #require(Schemathesis.binary), [
