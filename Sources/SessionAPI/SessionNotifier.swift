@@ -72,7 +72,7 @@ final class SessionNotifier: Sendable {
 
     private func listen(_ connect: @Sendable () throws -> PostgresConnection) {
         while !stopping.load(ordering: .relaxed) {
-            guard let connection = try? connect(), (try? connection.execute("LISTEN \(SessionsTable.changesChannel)")) != nil else {
+            guard let connection = try? connect(), (try? connection.execute(SessionsTable.listenForChanges)) != nil else {
                 Thread.sleep(forTimeInterval: 1)
                 continue
             }
@@ -85,7 +85,7 @@ final class SessionNotifier: Sendable {
                 for notification in received where notification.channel == SessionsTable.changesChannel { wake(notification.payload) }
                 // A half-open connection raises no error while it only waits: a round trip now and then finds it.
                 if ProcessInfo.processInfo.systemUptime - lastRoundTrip > 15 {
-                    guard (try? connection.execute("SELECT 1")) != nil else { break }
+                    guard (try? connection.execute(HealthProbe.statement)) != nil else { break }
                     lastRoundTrip = ProcessInfo.processInfo.systemUptime
                 }
             }

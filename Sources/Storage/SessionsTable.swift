@@ -10,6 +10,9 @@ public enum SessionsTable {
     /// its transaction's commit), its id as the payload: long polls wait on
     /// it instead of reading the row on a timer.
     public static let changesChannel = "veridoc_sessions"
+
+    /// What the connection that waits for those notifications runs first.
+    public static let listenForChanges = PostgresStatement("LISTEN \(changesChannel)")
     static let columns: [PostgresColumn] = [
         .init("tenant", "text"), .init("id", "uuid"), .init("flow", "text"), .init("audience", "text"), .init("doc_type", "text"),
         .init("requested", "text"), .init("nonce", "bytea"), .init("encryption_info", "text"), .init("reference", "text"),

@@ -4,6 +4,7 @@ import DemoKit
 import Deployment
 import Foundation
 import HTTPService
+import JSON
 import KafkaMock
 import Observability
 import Pipeline
@@ -85,7 +86,8 @@ final class Sandbox {
         defer { cluster.close() }
         for topic in ["veridoc.requests", "veridoc.outcomes", "veridoc.requests.dlq"] { try cluster.createTopic(topic, partitions: 3) }
 
-        let keys = (test: "vdk_sandbox_" + RequestIDText.random(), production: "vdk_production_" + RequestIDText.random())
+        // API keys as `veridoc keys api-key` makes them.
+        let keys = (test: "vdk_" + Base64.encodeURL(secureRandomBytes(32)), production: "vdk_" + Base64.encodeURL(secureRandomBytes(32)))
         let configURL = try writeConfiguration(factory: factory, keys: keys, postgres: postgres.connectionString, bootstrap: cluster.bootstrapServers)
         let deployment = try Deployment.load(from: configURL)
         let log = Logger(minimum: .warning)
@@ -174,9 +176,4 @@ final class Sandbox {
 /// block-buffered there, and whoever waits on the sandbox reads its lines).
 private func say(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
-}
-
-/// Random lowercase hex for the sandbox's API keys.
-enum RequestIDText {
-    static func random() -> String { secureRandomBytes(16).map { String(format: "%02x", $0) }.joined() }
 }
