@@ -245,7 +245,6 @@ public final class SessionAPI: Sendable {
         return sessions
     }
 
-    /// `?wait=SECONDS`: how long a session lookup may wait for a change.
     /// `Idempotency-Key`: 1 to 255 visible ASCII characters (what Stripe
     /// takes), nil when absent.
     static func idempotencyKey(_ header: String?) throws(APIError) -> String? {
@@ -265,6 +264,7 @@ public final class SessionAPI: Sendable {
         return reference
     }
 
+    /// `?wait=SECONDS`: how long a session lookup may wait for a change.
     static func wait(_ query: [String: String]) throws(APIError) -> Int {
         guard let text = query["wait"] else { return 0 }
         guard let seconds = Int(text), (0...SessionLookup.maxWaitSeconds).contains(seconds) else {
