@@ -193,7 +193,8 @@ enum Callgrind {
     static func instructions(_ arguments: [String]) throws -> Int {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: valgrind!)
-        process.arguments = ["--tool=callgrind", "--callgrind-out-file=/dev/null", binary.path] + arguments
+        // Inline debug info only names functions in a profile nobody reads here; not reading it makes each run about a tenth faster.
+        process.arguments = ["--tool=callgrind", "--read-inline-info=no", "--callgrind-out-file=/dev/null", binary.path] + arguments
         // Hash seeds otherwise differ per process, and with them the work of every Set and Dictionary.
         process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { $1 }
         let errors = Pipe()
