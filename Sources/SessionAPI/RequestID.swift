@@ -1,4 +1,5 @@
 import Crypto
+import Storage
 
 /// `X-Request-Id`: the id that links a client's call to serve's log line.
 /// A client's own is kept when it is a plain token (what proxies and
@@ -14,16 +15,7 @@ enum RequestID {
     }
 
     /// 16 random bytes in lowercase hex.
-    static func generate() -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(32)
-        for byte in secureRandomBytes(16) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    static func generate() -> String { lowercaseHex(secureRandomBytes(16)) }
 
     private static func isAllowed(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)

@@ -30,10 +30,13 @@ public enum OpenID4VPResponse: Sendable {
     /// Whether `id` is a DCQL credential query id (OpenID4VP 1.0 §6.1):
     /// ASCII letters, digits, `_` and `-`, here at most 256 of them.
     public static func isCredentialQueryID(_ id: String) -> Bool {
-        (1...maxCredentialQueryIDBytes).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
+        (1...maxCredentialQueryIDBytes).contains(id.utf8.count) && id.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// ASCII letters, digits, `_` and `-`: what DCQL ids and OAuth error codes are made of.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
     }
 
     /// Why `value` is not a response object this flow reads; nil when it is.
@@ -76,10 +79,7 @@ public enum OpenID4VPResponse: Sendable {
     /// The wallet's error code as an outcome may quote it: an OAuth-style
     /// token of at most 64 characters, else `non_standard_error`.
     static func walletErrorCode(_ code: String) -> String {
-        let allowed = code.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-        }
+        let allowed = code.utf8.allSatisfy { isTokenByte($0) || $0 == UInt8(ascii: ".") }
         return allowed && (1...64).contains(code.utf8.count) ? code : "non_standard_error"
     }
 }
