@@ -22,6 +22,7 @@
 #include <openssl/obj_mac.h>
 #include <openssl/bio.h>
 #include <openssl/sha.h>
+#include <openssl/decoder.h>
 #include <string.h>
 
 /*
@@ -257,5 +258,44 @@ static inline int veridoc_hkdf_expand(int bits, const unsigned char *prk, size_t
 }
 
 #pragma GCC diagnostic pop
+
+/*
+ * One unencrypted PEM private key from `bio`: PKCS#8 ("PRIVATE KEY") or
+ * SEC 1 ("EC PRIVATE KEY"); anything else, an encrypted key included, is
+ * NULL. PEM_read_bio_PrivateKey has OpenSSL 3.0 gather and try every
+ * decoder it holds; naming the form (DER, its structure, an EC key before
+ * any other) costs about a quarter of that per key, which every process
+ * start pays once per configured key. The key's bytes stay in OpenSSL's
+ * memory and are cleared when freed.
+ */
+static inline EVP_PKEY *veridoc_read_private_key_pem(BIO *bio) {
+    char *name = NULL, *header = NULL;
+    unsigned char *data = NULL;
+    long length = 0;
+    if (PEM_read_bio(bio, &name, &header, &data, &length) != 1) return NULL;
+    const char *structure = strcmp(name, "PRIVATE KEY") == 0 ? "PrivateKeyInfo"
+        : strcmp(name, "EC PRIVATE KEY") == 0 ? "type-specific" : NULL;
+    EVP_PKEY *key = NULL;
+    /* A legacy PEM header (Proc-Type, DEK-Info) means an encrypted body. */
+    if (structure != NULL && header[0] == '\0') {
+        /* SEC 1 holds EC keys only; PKCS#8 may hold any, Ed25519 included. */
+        const char *types[2] = { "EC", NULL };
+        int tries = structure[0] == 'P' ? 2 : 1;
+        for (int i = 0; i < tries && key == NULL; i++) {
+            OSSL_DECODER_CTX *context = OSSL_DECODER_CTX_new_for_pkey(&key, "DER", structure, types[i], EVP_PKEY_KEYPAIR, NULL, NULL);
+            const unsigned char *cursor = data;
+            size_t left = (size_t)length;
+            if (context == NULL || OSSL_DECODER_from_data(context, &cursor, &left) != 1 || left != 0) {
+                EVP_PKEY_free(key);
+                key = NULL;
+            }
+            OSSL_DECODER_CTX_free(context);
+        }
+    }
+    OPENSSL_free(name);
+    OPENSSL_free(header);
+    OPENSSL_clear_free(data, (size_t)length);
+    return key;
+}
 
 #endif

@@ -306,9 +306,8 @@ public struct PrivateKey: Sendable {
 
     /// A private key from PEM: PKCS#8 (`PRIVATE KEY`) or SEC 1 (`EC PRIVATE KEY`).
     public init(pem: String) throws(CryptoError) {
-        // With no callback OpenSSL would prompt on the controlling terminal
-        // for an encrypted key; a server must fail instead.
-        let parsed = try withMemoryBIO(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil) }
+        // An encrypted key fails: a server has no terminal to prompt on.
+        let parsed = try withMemoryBIO(pem) { bio in veridoc_read_private_key_pem(bio) }
         guard let parsed else { throw .malformedEncoding("PEM private key") }
         try self.init(owned: OwnedPKey(taking: parsed))
     }

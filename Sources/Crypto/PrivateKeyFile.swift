@@ -10,8 +10,8 @@ extension PrivateKey {
             throw .malformedEncoding("cannot open \(url.path)")
         }
         defer { BIO_free(bio) }
-        // No passphrase prompt: an encrypted key fails instead.
-        guard let parsed = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil) else {
+        // An encrypted key fails: there is no passphrase to prompt for.
+        guard let parsed = veridoc_read_private_key_pem(bio) else {
             ERR_clear_error()
             throw .malformedEncoding("PEM private key")
         }

@@ -9,9 +9,9 @@ enum Usage {
                               Apply the database migrations and exit.
           serve --config FILE
                               The session API (serve.port): sessions, reader tokens, probes, /metrics, /openapi.json (SIGTERM stops, exit 0).
-          verify --config FILE [--at RFC3339] [--json] EVENT.json|-
-                 Verify one veridoc.verification.requested.v1 event. Exit 0 verified, 1 rejected (or test_rejected), 2 usage/config error,
-                 3 test_verified (a test tenant's mock response: never production assurance).
+          verify --config FILE [--at RFC3339] [--json] EVENT.json|- [EVENT.json …]
+                 Verify veridoc.verification.requested.v1 events. Exit 0 verified (all), 1 rejected (any, or test_rejected), 2 usage/config error,
+                 3 test_verified (all accepted, some as a test tenant's mock response: never production assurance).
           keys generate DIR   New P-256 merchant encryption key and self-signed certificate; prints pkRHash.
           keys api-key        A new session API key, and the sha256: line for its tenant's apiKeys (the key is shown once).
           keys hash FILE      pkRHash (SHA-256 of the uncompressed public key) of a PEM key or certificate.
@@ -71,11 +71,11 @@ extension Usage {
         "verify": CommandDetails(
             options: [config,
                       Option("--at RFC3339", "Verify as at this time (default: now), e.g. 2026-12-01T12:00:00Z."),
-                      Option("--json", "Print the outcome CloudEvent on one line instead of the per-check report."),
-                      Option("EVENT.json", "The request event to verify; - reads it from standard input.")],
-            exitStatuses: [(ExitStatus.success, "verified"), (ExitStatus.failure, "rejected or test_rejected"), (ExitStatus.usageOrConfiguration, "usage, configuration or unreadable input"),
-                           (VerifyCommand.testVerified, "test_verified: a test tenant's mock response, never production assurance")],
-            examples: ["veridoc verify --config config.json --at 2026-12-01T12:00:00Z event.json"]),
+                      Option("--json", "Print each outcome CloudEvent on one line instead of the per-check report."),
+                      Option("EVENT.json", "A request event to verify; - reads one from standard input. Several are verified in order under the one configuration.")],
+            exitStatuses: [(ExitStatus.success, "verified: every event"), (ExitStatus.failure, "rejected or test_rejected: any event"), (ExitStatus.usageOrConfiguration, "usage, configuration or unreadable input"),
+                           (VerifyCommand.testVerified, "test_verified: every event accepted, some only as a test tenant's mock response (never production assurance)")],
+            examples: ["veridoc verify --config config.json --at 2026-12-01T12:00:00Z event.json", "veridoc verify --config config.json --json captured/*.json"]),
         "keys": CommandDetails(
             options: [Option("DIR", "keys generate: the folder for merchant-key.pem (0600) and merchant-cert.pem; keys generate-outcome-key: for outcome-recipient-key.pem (0600) and outcome-recipient.pem. Existing files are never overwritten."),
                       Option("FILE", "keys hash: a PEM key or certificate; keys generate-data-key, generate-replay-key, generate-signing-key: the new key file (0600)."),

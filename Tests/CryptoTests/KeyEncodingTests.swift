@@ -67,6 +67,37 @@ import Testing
         #expect(throws: CryptoError.self) { try PrivateKey(pem: encrypted) }
     }
 
+    /// SEC 1 (`EC PRIVATE KEY`, as `openssl ecparam -genkey` writes it) is
+    /// read as PKCS#8 is; encrypted under a legacy PEM header, it is refused.
+    @Test func sec1PEMIsReadAndItsEncryptedFormRefused() throws {
+        let sec1 = """
+            -----BEGIN EC PRIVATE KEY-----
+            MHcCAQEEIBqFirNRroku3IFnGzAXoWk97Gdo0k2qahkBYOx2q8hKoAoGCCqGSM49
+            AwEHoUQDQgAE5eKNdUDHokZfcZhgsANyldkhYbyJEN8ns6L/6bOPA8wET0uicCpV
+            RDh1cORDi8xNFAxGiTF4TcBrIIbVUo8Ezg==
+            -----END EC PRIVATE KEY-----
+            """
+        let key = try PrivateKey(pem: sec1)
+        #expect(key.type == .ec(.p256))
+        #expect(try PrivateKey(pem: key.pkcs8PEM()).publicKey.uncompressedPoint == key.publicKey.uncompressedPoint)
+        let encrypted = """
+            -----BEGIN EC PRIVATE KEY-----
+            Proc-Type: 4,ENCRYPTED
+            DEK-Info: AES-128-CBC,AE0EA788C7399E476453C805EC66CFE7
+
+            +5fNVLxIFBRgKpPUil4s5ASy8dom78MQMYYddu82mi0r2xzWsX/jkm2YmJMfZN06
+            dDsha6IVDPAlsRzcyv0QN3M9mCs8B+TydsWiC1V/aqtZFAkg4uz5/NRUKUyNj5Xy
+            szcbvWfRdrB14Ax8zmT3+VtZI4kmCQ+mgeInJbxjscw=
+            -----END EC PRIVATE KEY-----
+            """
+        #expect(throws: CryptoError.self) { try PrivateKey(pem: encrypted) }
+        // A public key where a private one belongs, and a PKCS#8 key labelled as SEC 1.
+        #expect(throws: CryptoError.self) { try PrivateKey(pem: key.publicKey.pem) }
+        #expect(throws: CryptoError.self) {
+            try PrivateKey(pem: try PrivateKey.generateEd25519().pkcs8PEM().replacingOccurrences(of: "PRIVATE KEY", with: "EC PRIVATE KEY"))
+        }
+    }
+
     @Test func garbagePEMIsMalformed() {
         #expect(throws: CryptoError.self) { try PrivateKey(pem: "") }
         #expect(throws: CryptoError.self) { try PrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }

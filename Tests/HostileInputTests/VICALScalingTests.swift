@@ -37,8 +37,8 @@ struct VICALScalingTests {
             let prefix = String(repeating: "org.iso.18013.5.1.", count: 55)
             return [.init(iaca, docTypes: (0..<count).map { prefix + "\($0)" } + [mDL])]
         },
-        // Many entries naming the same IACA, each with its own docType.
-        Shape(name: "entriesForOneIACA", base: 200) { iaca, count in
+        // Many entries naming the same IACA, each with its own docType (each costs as much as thousands of names).
+        Shape(name: "entriesForOneIACA", base: 50) { iaca, count in
             (0..<count).map { .init(iaca, docTypes: ["org.example.doctype.\($0)"]) } + [.init(iaca, docTypes: [mDL])]
         },
     ]

@@ -95,11 +95,14 @@ struct VerifyCommandTests {
         #expect(run.stdout.split(separator: "\n").count == 1, "--json prints one line")
     }
 
+    /// Standard input beside a file: two reports, and 3 since every event is accepted and none is production-verified.
     @Test func standardInputIsRead() throws {
         let sample = try sample(eventTime: "2022-04-01T00:00:00Z", testTenant: true)
         defer { try? FileManager.default.removeItem(at: sample.directory) }
-        let run = try CLI.run(["verify", "--config", sample.config, "--at", "2022-04-01T00:01:00Z", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: sample.event)))
+        let run = try CLI.run(["verify", "--config", sample.config, "--at", "2022-04-01T00:01:00Z", "-", sample.event],
+                              stdin: try Data(contentsOf: URL(fileURLWithPath: sample.event)))
         #expect(run.status == 3, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.components(separatedBy: "Verdict: TEST VERIFIED (test_verified)").count == 3, "\(run.stdout)")
     }
 
     @Test func usageAndConfigErrorsExitTwo() throws {
