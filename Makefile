@@ -6,16 +6,20 @@ SWIFT ?= swift
 # chromium: the report's browser test renders the page headless (ReportBrowserTests).
 # librdkafka is built from Debian trixie's source package (scripts/librdkafka);
 # gcc, make and the -dev packages after libmicrohttpd-dev are what it needs.
-APT_PACKAGES := pkg-config libssl-dev libpq-dev libcurl4-openssl-dev libmicrohttpd-dev postgresql python3-venv valgrind wrk curl openssl chromium \
-	gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev
+# The first list is what building needs; make test installs the second while it builds.
+BUILD_APT_PACKAGES := pkg-config libssl-dev libpq-dev libcurl4-openssl-dev libmicrohttpd-dev gcc make zlib1g-dev libzstd-dev liblz4-dev libsasl2-dev
+RUN_APT_PACKAGES := postgresql python3-venv valgrind wrk curl openssl chromium
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
 
-.PHONY: setup setup-tansu build release test soak lint-schemas lint-deploy deploy-setup demo bench fuzz chaos clean
+.PHONY: setup setup-build setup-tansu build release test test-tools soak lint-schemas lint-deploy deploy-setup demo bench fuzz chaos clean
 
 ## setup: install missing Debian packages and build librdkafka (idempotent, quiet when nothing is missing)
-setup:
-	@scripts/install-missing $(APT_PACKAGES)
+setup: setup-build
+	@scripts/install-missing $(RUN_APT_PACKAGES)
+
+setup-build:
+	@scripts/install-missing $(BUILD_APT_PACKAGES)
 	@command -v $(SWIFT) >/dev/null || { echo "swift 6 toolchain not found on PATH"; exit 1; }
 	@scripts/librdkafka >/dev/null
 
@@ -84,8 +88,17 @@ $(TOOLS_VENV)/.jwcrypto: | $(TOOLS_VENV)/bin/check-jsonschema
 	$(TOOLS_VENV)/bin/pip install -q jwcrypto==1.5.6
 	touch $@
 
-test: setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis $(TOOLS_VENV)/.jwcrypto
+# The build (CPU) runs while the tools install and the lints run (network and disk); its log follows theirs.
+test: setup-build
+	@log=$$(mktemp /tmp/veridoc-build.XXXXXX); \
+	$(SWIFT) build --build-tests >"$$log" 2>&1 & build=$$!; \
+	tools=0; $(MAKE) --no-print-directory test-tools || tools=$$?; \
+	built=0; wait $$build || built=$$?; \
+	cat "$$log"; rm -f "$$log"; \
+	[ $$tools = 0 ] && [ $$built = 0 ]
 	CI=$${CI:-1} SWIFT=$(SWIFT) scripts/with-test-services scripts/run-tests
+
+test-tools: setup setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis $(TOOLS_VENV)/.jwcrypto
 
 ## demo: the main job on embedded defaults
 demo: release
