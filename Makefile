@@ -88,6 +88,11 @@ $(TOOLS_VENV)/.jwcrypto: | $(TOOLS_VENV)/bin/check-jsonschema
 	$(TOOLS_VENV)/bin/pip install -q jwcrypto==1.5.6
 	touch $@
 
+# standardwebhooks (and cryptography for Ed25519) is the independent receiver webhook deliveries are verified by (scripts/webhook-receiver).
+$(TOOLS_VENV)/.standardwebhooks: | $(TOOLS_VENV)/bin/check-jsonschema
+	$(TOOLS_VENV)/bin/pip install -q standardwebhooks==1.3.0 cryptography
+	touch $@
+
 # The build (CPU) runs while the tools install and the lints run (network and disk); its log follows theirs.
 test: setup-build
 	@log=$$(mktemp /tmp/veridoc-build.XXXXXX); \
@@ -98,7 +103,7 @@ test: setup-build
 	[ $$tools = 0 ] && [ $$built = 0 ]
 	CI=$${CI:-1} SWIFT=$(SWIFT) scripts/with-test-services scripts/run-tests
 
-test-tools: setup setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis $(TOOLS_VENV)/.jwcrypto
+test-tools: setup setup-tansu lint-schemas lint-deploy $(TOOLS_VENV)/bin/schemathesis $(TOOLS_VENV)/.jwcrypto $(TOOLS_VENV)/.standardwebhooks
 
 ## demo: the main job on embedded defaults
 demo: release

@@ -50,7 +50,7 @@ let package = Package(
         // Status List and identifier list tokens (IETF Token Status List, ISO 18013-5 §12.3.6): read, bounded inflate, signer rules.
         .target(name: "StatusList", dependencies: ["CBOR", "Crypto", "MDoc", "CZlib"]),
         // Outgoing HTTP GET on libcurl, bounded in time, size, redirects and addresses.
-        .target(name: "StatusFetch", dependencies: ["CCurl"]),
+        .target(name: "StatusFetch", dependencies: ["CCurl", "HTTPClient"]),
         .target(name: "HTTPClient", dependencies: ["CCurl"]),
         // The status service: lists fetched on threads of its own, verified, cached, and queries answered from them.
         .target(name: "Revocation", dependencies: ["StatusList", "StatusFetch", "Verification", "Settings", "MDoc", "Crypto"]),
@@ -84,8 +84,9 @@ let package = Package(
         .target(name: "DocumentTypes", dependencies: ["CBOR", "JSON"],
                 resources: ["mdl.json", "photoid.json", "jp-mnc.json", "eu-pid.json", "eu-av.json"].map { .embedInCode("catalogue/\($0)") }),
         // The config file as the product runs it: read once, every file it names loaded under one rule.
-        .target(name: "Deployment", dependencies: ["Settings", "Verification", "Retention", "Revocation", "Crypto"]),
-        .target(name: "Pipeline", dependencies: ["Deployment", "DocumentTypes", "Revocation", "StatusList", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
+        .target(name: "Webhooks", dependencies: ["Settings", "Crypto", "HTTPClient", "Storage", "Postgres", "Observability"]),
+        .target(name: "Deployment", dependencies: ["Settings", "Verification", "Retention", "Revocation", "Crypto", "Webhooks"]),
+        .target(name: "Pipeline", dependencies: ["Deployment", "Webhooks", "DocumentTypes", "Revocation", "StatusList", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and what it stands on: embedded PostgreSQL, tansu, the load
         // generator and outcome reader, the schema examples.
         .target(name: "DemoKit", dependencies: ["Deployment", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Storage", "TestIssuer", "Verification", "Crypto", "HTTPService", "MDoc"]),
@@ -120,7 +121,8 @@ let package = Package(
         // The status service against list servers over real HTTP, with the test issuer's documents and lists.
         .testTarget(name: "RevocationTests", dependencies: ["Revocation", "StatusList", "StatusFetch", "Verification", "Settings", "TestIssuer", "TestSupport",
                                                             "MDoc", "CBOR", "Crypto", "HTTPService"]),
-        .testTarget(name: "StatusFetchTests", dependencies: ["StatusFetch", "HTTPService", "Crypto", "TestIssuer", "TestSupport"]),
+        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "HTTPClient", "Storage", "Crypto", "TestSupport"]),
+        .testTarget(name: "StatusFetchTests", dependencies: ["StatusFetch", "HTTPClient", "HTTPService", "Crypto", "TestIssuer", "TestSupport"]),
         .testTarget(name: "DocumentTypesTests", dependencies: ["DocumentTypes", "CBOR", "MDoc", "TestSupport"]),
         .testTarget(name: "VerificationTests", dependencies: ["Verification", "JOSE", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport", "TestIssuer", "DocumentTypes"]),
         .testTarget(name: "TestIssuerTests", dependencies: ["TestIssuer", "Verification", "JOSE", "JSON", "MDoc", "CBOR", "Crypto", "TestSupport"]),
@@ -137,7 +139,7 @@ let package = Package(
         // ReportBrowserTests renders the report in headless Chromium.
         .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "Storage", "CommandLineSupport", "TestSupport"]),
         // Runs the built `veridoc` and `veridoc-dev` binaries as a user would.
-        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR", "TestIssuer", "Deployment"]),
+        .testTarget(name: "VeridocCLITests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "DemoKit", "Verification", "Crypto", "CBOR", "TestIssuer", "Deployment", "Webhooks"]),
         // A short chaos run (make test) against its own PostgreSQL and broker.
         .testTarget(name: "ChaosTests", dependencies: ["Veridoc", "VeridocDev", "Chaos", "TestSupport"]),
         // Hostile events through the real Verifier: exact reason codes within bounded time.

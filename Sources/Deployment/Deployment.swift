@@ -4,6 +4,7 @@ import Retention
 import Revocation
 import Settings
 import Verification
+import Webhooks
 
 /// The config file as the product runs it, made in one step: the file read
 /// once, strictly, into typed sections (listeners, brokers, stores, limits),
@@ -29,6 +30,8 @@ public struct Deployment: Sendable {
     public let serveTLS: ServeTLS?
     /// How revocation lists are fetched and kept (`statusLists`), its CA file checked.
     public let statusLists: StatusService.Configuration
+    /// Every tenant's webhook endpoints, their secrets and keys read (`tenants[].webhooks`, `webhooks`).
+    public let webhooks: WebhookDirectory
 
     public struct ServeTLS: Sendable {
         public let certificatePEM: String
@@ -45,14 +48,43 @@ public struct Deployment: Sendable {
         serveTLS = try settings.serve.tls.map { (tls) throws(ConfigError) in try Self.readTLS(tls, settings: settings) }
         let caFile = try settings.statusLists.caFile.map { (file) throws(ConfigError) in try Self.checkedCAFile(file, settings: settings) }
         statusLists = StatusService.Configuration(settings.statusLists, caFile: caFile)
+        webhooks = try Self.loadWebhooks(settings)
+    }
+
+    /// Each endpoint's URL judged by the deployment's rule, its secrets and key read by `KeyFile`.
+    private static func loadWebhooks(_ settings: VeridocSettings) throws(ConfigError) -> WebhookDirectory {
+        let rules = settings.webhooks
+        var endpoints: [WebhookEndpoint] = []
+        for tenant in settings.tenants {
+            for hook in tenant.webhooks {
+                if let problem = WebhookEndpoint.problem(url: hook.url, allowInsecure: rules.allowInsecureTargets) {
+                    throw ConfigError("\(hook.setting).url: \(problem)")
+                }
+                var secrets: [[UInt8]] = []
+                for (index, file) in hook.secrets.enumerated() {
+                    secrets.append(try KeyFile.webhookSecret(settings.resolve(file), setting: "\(hook.setting).secrets[\(index)]"))
+                }
+                let key = try hook.signingKey.map { (file) throws(ConfigError) in
+                    try KeyFile.privateKey(settings.resolve(file), setting: "\(hook.setting).signingKey")
+                }
+                if let key, key.type != .ed25519 {
+                    throw ConfigError("\(hook.setting).signingKey: an Ed25519 key is required (veridoc keys generate-webhook-key makes one)")
+                }
+                endpoints.append(WebhookEndpoint(tenant: tenant.id, id: hook.id, url: hook.url, eventTypes: hook.events,
+                                                 signer: WebhookSigner(secrets: secrets, signingKey: key),
+                                                 maxConcurrency: hook.maxConcurrency, maxPerSecond: hook.maxPerSecond))
+            }
+        }
+        let caFile = try rules.caFile.map { (file) throws(ConfigError) in try checkedCAFile(file, setting: "webhooks.caFile", settings: settings) }
+        return WebhookDirectory(endpoints: endpoints, settings: rules, caFile: caFile)
     }
 
     /// The CA file's path, once it reads as PEM certificates (libcurl reads it at each fetch).
-    private static func checkedCAFile(_ file: String, settings: VeridocSettings) throws(ConfigError) -> String {
+    private static func checkedCAFile(_ file: String, setting: String = "statusLists.caFile", settings: VeridocSettings) throws(ConfigError) -> String {
         let url = settings.resolve(file)
-        let text = String(decoding: try KeyFile.read(url, setting: "statusLists.caFile", .published), as: UTF8.self)
+        let text = String(decoding: try KeyFile.read(url, setting: setting, .published), as: UTF8.self)
         guard let certificates = try? Certificate.parsePEM(text), !certificates.isEmpty else {
-            throw ConfigError("statusLists.caFile: \(url.path) holds no PEM certificate")
+            throw ConfigError("\(setting): \(url.path) holds no PEM certificate")
         }
         return url.path
     }

@@ -6,6 +6,7 @@ import Postgres
 import Retention
 import Storage
 import Verification
+import Webhooks
 
 /// An outcome waiting for the outcome topic: an outbox row.
 typealias OutboxEntry = OutboxTable.Row
@@ -21,14 +22,18 @@ package struct ResultStore {
     let nonceKey: [UInt8]
     let outboxClaim: TimeInterval
     let retention: RetentionWriter
+    /// Whose outcomes make webhook deliveries, recorded in the same transaction.
+    let webhooks: WebhookDirectory
 
-    package init(connection: PostgresConnection, groupID: String, workerID: String, nonceKey: [UInt8], outboxClaim: TimeInterval, retention: RetentionWriter) {
+    package init(connection: PostgresConnection, groupID: String, workerID: String, nonceKey: [UInt8], outboxClaim: TimeInterval, retention: RetentionWriter,
+                 webhooks: WebhookDirectory = WebhookDirectory.none) {
         self.connection = connection
         self.groupID = groupID
         self.workerID = workerID
         self.nonceKey = nonceKey
         self.outboxClaim = outboxClaim
         self.retention = retention
+        self.webhooks = webhooks
     }
 
     package struct Written {
@@ -128,6 +133,7 @@ package struct ResultStore {
             if let references = try referenceStatement(fresh, values: values) { statements.append(references) }
             let outbox = outboxEntries(fresh)
             if !outbox.isEmpty { statements.append(try outboxStatement(outbox)) }
+            if let deliveries = try deliveryStatement(fresh, outbox: outbox) { statements.append(deliveries) }
             if let sessions = sessionStatement(fresh, outbox: outbox) { statements.append(sessions) }
             if let positions = try positionStatement(positions) { statements.append(positions) }
             return (statements, Written(outbox: outbox, duplicates: decided.count - fresh.count, stored: fresh.map(\.result), path: .pipelined))
@@ -152,6 +158,7 @@ package struct ResultStore {
             if let references = try referenceStatement(firsts, values: values) { try connection.execute(references) }
             written.outbox = outboxEntries(firsts)
             if !written.outbox.isEmpty { try connection.execute(try outboxStatement(written.outbox)) }
+            if let deliveries = try deliveryStatement(firsts, outbox: written.outbox) { try connection.execute(deliveries) }
             if let sessions = sessionStatement(firsts, outbox: written.outbox) { try connection.execute(sessions) }
             written.stored = firsts.map(\.result)
             if let positions = try positionStatement(positions) { try connection.execute(positions) }
@@ -363,6 +370,20 @@ package struct ResultStore {
             return OutboxEntry(id: OutcomeEvent.id(forRequest: eventID), eventID: eventID, key: item.completion.key,
                                payload: encoded.json, hasClaims: encoded.hasClaims)
         }
+    }
+
+    /// The webhook deliveries of the new outcomes: the event exactly as it goes to the outcome topic, to each endpoint of its tenant.
+    private func deliveryStatement(_ items: [Decided], outbox: [OutboxEntry]) throws -> PostgresStatement? {
+        guard !webhooks.isEmpty else { return nil }
+        var tenants: [Identifier: String] = [:]
+        for item in items { if let id = item.result.requestID, let tenant = item.result.tenant { tenants[Identifier(id)] = tenant } }
+        let rows = outbox.flatMap { entry in
+            tenants[Identifier(entry.eventID)].map { tenant in
+                webhooks.deliveries(tenant: tenant, eventType: OutcomeEvent.eventType, webhookID: entry.id, eventID: entry.eventID,
+                                    payload: entry.payload, hasClaims: entry.hasClaims)
+            } ?? []
+        }
+        return rows.isEmpty ? nil : try WebhookDeliveriesTable.insert(rows)
     }
 
     /// The sessions of the new results whose nonce Veridoc issued, completed

@@ -6,6 +6,7 @@ import Postgres
 import Revocation
 import Storage
 import Verification
+import Webhooks
 
 /// Accepted credentials read again while their results are retained
 /// (docs/revocation.md): every pass, each list retained references name is
@@ -18,6 +19,8 @@ import Verification
 struct StatusRechecker: Sendable {
     let service: StatusService
     let directory: TenantDirectory
+    /// Whose status changes make webhook deliveries.
+    var webhooks = WebhookDirectory.none
     /// Lists read per pass, and references per batch of one list.
     var maxLists = 1_000
     var batchSize = 500
@@ -69,9 +72,13 @@ struct StatusRechecker: Sendable {
             guard updated.rowCount == 1 else { return false }
             let event = StatusChangedEvent(requestID: reference.eventID, tenant: reference.tenant, document: reference.query.document, status: status,
                                            acceptedStatus: reference.acceptedStatus, detectedAt: now)
+            let json = event.json()
             try connection.execute(OutboxTable.insertUnclaimed([
-                OutboxTable.Row(id: event.id, eventID: reference.eventID, key: Array(reference.eventID.utf8), payload: event.json(), hasClaims: false),
+                OutboxTable.Row(id: event.id, eventID: reference.eventID, key: Array(reference.eventID.utf8), payload: json, hasClaims: false),
             ]))
+            let deliveries = webhooks.deliveries(tenant: reference.tenant, eventType: StatusChangedEvent.eventType, webhookID: event.id,
+                                                 eventID: reference.eventID, payload: json, hasClaims: false)
+            if !deliveries.isEmpty { try connection.execute(WebhookDeliveriesTable.insert(deliveries)) }
             return true
         }
     }

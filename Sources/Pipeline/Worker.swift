@@ -328,6 +328,8 @@ final class WorkerLoop: @unchecked Sendable {
         stages.publisher.stop(timeout: max(1, deadline.timeIntervalSinceNow))
         stages.purgeLoop.stop(timeout: max(1, deadline.timeIntervalSinceNow))
         stages.statusRecheck.stop(timeout: max(1, deadline.timeIntervalSinceNow))
+        // Attempts under way end within webhooks.timeoutSeconds; the rest wait for their claim to run out.
+        stages.webhooks.stop()
         stages.positions.drop()
         stages.probe.stop()
         // The samplers hold the pool and persister (and through them the publisher): let go.

@@ -7,6 +7,7 @@ import Retention
 import Revocation
 import Settings
 import Verification
+import Webhooks
 
 /// The worker's settings: the config file's `kafka`, `postgres`, `worker`,
 /// `replay` and `observability` sections, each overridable by a `VERIDOC_…` environment
@@ -56,6 +57,8 @@ public struct WorkerConfiguration: Sendable {
     public var statusLists = StatusService.Configuration(StatusListSettings(), caFile: nil)
     /// How often retained accepted results' lists are read again.
     public var statusRecheckInterval: TimeInterval = 300
+    /// The tenants' webhook endpoints: deliveries recorded with each outcome, sent by the worker's dispatcher.
+    public var webhooks = WebhookDirectory.none
 
     /// A connection to `postgres` with these settings.
     public func connectPostgres(applicationName: String) throws(PostgresError) -> PostgresConnection {
@@ -121,6 +124,7 @@ public struct WorkerConfiguration: Sendable {
     public static func load(_ deployment: Deployment) throws(ConfigError) -> WorkerConfiguration {
         var configuration = try load(deployment.settings, replayKey: deployment.requiredReplayKey(), retention: deployment.retention)
         configuration.statusLists = deployment.statusLists
+        configuration.webhooks = deployment.webhooks
         return configuration
     }
 

@@ -6,6 +6,7 @@ import Retention
 import Revocation
 import Synchronization
 import Verification
+import Webhooks
 
 /// The worker's wiring: its stages built from the configuration and joined
 /// to each other — the consumer, the verification pool, the persister (with
@@ -28,6 +29,8 @@ final class WorkerStages: Sendable {
     let statusRecheck: PeriodicPass<StatusRechecker.Report>
     /// The consumer thread's own connection, for stored positions on assignment and for gaps.
     let positions: ReconnectingConnection
+    /// Sends the webhook deliveries the batches record (idle without endpoints).
+    let webhooks: WebhookDispatcher
 
     init(configuration: WorkerConfiguration, workerID: String, tracker: PartitionTracker, work: JobWork, retention: RetentionWriter, status: StatusService,
          state: WorkerState, metrics: PipelineMetrics, log: Logger, listener: RebalanceListener) throws {
@@ -36,8 +39,11 @@ final class WorkerStages: Sendable {
         }
         let store: @Sendable (PostgresConnection) -> ResultStore = { connection in
             ResultStore(connection: connection, groupID: configuration.groupID, workerID: workerID, nonceKey: configuration.nonceKey,
-                        outboxClaim: configuration.outboxClaim, retention: retention)
+                        outboxClaim: configuration.outboxClaim, retention: retention, webhooks: configuration.webhooks)
         }
+        let webhooks = WebhookDispatcher(directory: configuration.webhooks, connect: connect, workerID: workerID,
+                                         metrics: configuration.webhooks.isEmpty ? nil : WebhookMetrics(registry: metrics.registry), log: log)
+        self.webhooks = webhooks
         // One batch queued while the previous one is written is all the persister
         // can use: when it is the bottleneck a deeper queue only holds more
         // finished results (~25 KB each with their prepared writes), and when it
@@ -55,6 +61,7 @@ final class WorkerStages: Sendable {
             log: log, connect: connect, makeStore: store,
             onCommitted: { outbox, positions, stored in
                 publisher.publish(outbox)
+                if !outbox.isEmpty { webhooks.wake() }
                 state.committed(positions: positions, stored: stored)
             },
             metrics: metrics)
@@ -82,7 +89,8 @@ final class WorkerStages: Sendable {
         metrics.persistQueueDepth.sample { Double(backlog.backlog) }
         probe = PostgresProbe.make(health: metrics.health, connect: connect)
         purgeLoop = RetentionPurge.loop(configuration.retention, partitions: retention.partitions, connect: connect, log: log, metrics: metrics)
-        statusRecheck = StatusRecheck.loop(StatusRechecker(service: status, directory: retention.directory), interval: configuration.statusRecheckInterval,
+        statusRecheck = StatusRecheck.loop(StatusRechecker(service: status, directory: retention.directory, webhooks: configuration.webhooks),
+                                           interval: configuration.statusRecheckInterval,
                                            connect: connect, log: log, metrics: metrics)
         positions = ReconnectingConnection(connect)
     }
@@ -95,6 +103,7 @@ final class WorkerStages: Sendable {
         publisher.start()
         purgeLoop.start()
         statusRecheck.start()
+        webhooks.start()
     }
 }
 

@@ -38,6 +38,7 @@ public struct Eraser: Sendable {
         erased.statusReferences = try connection.repeatUntilDone(batchSize: batchSize) { StatusReferencesTable.delete(matching: scope, limit: $0) }
         erased.claims = try connection.repeatUntilDone(batchSize: batchSize) { OutboxTable.stripClaims(matching: scope, limit: $0) }
         erased.claims += try connection.repeatUntilDone(batchSize: batchSize) { SessionsTable.stripClaims(matching: scope, limit: $0) }
+        erased.claims += try connection.repeatUntilDone(batchSize: batchSize) { WebhookDeliveriesTable.stripClaims(matching: scope, limit: $0) }
         erased.resultsKept = Int(try connection.execute(ResultsTable.count(matching: scope)).int(0, "count") ?? 0)
         return erased
     }

@@ -98,6 +98,32 @@ public struct TenantSettings: Sendable, Equatable {
     /// How revocation references in MSOs are checked (docs/revocation.md).
     public var status = StatusPolicy()
 
+    /// Where the worker POSTs this tenant's outcome events (docs/webhooks.md).
+    public var webhooks: [Webhook] = []
+
+    /// A `webhooks` entry: one receiver, signed for under Standard Webhooks.
+    public struct Webhook: Sendable, Equatable {
+        /// Names the endpoint in stored deliveries, metrics and `veridoc webhooks`: letters, digits, `_` and `-`, unique in its tenant.
+        public var id: String
+        public var url: String
+        /// The event types it receives; all of `eventTypes` unless listed.
+        public var events: [String]
+        /// Files each holding one `whsec_` secret; every one signs (`v1,`), so a receiver may rotate.
+        public var secrets: [String]
+        /// A file holding an Ed25519 private key (PEM) that signs as well (`v1a,`); its public key is served by `veridoc serve`.
+        public var signingKey: String?
+        /// Deliveries to it under way at once, and started per second at most.
+        public var maxConcurrency: Int
+        public var maxPerSecond: Int
+        /// Where it was configured, for messages.
+        public var setting: String
+
+        /// The event types a webhook may receive.
+        public static let eventTypes = ["veridoc.verification.completed.v1", "veridoc.credential.status-changed.v1"]
+        public static let maxIDLength = 64
+        public static let maxSecrets = 4
+    }
+
     /// The tenant's `status` object.
     public struct StatusPolicy: Sendable, Equatable {
         public var mode: Mode = .required
@@ -335,9 +361,33 @@ public struct TenantSettings: Sendable, Equatable {
         if var policy = try object.object("status") {
             status = try Self.statusPolicy(&policy)
         }
+        webhooks = try object.objects("webhooks", Self.webhook) ?? []
+        if let index = webhooks.indices.first(where: { index in webhooks[..<index].contains { $0.id == webhooks[index].id } }) {
+            throw ConfigError("\(object.setting("webhooks"))[\(index)].id: each endpoint id once in a tenant")
+        }
         if var test = try object.object("testConditions") {
             testConditions = try Self.testConditions(&test, tenant: self)
         }
+    }
+
+    private static func webhook(_ entry: inout SettingsObject) throws(ConfigError) -> Webhook {
+        guard let id = try entry.nonEmptyString("id"), id.utf8.count <= Webhook.maxIDLength,
+              id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) || $0 == 0x5f || $0 == 0x2d })
+        else { throw ConfigError("\(entry.setting("id")): 1 to \(Webhook.maxIDLength) letters, digits, _ or - is required") }
+        guard let url = try entry.nonEmptyString("url") else { throw ConfigError("\(entry.setting("url")): required") }
+        let events = try entry.array("events") == nil ? Webhook.eventTypes : try entry.strings("events")
+        guard !events.isEmpty, Set(events).count == events.count, events.allSatisfy(Webhook.eventTypes.contains) else {
+            throw ConfigError("\(entry.setting("events")): distinct event types from \(Webhook.eventTypes.joined(separator: ", "))")
+        }
+        let secrets = try entry.strings("secrets")
+        let signingKey = try entry.nonEmptyString("signingKey")
+        guard secrets.count <= Webhook.maxSecrets, !secrets.isEmpty || signingKey != nil else {
+            throw ConfigError("\(entry.setting("secrets")): 1 to \(Webhook.maxSecrets) secret files (`veridoc keys generate-webhook-secret`), or a signingKey, is required")
+        }
+        let concurrency = try entry.integer("maxConcurrency", range: 1...64) ?? 4
+        let rate = try entry.integer("maxPerSecond", range: 1...10_000) ?? 50
+        return Webhook(id: id, url: url, events: events, secrets: secrets, signingKey: signingKey, maxConcurrency: concurrency,
+                       maxPerSecond: rate, setting: entry.path)
     }
 
     private static func statusPolicy(_ policy: inout SettingsObject) throws(ConfigError) -> StatusPolicy {

@@ -19,6 +19,7 @@ public struct VeridocSettings: Sendable, Equatable {
     public var retention = RetentionSettings()
     public var serve = ServeSettings()
     public var statusLists = StatusListSettings()
+    public var webhooks = WebhookSettings()
 
     /// The largest config file read: far beyond any real one, and bounded so
     /// a wrong path (a device, a log) cannot take the process's memory.
@@ -58,6 +59,7 @@ public struct VeridocSettings: Sendable, Equatable {
         retention = try RetentionSettings(file.object("retention"), environment)
         serve = try ServeSettings(file.object("serve"), environment)
         statusLists = try StatusListSettings(file.object("statusLists"))
+        webhooks = try WebhookSettings(file.object("webhooks"))
         try file.finish()
     }
 

@@ -1,3 +1,4 @@
+import HTTPClient
 /// How strict a `StatusFetcher` is. The URLs it fetches come from
 /// credentials, so the defaults are the strict ones: HTTPS with certificate
 /// and host name verification, public addresses only, bounded in time, size,

@@ -452,6 +452,41 @@ public enum Migrations {
             );
             CREATE INDEX session_submissions_created_at ON session_submissions (created_at);
             """),
+        // Webhook deliveries, written in the transaction that writes their
+        // outcome, so a crash loses none; retried on a schedule until
+        // delivered or dead. An endpoint that answered 410 is disabled until
+        // an operator enables it again.
+        Migration(version: 22, name: "webhook deliveries", sql: """
+            CREATE TABLE webhook_deliveries (
+                tenant           text NOT NULL,
+                endpoint         text NOT NULL,
+                webhook_id       text NOT NULL,
+                event_id         text NOT NULL,
+                event_type       text NOT NULL,
+                payload          text,
+                has_claims       boolean NOT NULL DEFAULT false,
+                state            text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'dead')),
+                attempts         integer NOT NULL DEFAULT 0,
+                next_attempt_at  timestamptz NOT NULL DEFAULT now(),
+                claimed_by       text,
+                claimed_until    timestamptz,
+                last_status      integer,
+                last_error       text,
+                created_at       timestamptz NOT NULL DEFAULT now(),
+                finished_at      timestamptz,
+                PRIMARY KEY (tenant, endpoint, webhook_id)
+            );
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries (tenant, endpoint, next_attempt_at) WHERE state = 'pending';
+            CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_at) WHERE state <> 'pending';
+            CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+            CREATE TABLE webhook_endpoints (
+                tenant           text NOT NULL,
+                endpoint         text NOT NULL,
+                disabled_at      timestamptz NOT NULL DEFAULT now(),
+                disabled_status  integer,
+                PRIMARY KEY (tenant, endpoint)
+            );
+            """),
     ]
 
     /// The newest version this binary knows.

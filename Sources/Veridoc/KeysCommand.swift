@@ -18,11 +18,13 @@ enum KeysCommand {
             case ("api-key", 1): apiKey()
             case ("generate-replay-key", 2): try generateReplayKey(URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
             case ("generate-signing-key", 2): try generateSigningKey(URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
+            case ("generate-webhook-secret", 2): try generateWebhookSecret(URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
+            case ("generate-webhook-key", 2): try generateWebhookKey(URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
             case ("generate-outcome-key", 2): try generateOutcomeKey(into: URL(fileURLWithPath: try ParsedArguments.path(arguments[1])))
             case ("generate-data-key", _): return RetentionCommands.generateDataKey(Array(arguments.dropFirst()))
             case ("rotate-data-key", _): return RetentionCommands.rotateDataKey(Array(arguments.dropFirst()))
             default: throw UsageError("keys generate DIR | keys hash FILE | keys api-key | keys generate-replay-key FILE | keys generate-signing-key FILE | "
-                                      + "keys generate-outcome-key DIR | keys generate-data-key FILE | keys rotate-data-key --config FILE")
+                                      + "keys generate-webhook-secret FILE | keys generate-webhook-key FILE | keys generate-outcome-key DIR | keys generate-data-key FILE | keys rotate-data-key --config FILE")
             }
             return 0
         } catch let error as UsageError {
@@ -75,6 +77,25 @@ enum KeysCommand {
         try Data(key.publicKey.pem.utf8).write(to: publicURL)
         print("signing key: \(url.path) (mode 0600)")
         print("public key:  \(publicURL.path)")
+    }
+
+    /// A webhook endpoint's `secrets` entry: `whsec_` and 32 random bytes in
+    /// base64 (Standard Webhooks), 0600. The receiver verifies with the same
+    /// value, so it is handed over as the file's content, never printed.
+    private static func generateWebhookSecret(_ url: URL) throws {
+        try writeSecret("whsec_" + Data(secureRandomBytes(32)).base64EncodedString() + "\n", to: url)
+        print("webhook secret written to \(url.path) (mode 0600): name it in the endpoint's secrets; the receiver verifies with the same secret, the file's content")
+    }
+
+    /// A webhook endpoint's `signingKey`: an Ed25519 key (PKCS#8 PEM, 0600)
+    /// whose public key receivers verify `v1a` signatures with; printed as
+    /// Standard Webhooks writes it, and served by `veridoc serve`.
+    private static func generateWebhookKey(_ url: URL) throws {
+        let key = try PrivateKey.generateEd25519()
+        try writeSecret(try key.pkcs8PEM(), to: url)
+        guard let raw = key.publicKey.ed25519Raw else { throw UsageError("the new key has no Ed25519 public key") }
+        print("signing key: \(url.path) (mode 0600)")
+        print("public key:  whpk_\(Data(raw).base64EncodedString())")
     }
 
     /// An outcome recipient key pair: the private key (0600) for the

@@ -19,6 +19,10 @@ enum Usage {
                               A new replay.nonceKeyFile (32 random bytes, base64, 0600) for the workers and serve to share.
           keys generate-signing-key FILE
                               A new P-256 signing key (0600) for readerTokens, webReader or openID4VPVerifier, its public key in FILE.pub.pem.
+          keys generate-webhook-secret FILE
+                              A new whsec_ webhook signing secret (0600) for an endpoint's secrets.
+          keys generate-webhook-key FILE
+                              A new Ed25519 webhook signing key (0600) for an endpoint's signingKey; prints its whpk_ public key.
           keys generate-outcome-key DIR
                               An outcome recipient key pair: the private key for the integrator, the public one for outcomeRecipientKey.
           keys generate-data-key FILE
@@ -34,6 +38,9 @@ enum Usage {
                               production outcomes only unless --assurance test or all).
           report --config FILE --html OUT [--since DURATION] [--tenant T] [--assurance production|test|all] [--per hour|day|week]
                               Self-contained HTML page with charts (production only by default, as stats), per hour, day or week.
+          webhooks list|redeliver|enable --config FILE [--tenant T] …
+                              Webhook deliveries: list them (--state, --limit), send dead ones again (--id or --dead),
+                              take back an endpoint that answered 410 Gone (--endpoint).
 
         veridoc <command> --help prints one command's usage; veridoc --version the version and the linked libraries'.
         The demo, the benchmarks, the load generator and fault injection are in veridoc-dev.
@@ -78,11 +85,12 @@ extension Usage {
             examples: ["veridoc verify --config config.json --at 2026-12-01T12:00:00Z event.json", "veridoc verify --config config.json --json captured/*.json"]),
         "keys": CommandDetails(
             options: [Option("DIR", "keys generate: the folder for merchant-key.pem (0600) and merchant-cert.pem; keys generate-outcome-key: for outcome-recipient-key.pem (0600) and outcome-recipient.pem. Existing files are never overwritten."),
-                      Option("FILE", "keys hash: a PEM key or certificate; keys generate-data-key, generate-replay-key, generate-signing-key: the new key file (0600)."),
+                      Option("FILE", "keys hash: a PEM key or certificate; keys generate-data-key, generate-replay-key, generate-signing-key, generate-webhook-secret, generate-webhook-key: the new key file (0600)."),
                       config],
             exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "keys generate-data-key or rotate-data-key failed"), (ExitStatus.usageOrConfiguration, "usage or configuration error, a key could not be made or read, or (rotate-data-key) a database schema newer than this binary")],
             examples: ["veridoc keys generate pki/", "veridoc keys hash pki/merchant-key.pem", "veridoc keys api-key", "veridoc keys generate-replay-key pki/nonce.key",
-                       "veridoc keys generate-signing-key pki/reader-token-key.pem", "veridoc keys generate-outcome-key pki/outcomes/"]),
+                       "veridoc keys generate-signing-key pki/reader-token-key.pem", "veridoc keys generate-webhook-secret pki/hooks/primary.whsec",
+                       "veridoc keys generate-webhook-key pki/hooks/primary-ed25519.pem", "veridoc keys generate-outcome-key pki/outcomes/"]),
         "purge": CommandDetails(
             options: [config, Option("--now RFC3339", "Purge as if it were this time (default: now).")],
             exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
@@ -101,6 +109,14 @@ extension Usage {
                       Option("--per hour|day|week", "What one bar of the chart holds (default: hours, or days past 45 days; weeks start on Mondays, UTC).")] + analytics,
             exitStatuses: [(ExitStatus.success, "written"), (ExitStatus.failure, "failed (PostgreSQL, or the file could not be written)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc report --config config.json --since 7d --html report.html", "veridoc report --config config.json --since 90d --per week --html weekly.html"]),
+        "webhooks": CommandDetails(
+            options: [config, Option("--tenant T", "Only this tenant's deliveries (enable: the endpoint's tenant)."),
+                      Option("--state pending|delivered|dead", "list: only deliveries in this state."), Option("--limit N", "list: at most N, newest first (default 50)."),
+                      Option("--id WEBHOOK_ID", "redeliver: this dead delivery."), Option("--dead", "redeliver: every dead delivery (of --tenant)."),
+                      Option("--endpoint E", "enable: the endpoint that answered 410 Gone.")],
+            exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
+            examples: ["veridoc webhooks list --config config.json --state dead", "veridoc webhooks redeliver --config config.json --dead --tenant acme",
+                       "veridoc webhooks enable --config config.json --tenant acme --endpoint primary"]),
     ]
 }
 

@@ -12,4 +12,5 @@ CommandTable(usage: Usage.text, commands: [
     "forget": RetentionCommands.forget,
     "stats": StatsCommand.run,
     "report": ReportCommand.run,
+    "webhooks": WebhooksCommand.run,
 ], details: Usage.details, version: { Version.text(of: "veridoc") }).main()

@@ -87,6 +87,20 @@ extension KeyFile {
         return key
     }
 
+    /// A Standard Webhooks signing secret: `whsec_` and the base64 of 24 to
+    /// 64 random bytes (`veridoc keys generate-webhook-secret`), surrounding
+    /// ASCII whitespace ignored.
+    public static func webhookSecret(_ url: URL, setting: String) throws(ConfigError) -> [UInt8] {
+        let bytes = try read(url, setting: setting, .secret)
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
+        let prefix = Array("whsec_".utf8)
+        let trimmed = bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+        guard trimmed.starts(with: prefix), let key = Data(base64Encoded: Data(trimmed.dropFirst(prefix.count))).map(Array.init), (24...64).contains(key.count) else {
+            throw ConfigError("\(setting): \(url.path) holds no whsec_ secret of 24 to 64 bytes (veridoc keys generate-webhook-secret makes one)")
+        }
+        return key
+    }
+
     /// The decoding rule of `secret`, on bytes only (no String holds the key).
     static func decodeSecret(_ bytes: [UInt8]) -> [UInt8] {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }

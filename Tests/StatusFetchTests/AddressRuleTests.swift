@@ -1,4 +1,4 @@
-import StatusFetch
+import HTTPClient
 import Testing
 
 /// The address rule on its own: what a strict fetch may connect to, at the

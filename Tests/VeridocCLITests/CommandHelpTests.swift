@@ -8,7 +8,7 @@ import TestSupport
 /// command's synopsis, not the whole list; nothing spelt like an option is
 /// taken as a path; `--version` names the linked libraries.
 @Suite struct CommandHelpTests {
-    static let product = ["run", "migrate", "serve", "verify", "keys", "purge", "forget", "stats", "report"]
+    static let product = ["run", "migrate", "serve", "verify", "keys", "purge", "forget", "stats", "report", "webhooks"]
     static let developer = ["demo", "bench", "loadgen", "chaos", "dev-broker", "examples", "sandbox", "wallet"]
 
     @Test func everyCommandHasItsOwnHelp() throws {

@@ -2,6 +2,7 @@ import Deployment
 import Foundation
 import Testing
 import TestIssuer
+import Webhooks
 
 @Suite struct KeysCommandTests {
     @Test func generateWritesAPrivateKeyOnlyItsOwnerCanReadAndPrintsItsHash() throws {
@@ -46,20 +47,22 @@ import TestIssuer
         defer { try? FileManager.default.removeItem(at: directory) }
         func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
         for command in [["generate-replay-key", path("nonce.key")], ["generate-signing-key", path("reader-token-key.pem")],
-                        ["generate-outcome-key", path("outcomes")], ["generate", path("pki")]] {
+                        ["generate-outcome-key", path("outcomes")], ["generate", path("pki")],
+                        ["generate-webhook-secret", path("hook.whsec")], ["generate-webhook-key", path("hook-ed25519.pem")]] {
             let run = try CLI.run(["keys"] + command)
             #expect(run.status == 0, "\(command): \(run.stderr)")
-            #expect(!run.stdout.contains("PRIVATE KEY"), "key material is never printed")
+            #expect(!run.stdout.contains("PRIVATE KEY") && !run.stdout.contains("whsec_"), "key material is never printed")
             #expect(try CLI.run(["keys"] + command).status == 2, "\(command) again must not overwrite")
         }
-        for secret in ["nonce.key", "reader-token-key.pem", "outcomes/outcome-recipient-key.pem", "pki/merchant-key.pem"] {
+        for secret in ["nonce.key", "reader-token-key.pem", "outcomes/outcome-recipient-key.pem", "pki/merchant-key.pem", "hook.whsec", "hook-ed25519.pem"] {
             #expect(try FileManager.default.attributesOfItem(atPath: path(secret))[.posixPermissions] as? Int == 0o600, "\(secret)")
         }
         try TestIssuer.PEM.certificates([try TestIssuer.Authority(now: Date()).iaca]).write(toFile: path("iaca.pem"), atomically: true, encoding: .utf8)
         let config: [String: Any] = [
             "tenants": [["id": "acme", "trustAnchors": ["iaca.pem"], "encryptionKeys": ["pki/merchant-key.pem"],
                          "outcomeRecipientKey": "outcomes/outcome-recipient.pem",
-                         "readerTokens": ["brandId": "BRAND00001", "keyId": "KEY0000001", "signingKey": "reader-token-key.pem"]]],
+                         "readerTokens": ["brandId": "BRAND00001", "keyId": "KEY0000001", "signingKey": "reader-token-key.pem"],
+                         "webhooks": [["id": "primary", "url": "https://hooks.example.com/veridoc", "secrets": ["hook.whsec"], "signingKey": "hook-ed25519.pem"]]]],
             "replay": ["nonceKeyFile": "nonce.key"],
         ]
         try JSONSerialization.data(withJSONObject: config).write(to: directory.appendingPathComponent("config.json"))
@@ -67,6 +70,10 @@ import TestIssuer
         #expect(try deployment.requiredReplayKey().count == 32)
         let tenant = try #require(deployment.tenants["acme"])
         #expect(tenant.outcomeRecipientKey != nil && tenant.readerTokenKey != nil)
+        let hook = try #require(deployment.webhooks.endpoints.first)
+        #expect(hook.tenant == "acme" && hook.eventTypes.count == 2)
+        let printed = try CLI.run(["keys", "generate-webhook-key", path("other-ed25519.pem")]).stdout
+        #expect(hook.signer.publicKey?.hasPrefix("whpk_") == true && !printed.contains(hook.signer.publicKey ?? "-"), "each key its own")
     }
 
     @Test func usageErrorsExitTwo() throws {

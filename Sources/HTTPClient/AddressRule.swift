@@ -58,6 +58,9 @@ public enum AddressRule {
         return bytes.count == 4 ? allows(ipv4: bytes) : allows(ipv6: bytes)
     }
 
+    /// Whether the text is an IPv4 or IPv6 address rather than a name.
+    public static func isAddress(_ literal: String) -> Bool { parse(literal) != nil }
+
     /// An address literal's bytes in network order (4 or 16), or nil.
     static func parse(_ literal: String) -> [UInt8]? {
         var v4 = [UInt8](repeating: 0, count: 4)

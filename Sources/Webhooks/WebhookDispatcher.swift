@@ -1,0 +1,299 @@
+import Foundation
+import HTTPClient
+import Observability
+import Postgres
+import Storage
+
+/// Sends the deliveries the worker's transactions recorded: one control
+/// thread that owns a PostgreSQL connection (claims due deliveries, records
+/// how each attempt ended), and `webhooks.deliveryThreads` threads that sign
+/// and POST them. Each endpoint has at most `maxConcurrency` deliveries
+/// claimed at once and starts at most `maxPerSecond`, and claims are made
+/// per endpoint, so a slow or dead receiver holds only its own share; the
+/// worker's commits never wait for any of it.
+///
+/// At least once: a claim lasts past the delivery's timeout, and one that
+/// runs out (a crash, a stop) is claimed again, so a receiver may see a
+/// delivery twice, always with the same `webhook-id`.
+public final class WebhookDispatcher: @unchecked Sendable {
+    private let directory: WebhookDirectory
+    private let connect: @Sendable () throws -> PostgresConnection
+    private let workerID: String
+    private let client: HTTPClient
+    private let policy: RetryPolicy
+    private let metrics: WebhookMetrics?
+    private let log: Logger
+    private let endpoints: [Key: WebhookEndpoint]
+
+    private struct Key: Hashable, Sendable {
+        let tenant: String
+        let endpoint: String
+    }
+
+    private struct Job: Sendable {
+        let endpoint: WebhookEndpoint
+        let delivery: WebhookDeliveriesTable.Claimed
+    }
+
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var jobs: [Job] = []
+    private var finished: [(Job, WebhookDeliveriesTable.Outcome)] = []
+    private var stopping = false
+    private var woken = false
+    private var started: [Thread] = []
+    private var running = 0
+
+    /// `connect` opens the control thread's connection (again after a failure).
+    public init(directory: WebhookDirectory, connect: @escaping @Sendable () throws -> PostgresConnection, workerID: String,
+                metrics: WebhookMetrics?, log: Logger) {
+        self.directory = directory
+        self.connect = connect
+        self.workerID = workerID
+        self.metrics = metrics
+        self.log = log
+        let settings = directory.settings
+        client = HTTPClient(timeoutSeconds: Double(settings.timeoutSeconds), connectTimeoutSeconds: Double(settings.connectTimeoutSeconds),
+                            maxResponseBytes: settings.maxResponseBytes, overflow: .truncate,
+                            addresses: settings.allowInsecureTargets ? .any : .publicOnly, allowsPlainHTTP: settings.allowInsecureTargets,
+                            caFile: directory.caFile, userAgent: "veridoc-webhooks")
+        policy = directory.retryPolicy
+        var byKey: [Key: WebhookEndpoint] = [:]
+        for endpoint in directory.endpoints { byKey[Key(tenant: endpoint.tenant, endpoint: endpoint.id)] = endpoint }
+        endpoints = byKey
+    }
+
+    public func start() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard started.isEmpty, !endpoints.isEmpty else { return }
+        var threads = [Thread(block: { [self] in control() })]
+        threads += (0..<directory.settings.deliveryThreads).map { _ in Thread(block: { [self] in deliver() }) }
+        for (index, thread) in threads.enumerated() {
+            thread.name = index == 0 ? "veridoc-webhooks" : "veridoc-webhook-\(index)"
+            running += 1
+            thread.start()
+        }
+        started = threads
+    }
+
+    /// New deliveries may be due: claim now rather than at the next poll.
+    public func wake() {
+        condition.lock()
+        woken = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Stops claiming, lets the attempts under way end (each within
+    /// `webhooks.timeoutSeconds`) and records them, and returns when every
+    /// thread has ended. Claimed deliveries not yet started are left to
+    /// their claim's expiry, after which any worker sends them.
+    public func stop() {
+        condition.lock()
+        stopping = true
+        jobs.removeAll()
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    // MARK: the control thread
+
+    private func control() {
+        var connection: PostgresConnection?
+        var disabled = Set<Key>()
+        var lastRefresh = Date.distantPast
+        var buckets: [Key: RateBucket] = [:]
+        var inFlight: [Key: Int] = [:]
+        var unrecorded: [(Job, WebhookDeliveriesTable.Outcome)] = []
+        // A claim outlives the attempt: another worker must not send it meanwhile.
+        let claimSeconds = Double(directory.settings.timeoutSeconds + 30)
+        defer { exitThread() }
+        while true {
+            condition.lock()
+            unrecorded += finished
+            finished.removeAll()
+            let stop = stopping
+            condition.unlock()
+            do {
+                let db: PostgresConnection
+                if let connection { db = connection } else { db = try connect(); connection = db }
+                while let (job, outcome) = unrecorded.first {
+                    try db.execute(WebhookDeliveriesTable.record(tenant: job.delivery.tenant, endpoint: job.delivery.endpoint,
+                                                                 webhookID: job.delivery.webhookID, outcome))
+                    unrecorded.removeFirst()
+                    let key = Key(tenant: job.delivery.tenant, endpoint: job.delivery.endpoint)
+                    inFlight[key, default: 1] -= 1
+                    if case .endpointGone = outcome { disabled.insert(key) }
+                }
+                if stop {
+                    // Attempts still under way end within their timeout; their outcomes are recorded, then this thread ends.
+                    if deliveriesUnderWay() == 0 && finishedCount() == 0 { return }
+                    waitForWork(seconds: 0.2)
+                    continue
+                }
+                let now = Date()
+                if now.timeIntervalSince(lastRefresh) >= 5 {
+                    let gone = try db.execute(WebhookDeliveriesTable.disabledEndpoints)
+                    disabled = Set((0..<gone.rowCount).compactMap { row in
+                        gone.string(row, "tenant").flatMap { tenant in gone.string(row, "endpoint").map { Key(tenant: tenant, endpoint: $0) } }
+                    })
+                    _ = try db.execute(WebhookDeliveriesTable.deleteFinished(olderThanHours: directory.settings.keepFinishedHours, limit: 1_000))
+                    metrics?.pending.set(Double(try db.execute(WebhookDeliveriesTable.countPending).int(0, "count") ?? 0))
+                    lastRefresh = now
+                }
+                var wants: [WebhookDeliveriesTable.Want] = []
+                for (key, endpoint) in endpoints where !disabled.contains(key) {
+                    let free = endpoint.maxConcurrency - inFlight[key, default: 0]
+                    let tokens = buckets[key, default: RateBucket(perSecond: endpoint.maxPerSecond)].available(at: now)
+                    let count = min(free, tokens)
+                    if count > 0 { wants.append(.init(tenant: key.tenant, endpoint: key.endpoint, count: count)) }
+                }
+                if !wants.isEmpty {
+                    let claimed = WebhookDeliveriesTable.claimed(try db.execute(WebhookDeliveriesTable.claimDue(wants, by: workerID, forSeconds: claimSeconds)))
+                    var new: [Job] = []
+                    for delivery in claimed {
+                        let key = Key(tenant: delivery.tenant, endpoint: delivery.endpoint)
+                        guard let endpoint = endpoints[key] else { continue }
+                        inFlight[key, default: 0] += 1
+                        buckets[key, default: RateBucket(perSecond: endpoint.maxPerSecond)].take(at: now)
+                        new.append(Job(endpoint: endpoint, delivery: delivery))
+                    }
+                    if !new.isEmpty { enqueue(new) }
+                    // A full claim may leave more due: look again at once.
+                    if claimed.count == wants.reduce(0, { $0 + $1.count }), !claimed.isEmpty { continue }
+                }
+                waitForWork(seconds: 1)
+            } catch {
+                log.warning("webhook bookkeeping failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
+                connection = nil
+                waitForWork(seconds: 1)
+            }
+        }
+    }
+
+    private func enqueue(_ new: [Job]) {
+        condition.lock()
+        jobs += new
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until an attempt ends, `wake` is called, the dispatcher stops, or `seconds` pass.
+    private func waitForWork(seconds: Double) {
+        condition.lock()
+        if finished.isEmpty && !woken {
+            _ = condition.wait(until: Date().addingTimeInterval(seconds))
+        }
+        woken = false
+        condition.unlock()
+    }
+
+    private var underWay = 0
+
+    private func deliveriesUnderWay() -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return underWay + jobs.count
+    }
+
+    private func finishedCount() -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return finished.count
+    }
+
+    private func exitThread() {
+        condition.lock()
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: the delivery threads
+
+    private func deliver() {
+        defer { exitThread() }
+        while let job = nextJob() {
+            let outcome = attempt(job)
+            condition.lock()
+            underWay -= 1
+            finished.append((job, outcome))
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    private func nextJob() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !stopping { condition.wait() }
+        guard !stopping, !jobs.isEmpty else { return nil }
+        underWay += 1
+        return jobs.removeFirst()
+    }
+
+    /// One signed POST of the event as it was published, and what its answer means.
+    private func attempt(_ job: Job) -> WebhookDeliveriesTable.Outcome {
+        let delivery = job.delivery
+        let body = Array(delivery.payload.utf8)
+        let started = ContinuousClock.now
+        let answer: Result<HTTPClient.Response, HTTPClient.Failure>
+        do {
+            let headers = try job.endpoint.signer.headers(id: delivery.webhookID, timestamp: Int(Date().timeIntervalSince1970), body: body)
+            answer = Result { () throws(HTTPClient.Failure) in
+                try client.send("POST", job.endpoint.url, headers: headers + [("content-type", "application/cloudevents+json; charset=utf-8")], body: body)
+            }
+        } catch {
+            answer = .failure(.transfer("signing failed"))
+        }
+        let outcome = policy.outcome(answer, attempts: delivery.attempts, now: Date())
+        let elapsed = started.duration(to: .now)
+        metrics?.seconds.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, delivery.tenant, delivery.endpoint)
+        let fields = ["tenant": delivery.tenant, "endpoint": delivery.endpoint, "webhook_id": delivery.webhookID]
+        switch outcome {
+        case .delivered:
+            metrics?.attempts.increment(delivery.tenant, delivery.endpoint, "delivered")
+        case .retry(_, let status, let error):
+            metrics?.attempts.increment(delivery.tenant, delivery.endpoint, "retried")
+            log.info("webhook attempt failed; retrying on schedule", fields.merging(["error": error, "status": status.map(String.init) ?? "-",
+                                                                                      "attempt": String(delivery.attempts + 1)]) { $1 })
+        case .dead(let status, let error):
+            metrics?.attempts.increment(delivery.tenant, delivery.endpoint, "dead")
+            log.warning("webhook delivery dead after its last attempt (veridoc webhooks redeliver sends it again)",
+                        fields.merging(["error": error, "status": status.map(String.init) ?? "-", "attempt": String(delivery.attempts + 1)]) { $1 })
+        case .endpointGone:
+            metrics?.attempts.increment(delivery.tenant, delivery.endpoint, "gone")
+            log.warning("webhook endpoint answered 410 Gone: disabled until veridoc webhooks enable", fields)
+        }
+        return outcome
+    }
+}
+
+/// Starts allowed per second for one endpoint: `perSecond` tokens at most,
+/// refilled continuously. Used by the control thread only.
+struct RateBucket {
+    let perSecond: Int
+    private var tokens: Double
+    private var updated: Date?
+
+    init(perSecond: Int) {
+        self.perSecond = perSecond
+        tokens = Double(perSecond)
+    }
+
+    func available(at now: Date) -> Int {
+        Int(refilled(at: now))
+    }
+
+    mutating func take(at now: Date) {
+        tokens = refilled(at: now) - 1
+        updated = now
+    }
+
+    private func refilled(at now: Date) -> Double {
+        guard let updated else { return tokens }
+        return min(Double(perSecond), tokens + max(0, now.timeIntervalSince(updated)) * Double(perSecond))
+    }
+}

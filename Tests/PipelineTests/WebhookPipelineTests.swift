@@ -1,0 +1,84 @@
+import Foundation
+import Postgres
+import Testing
+import TestIssuer
+import TestSupport
+
+/// Webhooks through a real worker: each outcome is recorded for delivery in
+/// its result's transaction and POSTed, signed, to a receiver Veridoc did not
+/// write (scripts/webhook-receiver, standardwebhooks from PyPI), exactly as
+/// it went to the outcome topic; a failed attempt is retried with the same
+/// `webhook-id`; a 410 disables the endpoint until `veridoc webhooks enable`.
+@Suite(.enabled(if: Services.available, Services.skipMessage), .enabled(if: WebhookReceiver.available, Comment(rawValue: WebhookReceiver.skipMessage)))
+struct WebhookPipelineTests {
+    static func fixture(receiver: WebhookReceiver, secret: String) throws -> PipelineFixture {
+        let fixture = try PipelineFixture(
+            tenantSettings: ["webhooks": [["id": "primary", "url": receiver.url, "secrets": ["hook.whsec"]]]],
+            settings: ["webhooks": ["allowInsecureTargets": true, "retrySchedule": [1, 1, 1], "timeoutSeconds": 5, "connectTimeoutSeconds": 2]])
+        guard FileManager.default.createFile(atPath: fixture.directory.appendingPathComponent("hook.whsec").path, contents: Data((secret + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else { throw TestFailure("cannot write hook.whsec") }
+        return fixture
+    }
+
+    static func secret() -> String { "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() }
+
+    @Test func everyOutcomeIsDeliveredSignedAsPublishedAndRetriedUnderItsID() throws {
+        let secret = Self.secret()
+        let receiver = try WebhookReceiver(secrets: [secret], answers: ["500"])
+        defer { receiver.stop() }
+        let fixture = try Self.fixture(receiver: receiver, secret: secret)
+        let worker = try fixture.startWorker()
+        let events = try (0..<3).map { _ in try fixture.factory.event(.appleWalletApp) }
+        try fixture.produce(events.enumerated().map { ("k\($0.offset)", $0.element.json()) })
+        let published = try fixture.outcomeEvents(expected: 3)
+        #expect(published.count == 3)
+        let delivered = receiver.requests(within: 60) { requests in Set(requests.filter { $0.answer == "200" }.map(\.id)).count == 3 }
+        #expect(worker.terminate() == 0)
+
+        #expect(delivered.allSatisfy { $0.verified }, "every delivery verifies under the endpoint's secret")
+        #expect(delivered.allSatisfy { $0.contentType.hasPrefix("application/cloudevents+json") })
+        #expect(Set(delivered.map(\.id)) == Set(published.compactMap { $0["id"] as? String }), "webhook-id is the CloudEvent id")
+        // The first attempt got a 500; the same delivery came again, under the same id, with the same body.
+        let first = try #require(delivered.first)
+        #expect(first.answer == "500")
+        let again = delivered.filter { $0.id == first.id }
+        #expect(again.count == 2 && again.map(\.body) == [first.body, first.body])
+        for request in delivered {
+            let body = try JSONSerialization.jsonObject(with: Data(request.body.utf8)) as? NSDictionary
+            let topic = published.first { $0["id"] as? String == request.id }.map { $0 as NSDictionary }
+            #expect(body != nil && body == topic, "the body is the event on the outcome topic")
+        }
+        let connection = try PostgresConnection(connectionString: fixture.database.connectionString)
+        defer { connection.close() }
+        let rows = try connection.execute("SELECT webhook_id, state, attempts, payload FROM webhook_deliveries ORDER BY attempts DESC")
+        #expect(rows.rowCount == 3)
+        #expect((0..<rows.rowCount).allSatisfy { rows.string($0, "state") == "delivered" && rows.string($0, "payload") == nil })
+        #expect(rows.int(0, "attempts") == 2 && rows.string(0, "webhook_id") == first.id)
+    }
+
+    @Test func aGoneEndpointWaitsUntilAnOperatorEnablesIt() throws {
+        let secret = Self.secret()
+        let receiver = try WebhookReceiver(secrets: [secret], answers: ["410"])
+        defer { receiver.stop() }
+        let fixture = try Self.fixture(receiver: receiver, secret: secret)
+        let worker = try fixture.startWorker()
+        try fixture.produce([("k1", try fixture.factory.event(.appleWalletApp).json())])
+        #expect(receiver.requests(within: 60) { !$0.isEmpty }.first?.answer == "410")
+        let connection = try PostgresConnection(connectionString: fixture.database.connectionString)
+        defer { connection.close() }
+        #expect(eventually(60) { (try? connection.execute("SELECT count(*) AS count FROM webhook_endpoints").int(0, "count")) == 1 })
+        try fixture.produce([("k2", try fixture.factory.event(.appleWalletApp).json())])
+        _ = try fixture.outcomeEvents(expected: 2)
+        // Both wait: nothing more reaches the receiver while the endpoint is disabled.
+        #expect(eventually(60) { (try? connection.execute("SELECT count(*) AS count FROM webhook_deliveries WHERE state = 'pending'").int(0, "count")) == 2 })
+        #expect(receiver.requests().count == 1)
+        let listed = try Subprocess.run(Binaries.veridoc, ["webhooks", "list", "--config", fixture.config.path, "--state", "pending"])
+        #expect(listed.status == 0 && listed.output.split(separator: "\n").count == 3 && listed.output.contains("endpoint_gone"), "\(listed.output)")
+        let enabled = try Subprocess.run(Binaries.veridoc, ["webhooks", "enable", "--config", fixture.config.path, "--tenant", fixture.factory.merchant.tenantID,
+                                                            "--endpoint", "primary"], mergingStandardError: true)
+        #expect(enabled.status == 0, "\(enabled.output)")
+        let after = receiver.requests(within: 60) { $0.filter { $0.answer == "200" }.count == 2 }
+        #expect(after.filter { $0.answer == "200" }.count == 2 && after.allSatisfy { $0.verified })
+        #expect(worker.terminate() == 0)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Postgres
+import Storage
+import Testing
+import TestSupport
+
+/// `webhook_deliveries` against a freshly migrated database: each endpoint
+/// is claimed its share, an attempt is recorded as what it was, a 410
+/// disables the endpoint until it is enabled, dead deliveries can be sent
+/// again, and erasure reaches waiting payloads.
+@Suite(.enabled(if: Services.available, Services.skipMessage), .serialized)
+struct WebhookDeliveriesTableTests {
+    let database: TestDatabase
+    let connection: PostgresConnection
+
+    init() throws {
+        (database, connection) = try MigratedDatabase.open()
+    }
+
+    func row(_ id: String, tenant: String = "t1", endpoint: String = "a", claims: Bool = false) -> WebhookDeliveriesTable.Row {
+        let payload = claims ? #"{"id":"\#(id)","data":{"verdict":"verified","claims":"sealed","ages":{}}}"# : #"{"id":"\#(id)","data":{"verdict":"verified"}}"#
+        return WebhookDeliveriesTable.Row(tenant: tenant, endpoint: endpoint, webhookID: id, eventID: "e-\(id)", eventType: "veridoc.verification.completed.v1",
+                                          payload: payload, hasClaims: claims)
+    }
+
+    func state(_ id: String) throws -> (state: String?, attempts: Int64?, payload: String?) {
+        let result = try connection.execute("SELECT state, attempts, payload FROM webhook_deliveries WHERE webhook_id = $1", [.text(id)])
+        return (result.string(0, "state"), result.int(0, "attempts"), result.string(0, "payload"))
+    }
+
+    @Test func eachEndpointIsClaimedItsShareAndOnce() throws {
+        try connection.execute(WebhookDeliveriesTable.insert((0..<20).map { row("a\($0)") } + [row("b0", endpoint: "b"), row("c0", tenant: "t2")]))
+        // The same event found again changes nothing.
+        try connection.execute(WebhookDeliveriesTable.insert([row("a0")]))
+        let wants = [WebhookDeliveriesTable.Want(tenant: "t1", endpoint: "a", count: 3), .init(tenant: "t1", endpoint: "b", count: 3)]
+        let first = WebhookDeliveriesTable.claimed(try connection.execute(WebhookDeliveriesTable.claimDue(wants, by: "w1", forSeconds: 60)))
+        #expect(first.filter { $0.endpoint == "a" }.count == 3 && first.filter { $0.endpoint == "b" }.count == 1, "\(first.map(\.webhookID))")
+        #expect(!first.contains { $0.tenant == "t2" }, "only the endpoints asked for")
+        let second = WebhookDeliveriesTable.claimed(try connection.execute(WebhookDeliveriesTable.claimDue(wants, by: "w2", forSeconds: 60)))
+        #expect(Set(second.map(\.webhookID)).isDisjoint(with: first.map(\.webhookID)), "a claimed delivery is not claimed again while its claim holds")
+        #expect(second.count == 3 && second.allSatisfy { $0.endpoint == "a" })
+    }
+
+    @Test func attemptsAreRecordedAsTheyEnded() throws {
+        try connection.execute(WebhookDeliveriesTable.insert([row("d"), row("r"), row("x"), row("g")]))
+        _ = try connection.execute(WebhookDeliveriesTable.claimDue([.init(tenant: "t1", endpoint: "a", count: 10)], by: "w", forSeconds: 60))
+        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "d", .delivered(status: 204)))
+        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "r", .retry(at: Date().addingTimeInterval(3600), status: 503, error: "http_status")))
+        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "x", .dead(status: nil, error: "timeout")))
+        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "g", .endpointGone))
+        #expect(try state("d") == ("delivered", 1, nil), "a delivered row keeps no payload")
+        // A late record from a worker whose claim ran out changes nothing finished.
+        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "d", .dead(status: 500, error: "http_status")))
+        #expect(try state("d") == ("delivered", 1, nil))
+        #expect(try state("r").state == "pending" && state("r").attempts == 1)
+        #expect(try state("x").state == "dead" && state("x").payload != nil)
+        #expect(try state("g") .state == "pending" && state("g").attempts == 0, "a 410 is not counted against the delivery")
+        #expect(try connection.execute(WebhookDeliveriesTable.disabledEndpoints).rowCount == 1)
+        // Not due (r waits an hour), claimed by nobody but not due either: nothing to claim.
+        let again = try connection.execute(WebhookDeliveriesTable.claimDue([.init(tenant: "t1", endpoint: "a", count: 10)], by: "w", forSeconds: 60))
+        #expect(WebhookDeliveriesTable.claimed(again).map(\.webhookID) == ["g"], "only g is due")
+
+        try connection.execute(WebhookDeliveriesTable.enable(tenant: "t1", endpoint: "a"))
+        #expect(try connection.execute(WebhookDeliveriesTable.disabledEndpoints).rowCount == 0)
+        let redelivered = try connection.execute(WebhookDeliveriesTable.redeliverDead(tenant: "t1", webhookID: nil))
+        #expect(redelivered.rowCount == 1 && redelivered.string(0, "webhook_id") == "x")
+        #expect(try state("x") == ("pending", 0, row("x").payload))
+        #expect(try connection.execute(WebhookDeliveriesTable.list(state: "delivered", tenant: nil, limit: 10)).rowCount == 1)
+        try connection.execute("UPDATE webhook_deliveries SET finished_at = now() - interval '3 hours' WHERE webhook_id = 'd'")
+        #expect(try connection.execute(WebhookDeliveriesTable.deleteFinished(olderThanHours: 4, limit: 10)).affectedRows == 0)
+        #expect(try connection.execute(WebhookDeliveriesTable.deleteFinished(olderThanHours: 2, limit: 10)).affectedRows == 1)
+    }
+
+    @Test func erasureStripsWaitingClaims() throws {
+        try connection.execute(WebhookDeliveriesTable.insert([row("s", claims: true), row("o", tenant: "t2", claims: true)]))
+        #expect(try connection.execute(WebhookDeliveriesTable.stripClaims(matching: .request(eventID: "e-s"), limit: 10)).affectedRows == 1)
+        let stripped = try state("s").payload ?? ""
+        #expect(!stripped.contains("claims") && !stripped.contains("ages") && stripped.contains("verified"), "\(stripped)")
+        #expect(try state("o").payload?.contains("claims") == true, "another request's delivery is untouched")
+        #expect(try connection.execute(WebhookDeliveriesTable.countPending).int(0, "count") == 2)
+    }
+}

@@ -1,0 +1,69 @@
+import Crypto
+import Foundation
+import HTTPClient
+import Testing
+import TestSupport
+import Webhooks
+
+/// Veridoc's signatures as a receiver Veridoc did not write checks them:
+/// scripts/webhook-receiver verifies with the standardwebhooks package
+/// (PyPI) and Ed25519 with cryptography, over real HTTP.
+@Suite(.enabled(if: WebhookReceiver.available, Comment(rawValue: WebhookReceiver.skipMessage)))
+struct WebhookSignatureTests {
+    static func secret() -> (text: String, bytes: [UInt8]) {
+        let bytes = secureRandomBytes(32)
+        return ("whsec_" + Data(bytes).base64EncodedString(), bytes)
+    }
+
+    func post(_ receiver: WebhookReceiver, id: String, timestamp: Int, signedBody: [UInt8], sentBody: [UInt8]? = nil, signer: WebhookSigner,
+              signedID: String? = nil) throws {
+        let headers = try signer.headers(id: signedID ?? id, timestamp: timestamp, body: signedBody)
+            .map { $0.0 == "webhook-id" ? ($0.0, id) : $0 }
+        let response = try HTTPClient(timeoutSeconds: 30).send("POST", receiver.url, headers: headers, body: sentBody ?? signedBody)
+        #expect(response.status == 200)
+    }
+
+    @Test func everySecretSignsAndTamperingIsCaught() throws {
+        let (old, oldBytes) = Self.secret()
+        let (new, newBytes) = Self.secret()
+        let key = try PrivateKey.generateEd25519()
+        let signer = WebhookSigner(secrets: [oldBytes, newBytes], signingKey: key)
+        let publicKey = try #require(signer.publicKey)
+        // The receiver knows only the newer secret: a rotation in progress.
+        let receiver = try WebhookReceiver(secrets: [new], publicKey: publicKey)
+        defer { receiver.stop() }
+        let body = Array(#"{"specversion":"1.0","id":"8c3f","type":"veridoc.verification.completed.v1","data":{"verdict":"verified"}}"#.utf8)
+        let now = Int(Date().timeIntervalSince1970)
+        try post(receiver, id: "good", timestamp: now, signedBody: body, signer: signer)
+        try post(receiver, id: "body", timestamp: now, signedBody: body, sentBody: body + [0x20], signer: signer)
+        try post(receiver, id: "id", timestamp: now, signedBody: body, signer: signer, signedID: "other")
+        try post(receiver, id: "old", timestamp: now - 3_600, signedBody: body, signer: signer)
+        let seen = receiver.requests(within: 30) { $0.count == 4 }
+        let byID = Dictionary(seen.map { ($0.id, $0) }) { $1 }
+        #expect(byID["good"]?.verified == true && byID["good"]?.verifiedEd25519 == true, "\(seen)")
+        #expect(byID["good"]?.signature.split(separator: " ").count == 3, "v1 under each secret and v1a")
+        #expect(byID["body"]?.verified == false && byID["body"]?.verifiedEd25519 == false)
+        #expect(byID["id"]?.verified == false && byID["id"]?.verifiedEd25519 == false)
+        #expect(byID["old"]?.verified == false, "standardwebhooks refuses a timestamp an hour old")
+        // Only the older secret: the newer one's signature is no use to this receiver.
+        let other = try WebhookReceiver(secrets: [old])
+        defer { other.stop() }
+        try post(other, id: "rotated", timestamp: now, signedBody: body, signer: WebhookSigner(secrets: [newBytes], signingKey: nil))
+        #expect(other.requests(within: 30) { $0.count == 1 }.first?.verified == false)
+    }
+
+    @Test func theTransportNeverFollowsRedirectsReadsLittleAndRefusesPrivateAddresses() throws {
+        let receiver = try WebhookReceiver(secrets: [Self.secret().text], answers: ["302", "huge", "slow:5"])
+        defer { receiver.stop() }
+        let client = HTTPClient(timeoutSeconds: 2, connectTimeoutSeconds: 1, maxResponseBytes: 1_024, overflow: .truncate)
+        let redirect = try client.send("POST", receiver.url, body: [1])
+        #expect(redirect.status == 302 && redirect.headers["location"] != nil)
+        let huge = try client.send("POST", receiver.url, body: [2])
+        #expect(huge.status == 200 && huge.truncated && huge.body.count == 1_024)
+        #expect(throws: HTTPClient.Failure.timeout) { try client.send("POST", receiver.url, body: [3]) }
+        var strict = client
+        strict.addresses = .publicOnly
+        #expect(throws: HTTPClient.Failure.addressRefused) { try strict.send("POST", receiver.url, body: [4]) }
+        #expect(receiver.requests(within: 10) { $0.count == 3 }.count == 3, "the refused one never arrived")
+    }
+}
