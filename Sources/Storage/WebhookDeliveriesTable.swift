@@ -106,40 +106,43 @@ public enum WebhookDeliveriesTable {
     public enum Outcome: Sendable, Equatable {
         /// 2xx: finished, its payload dropped.
         case delivered(status: Int)
-        /// Tried again at `at`; `status` the answer, if one came; `error` a stable word.
-        case retry(at: Date, status: Int?, error: String)
+        /// Tried again `afterSeconds` from now (the database's now: one clock
+        /// for every worker); `status` the answer, if one came; `error` a stable word.
+        case retry(afterSeconds: Double, status: Int?, error: String)
         /// The last attempt failed.
         case dead(status: Int?, error: String)
         /// 410: the endpoint is disabled; the delivery waits, its attempt not counted against it.
         case endpointGone
     }
 
-    /// Records one attempt of a delivery this worker claimed. A delivery
-    /// another worker finished meanwhile (this one's claim ran out while it
-    /// could not reach the database) stays as that worker left it.
-    public static func record(tenant: String, endpoint: String, webhookID: String, _ outcome: Outcome) -> PostgresStatement {
-        let key: [PostgresValue] = [.text(tenant), .text(endpoint), .text(webhookID)]
-        let row = "tenant = $1 AND endpoint = $2 AND webhook_id = $3 AND state = 'pending'"
+    /// Records one attempt of `delivery`, claimed by `worker`: only while the
+    /// row is as the claim left it (still this worker's, still pending, the
+    /// same attempts), so a late or repeated record (the claim ran out and
+    /// another worker took the row, or a commit's answer was lost) changes nothing.
+    public static func record(_ delivery: Claimed, by worker: String, _ outcome: Outcome) -> PostgresStatement {
+        let key: [PostgresValue] = [.text(delivery.tenant), .text(delivery.endpoint), .text(delivery.webhookID), .text(worker), .int(Int64(delivery.attempts))]
+        let row = "tenant = $1 AND endpoint = $2 AND webhook_id = $3 AND claimed_by = $4 AND attempts = $5 AND state = 'pending'"
         switch outcome {
         case .delivered(let status):
             return PostgresStatement("""
                 UPDATE webhook_deliveries SET state = 'delivered', payload = NULL, has_claims = false, attempts = attempts + 1,
-                    last_status = $4, last_error = NULL, finished_at = now(), claimed_by = NULL, claimed_until = NULL WHERE \(row)
+                    last_status = $6, last_error = NULL, finished_at = now(), claimed_by = NULL, claimed_until = NULL WHERE \(row)
                 """, key + [.int(Int64(status))])
-        case .retry(let at, let status, let error):
+        case .retry(let seconds, let status, let error):
             return PostgresStatement("""
-                UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = $4, last_status = $5, last_error = $6,
-                    claimed_by = NULL, claimed_until = NULL WHERE \(row)
-                """, key + [.timestamp(at), status.map { .int(Int64($0)) } ?? .null, .text(error)])
+                UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $6), last_status = $7,
+                    last_error = $8, claimed_by = NULL, claimed_until = NULL WHERE \(row)
+                """, key + [.double(seconds), status.map { .int(Int64($0)) } ?? .null, .text(error)])
         case .dead(let status, let error):
             return PostgresStatement("""
-                UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_status = $4, last_error = $5,
+                UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_status = $6, last_error = $7,
                     finished_at = now(), claimed_by = NULL, claimed_until = NULL WHERE \(row)
                 """, key + [status.map { .int(Int64($0)) } ?? .null, .text(error)])
         case .endpointGone:
             return PostgresStatement("""
                 WITH gone AS (
-                    INSERT INTO webhook_endpoints (tenant, endpoint, disabled_status) VALUES ($1, $2, 410)
+                    INSERT INTO webhook_endpoints (tenant, endpoint, disabled_status) SELECT $1, $2, 410
+                    WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE \(row))
                     ON CONFLICT (tenant, endpoint) DO NOTHING)
                 UPDATE webhook_deliveries SET last_status = 410, last_error = 'endpoint_gone', claimed_by = NULL, claimed_until = NULL WHERE \(row)
                 """, key)
@@ -156,6 +159,18 @@ public enum WebhookDeliveriesTable {
             UPDATE webhook_deliveries SET next_attempt_at = now()
             WHERE tenant = $1 AND endpoint = $2 AND state = 'pending' AND EXISTS (SELECT 1 FROM enabled)
             """, [.text(tenant), .text(endpoint)])
+    }
+
+    /// Pending deliveries older than `seconds` (an endpoint removed from the
+    /// config, or disabled and never enabled) die as `expired`, so that none,
+    /// and no sealed claims in one, is kept for ever; up to `limit` of them.
+    public static func expire(olderThanSeconds seconds: Int, limit: Int) -> PostgresStatement {
+        PostgresStatement("""
+            UPDATE webhook_deliveries SET state = 'dead', last_error = 'expired', finished_at = now(), claimed_by = NULL, claimed_until = NULL
+            WHERE (tenant, endpoint, webhook_id) IN (
+                SELECT tenant, endpoint, webhook_id FROM webhook_deliveries
+                WHERE state = 'pending' AND created_at < now() - make_interval(secs => $1::double precision) LIMIT $2)
+            """, [.double(Double(seconds)), .int(Int64(limit))])
     }
 
     /// Dead deliveries (of one tenant, or all) pending again from their first attempt (column-less answer; `rowCount` says how many).

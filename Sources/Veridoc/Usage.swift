@@ -112,7 +112,7 @@ extension Usage {
         "webhooks": CommandDetails(
             options: [config, Option("--tenant T", "Only this tenant's deliveries (enable: the endpoint's tenant)."),
                       Option("--state pending|delivered|dead", "list: only deliveries in this state."), Option("--limit N", "list: at most N, newest first (default 50)."),
-                      Option("--id WEBHOOK_ID", "redeliver: this dead delivery."), Option("--dead", "redeliver: every dead delivery (of --tenant)."),
+                      Option("--id WEBHOOK_ID", "redeliver: this dead delivery (of --tenant, which it needs)."), Option("--dead", "redeliver: every dead delivery (of --tenant)."),
                       Option("--endpoint E", "enable: the endpoint that answered 410 Gone.")],
             exitStatuses: [(ExitStatus.success, "done"), (ExitStatus.failure, "failed (PostgreSQL)"), (ExitStatus.usageOrConfiguration, databaseUsage)],
             examples: ["veridoc webhooks list --config config.json --state dead", "veridoc webhooks redeliver --config config.json --dead --tenant acme",

@@ -28,6 +28,8 @@ enum WebhooksCommand {
             case "redeliver":
                 let id = parsed.options["--id"]
                 guard (id != nil) != parsed.flags.contains("--dead") else { throw UsageError("webhooks redeliver takes --id WEBHOOK_ID or --dead") }
+                // One event goes to each endpoint of its tenant under the same id: --id names a tenant's deliveries of it.
+                guard id == nil || tenant != nil else { throw UsageError("webhooks redeliver --id takes --tenant T too") }
                 let connection = try RetentionCommands.connect(deployment)
                 defer { connection.close() }
                 let again = try connection.execute(WebhookDeliveriesTable.redeliverDead(tenant: tenant, webhookID: id))

@@ -37,20 +37,24 @@ public struct RetryPolicy: Sendable {
             error = failure.code
         }
         guard attempts < schedule.count else { return .dead(status: status, error: error) }
-        let scheduled = Double(schedule[attempts]) * (1 + 0.1 * min(max(jitter, 0), 1))
+        let scheduled = Double(schedule[attempts]) + Double(schedule[attempts]) * 0.1 * min(max(jitter, 0), 1)
         let delay = min(max(scheduled, Double(retryAfter ?? 0)), Double(maxDelaySeconds))
-        return .retry(at: now.addingTimeInterval(delay), status: status, error: error)
+        return .retry(afterSeconds: delay, status: status, error: error)
     }
 
-    /// A `Retry-After` value in seconds: delay-seconds, or an HTTP date from now; nil when it reads as neither.
+    /// A `Retry-After` value in seconds: delay-seconds, or an HTTP date
+    /// (RFC 9110: IMF-fixdate, or the obsolete RFC 850 and asctime forms)
+    /// from now; nil when it reads as neither.
     static func seconds(retryAfter value: String, now: Date) -> Int? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return Int(text.prefix(9)) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: text) else { return nil }
-        return max(0, Int(date.timeIntervalSince(now).rounded(.up)))
+        for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return max(0, Int(date.timeIntervalSince(now).rounded(.up))) }
+        }
+        return nil
     }
 }

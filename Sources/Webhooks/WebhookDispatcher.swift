@@ -7,10 +7,13 @@ import Storage
 /// Sends the deliveries the worker's transactions recorded: one control
 /// thread that owns a PostgreSQL connection (claims due deliveries, records
 /// how each attempt ended), and `webhooks.deliveryThreads` threads that sign
-/// and POST them. Each endpoint has at most `maxConcurrency` deliveries
-/// claimed at once and starts at most `maxPerSecond`, and claims are made
-/// per endpoint, so a slow or dead receiver holds only its own share; the
-/// worker's commits never wait for any of it.
+/// and POST them. Claims are made per endpoint and only for threads that are
+/// idle, so a claimed delivery starts at once (its claim cannot run out
+/// while it waits); each endpoint has at most `maxConcurrency` attempts
+/// under way in this process and starts at most `maxPerSecond`, and the
+/// endpoints take turns at the idle threads, so a slow or dead receiver holds
+/// at most its own concurrency of them. The worker's commits never wait for
+/// any of it.
 ///
 /// At least once: a claim lasts past the delivery's timeout, and one that
 /// runs out (a crash, a stop) is claimed again, so a receiver may see a
@@ -107,6 +110,11 @@ public final class WebhookDispatcher: @unchecked Sendable {
         var buckets: [Key: RateBucket] = [:]
         var inFlight: [Key: Int] = [:]
         var unrecorded: [(Job, WebhookDeliveriesTable.Outcome)] = []
+        // Where the next claim's turn starts, so that no endpoint is always first at the idle threads.
+        var turn = 0
+        let order = endpoints.keys.sorted { ($0.tenant, $0.endpoint) < ($1.tenant, $1.endpoint) }
+        // A delivery pending past the whole schedule and a week (its endpoint removed or never enabled again) dies.
+        let maxPendingSeconds = directory.settings.retrySchedule.reduce(0, +) + 604_800
         // A claim outlives the attempt: another worker must not send it meanwhile.
         let claimSeconds = Double(directory.settings.timeoutSeconds + 30)
         defer { exitThread() }
@@ -116,12 +124,13 @@ public final class WebhookDispatcher: @unchecked Sendable {
             finished.removeAll()
             let stop = stopping
             condition.unlock()
+            // Stopping without a connection: what was not recorded is sent again once its claim runs out.
+            if stop && connection == nil && !unrecorded.isEmpty && deliveriesUnderWay() == 0 { return }
             do {
                 let db: PostgresConnection
                 if let connection { db = connection } else { db = try connect(); connection = db }
                 while let (job, outcome) = unrecorded.first {
-                    try db.execute(WebhookDeliveriesTable.record(tenant: job.delivery.tenant, endpoint: job.delivery.endpoint,
-                                                                 webhookID: job.delivery.webhookID, outcome))
+                    try db.execute(WebhookDeliveriesTable.record(job.delivery, by: workerID, outcome))
                     unrecorded.removeFirst()
                     let key = Key(tenant: job.delivery.tenant, endpoint: job.delivery.endpoint)
                     inFlight[key, default: 1] -= 1
@@ -139,16 +148,23 @@ public final class WebhookDispatcher: @unchecked Sendable {
                     disabled = Set((0..<gone.rowCount).compactMap { row in
                         gone.string(row, "tenant").flatMap { tenant in gone.string(row, "endpoint").map { Key(tenant: tenant, endpoint: $0) } }
                     })
+                    _ = try db.execute(WebhookDeliveriesTable.expire(olderThanSeconds: maxPendingSeconds, limit: 1_000))
                     _ = try db.execute(WebhookDeliveriesTable.deleteFinished(olderThanHours: directory.settings.keepFinishedHours, limit: 1_000))
                     metrics?.pending.set(Double(try db.execute(WebhookDeliveriesTable.countPending).int(0, "count") ?? 0))
                     lastRefresh = now
                 }
                 var wants: [WebhookDeliveriesTable.Want] = []
-                for (key, endpoint) in endpoints where !disabled.contains(key) {
+                var idle = directory.settings.deliveryThreads - deliveriesUnderWay()
+                turn = order.isEmpty ? 0 : (turn + 1) % order.count
+                for key in order[turn...] + order[..<turn] where idle > 0 && !disabled.contains(key) {
+                    guard let endpoint = endpoints[key] else { continue }
                     let free = endpoint.maxConcurrency - inFlight[key, default: 0]
                     let tokens = buckets[key, default: RateBucket(perSecond: endpoint.maxPerSecond)].available(at: now)
-                    let count = min(free, tokens)
-                    if count > 0 { wants.append(.init(tenant: key.tenant, endpoint: key.endpoint, count: count)) }
+                    let count = min(free, tokens, idle)
+                    if count > 0 {
+                        wants.append(.init(tenant: key.tenant, endpoint: key.endpoint, count: count))
+                        idle -= count
+                    }
                 }
                 if !wants.isEmpty {
                     let claimed = WebhookDeliveriesTable.claimed(try db.execute(WebhookDeliveriesTable.claimDue(wants, by: workerID, forSeconds: claimSeconds)))
@@ -168,14 +184,17 @@ public final class WebhookDispatcher: @unchecked Sendable {
             } catch {
                 log.warning("webhook bookkeeping failed; retrying", ["code": (error as? PostgresError)?.sqlState ?? "connection"])
                 connection = nil
-                waitForWork(seconds: 1)
+                // Stopping without the database: what was not recorded is sent again once its claim runs out.
+                if stop && deliveriesUnderWay() == 0 { return }
+                waitForWork(seconds: stop ? 0.2 : 1)
             }
         }
     }
 
     private func enqueue(_ new: [Job]) {
         condition.lock()
-        jobs += new
+        // Claimed as a stop came: left to their claims' expiry, like the rest.
+        if !stopping { jobs += new }
         condition.broadcast()
         condition.unlock()
     }

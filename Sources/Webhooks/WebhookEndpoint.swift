@@ -36,7 +36,8 @@ public struct WebhookEndpoint: Sendable {
         guard components.user == nil, components.password == nil else { return "a user name or password in the URL would be sent to every redirect target and log; not allowed" }
         guard components.fragment == nil else { return "a fragment is never sent; not allowed" }
         let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if !allowInsecure, AddressRule.isAddress(literal), !AddressRule.allows(literal) {
+        let name = literal.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
+        if !allowInsecure, (AddressRule.isAddress(literal) && !AddressRule.allows(literal)) || name == "localhost" || name.hasSuffix(".localhost") {
             return "a private, loopback or link-local address (allowed only with webhooks.allowInsecureTargets)"
         }
         return nil

@@ -43,15 +43,20 @@ struct WebhookDeliveriesTableTests {
 
     @Test func attemptsAreRecordedAsTheyEnded() throws {
         try connection.execute(WebhookDeliveriesTable.insert([row("d"), row("r"), row("x"), row("g")]))
-        _ = try connection.execute(WebhookDeliveriesTable.claimDue([.init(tenant: "t1", endpoint: "a", count: 10)], by: "w", forSeconds: 60))
-        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "d", .delivered(status: 204)))
-        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "r", .retry(at: Date().addingTimeInterval(3600), status: 503, error: "http_status")))
-        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "x", .dead(status: nil, error: "timeout")))
-        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "g", .endpointGone))
+        let claimed = WebhookDeliveriesTable.claimed(try connection.execute(
+            WebhookDeliveriesTable.claimDue([.init(tenant: "t1", endpoint: "a", count: 10)], by: "w", forSeconds: 60)))
+        let byID = Dictionary(claimed.map { ($0.webhookID, $0) }) { $1 }
+        let d = try #require(byID["d"]), r = try #require(byID["r"]), x = try #require(byID["x"]), g = try #require(byID["g"])
+        // Another worker's record, or this one's for an attempt count the row no longer has, changes nothing.
+        #expect(try connection.execute(WebhookDeliveriesTable.record(d, by: "other", .dead(status: 500, error: "http_status"))).affectedRows == 0)
+        try connection.execute(WebhookDeliveriesTable.record(d, by: "w", .delivered(status: 204)))
+        try connection.execute(WebhookDeliveriesTable.record(r, by: "w", .retry(afterSeconds: 3600, status: 503, error: "http_status")))
+        try connection.execute(WebhookDeliveriesTable.record(x, by: "w", .dead(status: nil, error: "timeout")))
+        try connection.execute(WebhookDeliveriesTable.record(g, by: "w", .endpointGone))
         #expect(try state("d") == ("delivered", 1, nil), "a delivered row keeps no payload")
-        // A late record from a worker whose claim ran out changes nothing finished.
-        try connection.execute(WebhookDeliveriesTable.record(tenant: "t1", endpoint: "a", webhookID: "d", .dead(status: 500, error: "http_status")))
-        #expect(try state("d") == ("delivered", 1, nil))
+        // The same record again (a commit whose answer was lost) changes nothing.
+        #expect(try connection.execute(WebhookDeliveriesTable.record(r, by: "w", .retry(afterSeconds: 1, status: 503, error: "http_status"))).affectedRows == 0)
+        #expect(try connection.execute(WebhookDeliveriesTable.record(d, by: "w", .dead(status: 500, error: "http_status"))).affectedRows == 0)
         #expect(try state("r").state == "pending" && state("r").attempts == 1)
         #expect(try state("x").state == "dead" && state("x").payload != nil)
         #expect(try state("g") .state == "pending" && state("g").attempts == 0, "a 410 is not counted against the delivery")
@@ -66,6 +71,11 @@ struct WebhookDeliveriesTableTests {
         #expect(redelivered.rowCount == 1 && redelivered.string(0, "webhook_id") == "x")
         #expect(try state("x") == ("pending", 0, row("x").payload))
         #expect(try connection.execute(WebhookDeliveriesTable.list(state: "delivered", tenant: nil, limit: 10)).rowCount == 1)
+        // Pending too long (its endpoint gone from the config, or never enabled again): dead as expired.
+        #expect(try connection.execute(WebhookDeliveriesTable.expire(olderThanSeconds: 3600, limit: 10)).affectedRows == 0)
+        try connection.execute("UPDATE webhook_deliveries SET created_at = now() - interval '2 hours' WHERE webhook_id = 'g'")
+        #expect(try connection.execute(WebhookDeliveriesTable.expire(olderThanSeconds: 3600, limit: 10)).affectedRows == 1)
+        #expect(try state("g").state == "dead")
         try connection.execute("UPDATE webhook_deliveries SET finished_at = now() - interval '3 hours' WHERE webhook_id = 'd'")
         #expect(try connection.execute(WebhookDeliveriesTable.deleteFinished(olderThanHours: 4, limit: 10)).affectedRows == 0)
         #expect(try connection.execute(WebhookDeliveriesTable.deleteFinished(olderThanHours: 2, limit: 10)).affectedRows == 1)
