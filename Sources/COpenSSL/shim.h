@@ -264,8 +264,8 @@ static inline int veridoc_hkdf_expand(int bits, const unsigned char *prk, size_t
  * SEC 1 ("EC PRIVATE KEY"); anything else, an encrypted key included, is
  * NULL. PEM_read_bio_PrivateKey has OpenSSL 3.0 gather and try every
  * decoder it holds; naming the form (DER, its structure, an EC key before
- * any other) costs about a quarter of that per key, which every process
- * start pays once per configured key. The key's bytes stay in OpenSSL's
+ * any other) lets it try only the decoders that can apply, and every process
+ * start pays this once per configured key. The key's bytes stay in OpenSSL's
  * memory and are cleared when freed.
  */
 static inline EVP_PKEY *veridoc_read_private_key_pem(BIO *bio) {

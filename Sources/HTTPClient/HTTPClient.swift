@@ -237,20 +237,14 @@ public struct HTTPClient: Sendable {
         static let openSocketCallback: curl_opensocket_callback = { context, purpose, address in
             guard let context, let address else { return CURL_SOCKET_BAD }
             let exchange = Unmanaged<Exchange>.fromOpaque(context).takeUnretainedValue()
-            if case .publicOnly = exchange.addresses {
-                var bytes = [UInt8](repeating: 0, count: 16)
-                let count = Int(veridoc_curl_sockaddr_ip(address, &bytes))
-                let allowed = purpose == CURLSOCKTYPE_IPCXN && (count == 4 ? AddressRule.allows(ipv4: Array(bytes.prefix(4)))
-                    : count == 16 ? AddressRule.allows(ipv6: bytes) : false)
-                guard allowed else {
-                    exchange.refusedSockets += 1
-                    return CURL_SOCKET_BAD
+            let opened = CheckedSocket.open(purpose: purpose, address: address) { bytes in
+                switch exchange.addresses {
+                case .any: true
+                case .publicOnly: bytes.count == 4 ? AddressRule.allows(ipv4: bytes) : AddressRule.allows(ipv6: bytes)
                 }
             }
-            // Close-on-exec, as curl's own socket would be.
-            let descriptor = socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
-            if descriptor >= 0 { exchange.openedSockets += 1 }
-            return descriptor >= 0 ? descriptor : CURL_SOCKET_BAD
+            if opened.refused { exchange.refusedSockets += 1 } else if opened.socket != CURL_SOCKET_BAD { exchange.openedSockets += 1 }
+            return opened.socket
         }
     }
 }

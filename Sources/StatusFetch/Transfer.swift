@@ -1,4 +1,5 @@
 import CCurl
+import HTTPClient
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,17 +84,9 @@ final class Transfer {
 
     /// A socket for curl to connect, or CURL_SOCKET_BAD when the address rule refuses the address.
     func openSocket(purpose: curlsocktype, address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        let count = Int(veridoc_curl_sockaddr_ip(address, &bytes))
-        guard purpose == CURLSOCKTYPE_IPCXN, count == 4 || count == 16, policy.permitsConnection(to: Array(bytes.prefix(count))) else {
-            refusedSockets += 1
-            return CURL_SOCKET_BAD
-        }
-        // Close-on-exec, as curl's own socket would be: a process the server
-        // starts must not inherit a connection to an issuer.
-        let descriptor = socket(address.pointee.family, address.pointee.socktype | Int32(SOCK_CLOEXEC.rawValue), address.pointee.protocol)
-        if descriptor >= 0 { openedSockets += 1 }
-        return descriptor >= 0 ? descriptor : CURL_SOCKET_BAD
+        let opened = CheckedSocket.open(purpose: purpose, address: address, permits: policy.permitsConnection(to:))
+        if opened.refused { refusedSockets += 1 } else if opened.socket != CURL_SOCKET_BAD { openedSockets += 1 }
+        return opened.socket
     }
 
     private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {

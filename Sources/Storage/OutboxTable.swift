@@ -86,7 +86,7 @@ public enum OutboxTable {
         case .tenant: "event_id IN (SELECT event_id FROM results WHERE tenant = $1)"
         }
         return PostgresStatement("""
-            UPDATE outbox SET payload = (payload::jsonb #- '{data,claims}' #- '{data,ages}')::text, has_claims = false
+            UPDATE outbox SET payload = \(outcomeWithoutClaims("payload")), has_claims = false
             WHERE id IN (SELECT id FROM outbox WHERE has_claims AND \(rows) LIMIT $2)
             """, [.text(scope.value), .int(Int64(limit))])
     }

@@ -238,7 +238,7 @@ public enum SessionsTable {
         case .tenant: "tenant = $1"
         }
         return PostgresStatement("""
-            UPDATE sessions SET outcome = (outcome::jsonb #- '{data,claims}' #- '{data,ages}')::text
+            UPDATE sessions SET outcome = \(outcomeWithoutClaims("outcome"))
             WHERE ctid IN (SELECT ctid FROM sessions WHERE outcome::jsonb -> 'data' ?| ARRAY['claims', 'ages'] AND \(rows) LIMIT $2)
             """, [.text(scope.value), .int(Int64(limit))])
     }

@@ -212,7 +212,7 @@ public enum WebhookDeliveriesTable {
         case .tenant: "tenant = $1"
         }
         return PostgresStatement("""
-            UPDATE webhook_deliveries SET payload = (payload::jsonb #- '{data,claims}' #- '{data,ages}')::text, has_claims = false
+            UPDATE webhook_deliveries SET payload = \(outcomeWithoutClaims("payload")), has_claims = false
             WHERE (tenant, endpoint, webhook_id) IN (SELECT tenant, endpoint, webhook_id FROM webhook_deliveries WHERE has_claims AND \(rows) LIMIT $2)
             """, [.text(scope.value), .int(Int64(limit))])
     }

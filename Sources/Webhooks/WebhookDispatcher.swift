@@ -41,6 +41,8 @@ public final class WebhookDispatcher: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var jobs: [Job] = []
+    /// Attempts a sending thread has taken and not yet finished.
+    private var underWay = 0
     private var finished: [(Job, WebhookDeliveriesTable.Outcome)] = []
     private var stopping = false
     private var woken = false
@@ -208,8 +210,6 @@ public final class WebhookDispatcher: @unchecked Sendable {
         woken = false
         condition.unlock()
     }
-
-    private var underWay = 0
 
     private func deliveriesUnderWay() -> Int {
         condition.lock()

@@ -22,6 +22,12 @@ public final class WebhookReceiver {
         public let body: String
     }
 
+    /// A new `whsec_` secret (32 random bytes), as text and as the key bytes it decodes to.
+    public static func newSecret() -> (text: String, bytes: [UInt8]) {
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255) }
+        return ("whsec_" + Data(bytes).base64EncodedString(), bytes)
+    }
+
     private let process: Process
     private let directory: URL
     public let url: String

@@ -10,11 +10,6 @@ import Webhooks
 /// (PyPI) and Ed25519 with cryptography, over real HTTP.
 @Suite(.enabled(if: WebhookReceiver.available, Comment(rawValue: WebhookReceiver.skipMessage)))
 struct WebhookSignatureTests {
-    static func secret() -> (text: String, bytes: [UInt8]) {
-        let bytes = secureRandomBytes(32)
-        return ("whsec_" + Data(bytes).base64EncodedString(), bytes)
-    }
-
     func post(_ receiver: WebhookReceiver, id: String, timestamp: Int, signedBody: [UInt8], sentBody: [UInt8]? = nil, signer: WebhookSigner,
               signedID: String? = nil) throws {
         let headers = try signer.headers(id: signedID ?? id, timestamp: timestamp, body: signedBody)
@@ -24,8 +19,8 @@ struct WebhookSignatureTests {
     }
 
     @Test func everySecretSignsAndTamperingIsCaught() throws {
-        let (old, oldBytes) = Self.secret()
-        let (new, newBytes) = Self.secret()
+        let (old, oldBytes) = WebhookReceiver.newSecret()
+        let (new, newBytes) = WebhookReceiver.newSecret()
         let key = try PrivateKey.generateEd25519()
         let signer = WebhookSigner(secrets: [oldBytes, newBytes], signingKey: key)
         let publicKey = try #require(signer.publicKey)
@@ -53,7 +48,7 @@ struct WebhookSignatureTests {
     }
 
     @Test func theTransportNeverFollowsRedirectsReadsLittleAndRefusesPrivateAddresses() throws {
-        let receiver = try WebhookReceiver(secrets: [Self.secret().text], answers: ["302", "huge", "slow:5"])
+        let receiver = try WebhookReceiver(secrets: [WebhookReceiver.newSecret().text], answers: ["302", "huge", "slow:5"])
         defer { receiver.stop() }
         let client = HTTPClient(timeoutSeconds: 2, connectTimeoutSeconds: 1, maxResponseBytes: 1_024, overflow: .truncate)
         let redirect = try client.send("POST", receiver.url, body: [1])
