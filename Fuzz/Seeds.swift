@@ -187,26 +187,10 @@ enum SeedWriter {
         return standard
     }
 
+    /// Hex seed files (whitespace ignored); nil when not hex.
     static func hex(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8.filter { !($0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09) })
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46: c - 0x41 + 10
-        default: nil
-        }
+        let digits = text.filter { !$0.isWhitespace }.map(\.hexDigitValue)
+        guard digits.count % 2 == 0, !digits.contains(nil) else { return nil }
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(digits[$0]! << 4 | digits[$0 + 1]!) }
     }
 }

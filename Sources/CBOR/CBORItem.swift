@@ -40,30 +40,15 @@ public struct CBORItem: Sendable {
 // MARK: - Reading values
 
 extension CBORItem {
-    public var text: String? {
-        if case .text(let value) = content { return value }
-        return nil
-    }
+    public var text: String? { if case .text(let value) = content { value } else { nil } }
 
-    public var bytes: ArraySlice<UInt8>? {
-        if case .bytes(let value) = content { return value }
-        return nil
-    }
+    public var bytes: ArraySlice<UInt8>? { if case .bytes(let value) = content { value } else { nil } }
 
-    public var array: [CBORItem]? {
-        if case .array(let value) = content { return value }
-        return nil
-    }
+    public var array: [CBORItem]? { if case .array(let value) = content { value } else { nil } }
 
-    public var entries: [Entry]? {
-        if case .map(let value) = content { return value }
-        return nil
-    }
+    public var entries: [Entry]? { if case .map(let value) = content { value } else { nil } }
 
-    public var unsigned: UInt64? {
-        if case .unsigned(let value) = content { return value }
-        return nil
-    }
+    public var unsigned: UInt64? { if case .unsigned(let value) = content { value } else { nil } }
 
     /// Major type 0 or 1 when it fits an `Int64`.
     public var int: Int64? {
@@ -74,21 +59,12 @@ extension CBORItem {
         }
     }
 
-    public var bool: Bool? {
-        if case .bool(let value) = content { return value }
-        return nil
-    }
+    public var bool: Bool? { if case .bool(let value) = content { value } else { nil } }
 
-    public var isNull: Bool {
-        if case .null = content { return true }
-        return false
-    }
+    public var isNull: Bool { if case .null = content { true } else { false } }
 
     /// The tag number and the tagged item.
-    public var tagged: (tag: UInt64, item: CBORItem)? {
-        if case .tagged(let tag, let item) = content { return (tag, item) }
-        return nil
-    }
+    public var tagged: (tag: UInt64, item: CBORItem)? { if case .tagged(let tag, let item) = content { (tag, item) } else { nil } }
 
     /// The value under a text key of a map.
     public subscript(key: String) -> CBORItem? {

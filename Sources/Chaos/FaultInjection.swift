@@ -7,21 +7,13 @@ import TestIssuer
 /// error codes) from the random source the schedule was dealt from, and counts
 /// the faults that applied.
 struct FaultInjector {
-    private let schedule: FaultSchedule
-    private var random: TestIssuer.SeededRandom
-    private let options: ChaosOptions
-    private let supervisor: Supervisor
-    private let log: @Sendable (String) -> Void
+    let schedule: FaultSchedule
+    var random: TestIssuer.SeededRandom
+    let options: ChaosOptions
+    let supervisor: Supervisor
+    let log: @Sendable (String) -> Void
     /// Faults that applied, by kind.
     private(set) var counts: [FaultKind: Int] = [:]
-
-    init(schedule: FaultSchedule, random: TestIssuer.SeededRandom, options: ChaosOptions, supervisor: Supervisor, log: @escaping @Sendable (String) -> Void) {
-        self.schedule = schedule
-        self.random = random
-        self.options = options
-        self.supervisor = supervisor
-        self.log = log
-    }
 
     /// Each fault at its time, then the rest of the duration.
     mutating func run() {

@@ -46,7 +46,7 @@ public struct Deployment: Sendable {
         retention = try RetentionConfiguration.load(settings)
         replayKey = try ReplayKey.loadIfNamed(settings)
         serveTLS = try settings.serve.tls.map { (tls) throws(ConfigError) in try Self.readTLS(tls, settings: settings) }
-        let caFile = try settings.statusLists.caFile.map { (file) throws(ConfigError) in try Self.checkedCAFile(file, settings: settings) }
+        let caFile = try settings.statusLists.http.caFile.map { (file) throws(ConfigError) in try Self.checkedCAFile(file, settings: settings) }
         statusLists = StatusService.Configuration(settings.statusLists, caFile: caFile)
         webhooks = try Self.loadWebhooks(settings)
     }
@@ -57,7 +57,7 @@ public struct Deployment: Sendable {
         var endpoints: [WebhookEndpoint] = []
         for tenant in settings.tenants {
             for hook in tenant.webhooks {
-                if let problem = WebhookEndpoint.problem(url: hook.url, allowInsecure: rules.allowInsecureTargets) {
+                if let problem = WebhookEndpoint.problem(url: hook.url, allowInsecure: rules.http.allowInsecure) {
                     throw ConfigError("\(hook.setting).url: \(problem)")
                 }
                 var secrets: [[UInt8]] = []
@@ -75,7 +75,7 @@ public struct Deployment: Sendable {
                                                  maxConcurrency: hook.maxConcurrency, maxPerSecond: hook.maxPerSecond))
             }
         }
-        let caFile = try rules.caFile.map { (file) throws(ConfigError) in try checkedCAFile(file, setting: "webhooks.caFile", settings: settings) }
+        let caFile = try rules.http.caFile.map { (file) throws(ConfigError) in try checkedCAFile(file, setting: "webhooks.caFile", settings: settings) }
         return WebhookDirectory(endpoints: endpoints, settings: rules, caFile: caFile)
     }
 

@@ -123,30 +123,17 @@ public struct HTTPClient: Sendable {
         let protocols = allowsPlainHTTP ? "http,https" : "https"
         let code: CURLcode = withExtendedLifetime(exchange) {
             payload.withUnsafeBufferPointer { bytes in
-                var setup = [
+                var setup = CurlOptions.safety(easy, protocols: protocols, caFile: caFile)
+                    + CurlOptions.callbacks(easy, body: Exchange.writeCallback, header: Exchange.headerCallback,
+                                            openSocket: Exchange.openSocketCallback, context: context)
+                setup += [
                     veridoc_curl_setopt_string(easy, CURLOPT_URL, url),
                     veridoc_curl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method),
-                    veridoc_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1),
-                    veridoc_curl_setopt_string(easy, CURLOPT_PROXY, ""),
-                    veridoc_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, protocols),
-                    veridoc_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0),
                     veridoc_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(timeoutSeconds)),
                     veridoc_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(connectTimeoutSeconds, timeoutSeconds))),
-                    veridoc_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1),
-                    veridoc_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2),
                     veridoc_curl_setopt_string(easy, CURLOPT_USERAGENT, userAgent),
                     veridoc_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, list),
-                    veridoc_curl_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, Exchange.writeCallback),
-                    veridoc_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, context),
-                    veridoc_curl_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, Exchange.headerCallback),
-                    veridoc_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, context),
-                    veridoc_curl_setopt_opensocket(easy, Exchange.openSocketCallback),
-                    veridoc_curl_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context),
                 ]
-                if let caFile {
-                    setup.append(veridoc_curl_setopt_string(easy, CURLOPT_CAINFO, caFile))
-                    setup.append(veridoc_curl_setopt_string(easy, CURLOPT_CAPATH, nil))
-                }
                 if body != nil {
                     setup.append(veridoc_curl_setopt_pointer(easy, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)))
                     setup.append(veridoc_curl_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)))

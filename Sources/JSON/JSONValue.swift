@@ -28,40 +28,22 @@ public enum JSONValue: Sendable, Equatable {
         return object[key]
     }
 
-    public var isNull: Bool {
-        if case .null = self { return true }
-        return false
-    }
+    public var isNull: Bool { if case .null = self { true } else { false } }
 
-    public var boolValue: Bool? {
-        if case .bool(let value) = self { return value }
-        return nil
-    }
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
 
-    public var numberValue: JSONNumber? {
-        if case .number(let value) = self { return value }
-        return nil
-    }
+    public var numberValue: JSONNumber? { if case .number(let value) = self { value } else { nil } }
 
     /// A whole number that fits `Int64`; nil for booleans, fractions and anything else.
     public var integerValue: Int64? {
         numberValue?.integer
     }
 
-    public var stringValue: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
 
-    public var arrayValue: [JSONValue]? {
-        if case .array(let value) = self { return value }
-        return nil
-    }
+    public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
 
-    public var objectValue: JSONObject? {
-        if case .object(let value) = self { return value }
-        return nil
-    }
+    public var objectValue: JSONObject? { if case .object(let value) = self { value } else { nil } }
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {

@@ -153,7 +153,7 @@ public struct WorkerConfiguration: Sendable {
 
         configuration.nonceKey = replayKey
         configuration.retention = retention
-        configuration.statusLists = StatusService.Configuration(settings.statusLists, caFile: settings.statusLists.caFile.map { settings.resolve($0).path })
+        configuration.statusLists = StatusService.Configuration(settings.statusLists, caFile: settings.statusLists.http.caFile.map { settings.resolve($0).path })
         configuration.statusRecheckInterval = TimeInterval(settings.statusLists.recheckIntervalSeconds)
         return configuration
     }

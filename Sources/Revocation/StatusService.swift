@@ -47,10 +47,10 @@ public final class StatusService: @unchecked Sendable {
         /// The deployment's `statusLists` section, `caFile` already resolved.
         public init(_ settings: StatusListSettings, caFile: String?) {
             fetch = FetchPolicy(
-                allowInsecure: settings.allowInsecure, connectTimeout: Double(settings.connectTimeoutSeconds),
-                totalTimeout: Double(settings.timeoutSeconds), maxBodyBytes: settings.maxResponseBytes,
+                allowInsecure: settings.http.allowInsecure, connectTimeout: Double(settings.http.connectTimeoutSeconds),
+                totalTimeout: Double(settings.http.timeoutSeconds), maxBodyBytes: settings.http.maxResponseBytes,
                 perHostConcurrency: settings.perHostConcurrency, caFile: caFile)
-            limits = ListLimits(maxTokenBytes: settings.maxResponseBytes, maxListBytes: settings.maxListBytes)
+            limits = ListLimits(maxTokenBytes: settings.http.maxResponseBytes, maxListBytes: settings.maxListBytes)
             maxCachedLists = settings.maxCachedLists
             fetchThreads = settings.fetchThreads
             crlRefresh = TimeInterval(settings.crlRefreshSeconds)

@@ -4,16 +4,9 @@
 /// network: fetches are bounded in time, size and concurrency, and go to
 /// public addresses only (HTTPS, or plain http for a signed CRL).
 public struct StatusListSettings: Sendable, Equatable {
-    /// Plain http and private, loopback and link-local addresses allowed:
-    /// for tests and development only, never in production.
-    public var allowInsecure = false
-    /// A PEM CA bundle list servers must chain to, instead of the system's store (a private issuer's CA, a test CA).
-    public var caFile: String?
-    public var connectTimeoutSeconds = 5
-    /// The whole fetch, redirects included.
-    public var timeoutSeconds = 15
-    /// The most a list response may carry.
-    public var maxResponseBytes = 8 << 20
+    /// `allowInsecure`, `caFile`, the timeouts and `maxResponseBytes` (the
+    /// most a list response may carry).
+    public var http = OutboundHTTPSettings(maxResponseBytes: 8 << 20)
     /// The most a list may inflate to: 2^24 entries of 8 bits, or 16 million of 1 bit.
     public var maxListBytes = 16 << 20
     /// Concurrent fetches to one host.
@@ -34,11 +27,7 @@ public struct StatusListSettings: Sendable, Equatable {
 
     init(_ section: SettingsObject?) throws(ConfigError) {
         guard var section else { return }
-        allowInsecure = try section.bool("allowInsecure") ?? allowInsecure
-        caFile = try section.nonEmptyString("caFile")
-        connectTimeoutSeconds = try section.integer("connectTimeoutSeconds", range: 1...60) ?? connectTimeoutSeconds
-        timeoutSeconds = try section.integer("timeoutSeconds", range: 1...300) ?? timeoutSeconds
-        maxResponseBytes = try section.integer("maxResponseBytes", range: 1_024...(256 << 20)) ?? maxResponseBytes
+        try http.read(&section, insecureKey: "allowInsecure", timeouts: 1...300, responseBytes: 1_024...(256 << 20))
         maxListBytes = try section.integer("maxListBytes", range: 1_024...(256 << 20)) ?? maxListBytes
         perHostConcurrency = try section.integer("perHostConcurrency", range: 1...64) ?? perHostConcurrency
         fetchThreads = try section.integer("fetchThreads", range: 1...256) ?? fetchThreads
@@ -46,9 +35,6 @@ public struct StatusListSettings: Sendable, Equatable {
         maxCacheBytes = try section.integer("maxCacheBytes", range: (1 << 20)...(1 << 40)) ?? maxCacheBytes
         recheckIntervalSeconds = try section.integer("recheckIntervalSeconds", range: 1...86_400) ?? recheckIntervalSeconds
         crlRefreshSeconds = try section.integer("crlRefreshSeconds", range: 1...86_400) ?? crlRefreshSeconds
-        if connectTimeoutSeconds > timeoutSeconds {
-            throw ConfigError("\(section.setting("connectTimeoutSeconds")): at most statusLists.timeoutSeconds")
-        }
         try section.finish()
     }
 }

@@ -4,16 +4,9 @@
 /// server: deliveries are bounded in time and in what is read back, go to
 /// public addresses over HTTPS only, and never follow a redirect.
 public struct WebhookSettings: Sendable, Equatable {
-    /// Plain http and private, loopback and link-local targets allowed: for
-    /// tests and development only, never in production.
-    public var allowInsecureTargets = false
-    /// A PEM CA bundle receivers must chain to, instead of the system's store (a test CA).
-    public var caFile: String?
-    public var connectTimeoutSeconds = 5
-    /// One delivery, from connecting to the last byte read.
-    public var timeoutSeconds = 15
-    /// What is read of a receiver's answer; the rest is not.
-    public var maxResponseBytes = 16 << 10
+    /// `allowInsecureTargets`, `caFile`, the timeouts (of one delivery) and
+    /// `maxResponseBytes` (what is read of a receiver's answer; the rest is not).
+    public var http = OutboundHTTPSettings(maxResponseBytes: 16 << 10)
     /// Threads sending deliveries, all endpoints together.
     public var deliveryThreads = 8
     /// Seconds after each failed attempt before the next one (jittered by up
@@ -31,11 +24,7 @@ public struct WebhookSettings: Sendable, Equatable {
 
     init(_ section: SettingsObject?) throws(ConfigError) {
         guard var section else { return }
-        allowInsecureTargets = try section.bool("allowInsecureTargets") ?? allowInsecureTargets
-        caFile = try section.nonEmptyString("caFile")
-        connectTimeoutSeconds = try section.integer("connectTimeoutSeconds", range: 1...60) ?? connectTimeoutSeconds
-        timeoutSeconds = try section.integer("timeoutSeconds", range: 1...120) ?? timeoutSeconds
-        maxResponseBytes = try section.integer("maxResponseBytes", range: 0...(1 << 20)) ?? maxResponseBytes
+        try http.read(&section, insecureKey: "allowInsecureTargets", timeouts: 1...120, responseBytes: 0...(1 << 20))
         deliveryThreads = try section.integer("deliveryThreads", range: 1...256) ?? deliveryThreads
         if let schedule = try section.array("retrySchedule") {
             let delays = schedule.compactMap { $0.integerValue.flatMap { Int(exactly: $0) } }
@@ -45,9 +34,6 @@ public struct WebhookSettings: Sendable, Equatable {
             retrySchedule = delays
         }
         keepFinishedHours = try section.integer("keepFinishedHours", range: 1...87_600) ?? keepFinishedHours
-        if connectTimeoutSeconds > timeoutSeconds {
-            throw ConfigError("\(section.setting("connectTimeoutSeconds")): at most webhooks.timeoutSeconds")
-        }
         try section.finish()
     }
 }

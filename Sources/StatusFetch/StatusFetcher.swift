@@ -1,4 +1,5 @@
 import CCurl
+import HTTPClient
 
 /// curl_global_init must run once before any other curl call and is not
 /// thread-safe in every build; a global's initializer runs exactly once,
@@ -106,38 +107,18 @@ public final class StatusFetcher: Sendable {
 
     /// The options every hop shares; nil when curl took them all.
     private func configure(_ easy: UnsafeMutableRawPointer, policy: FetchPolicy, headers: UnsafeMutablePointer<curl_slist>?, context: UnsafeMutableRawPointer) -> FetchError? {
-        let protocols = policy.protocols
-        var codes: [CURLcode] = [
-            // curl must not raise signals: fetches run on many threads.
-            veridoc_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1),
-            // No proxy from http_proxy/https_proxy: the address rule is about where the connection goes.
-            veridoc_curl_setopt_string(easy, CURLOPT_PROXY, ""),
-            // Whatever scheme slipped past the URL check, curl itself speaks only these.
-            veridoc_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, protocols),
-            veridoc_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, protocols),
-            veridoc_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0),
-            veridoc_curl_setopt_long(easy, CURLOPT_HTTPGET, 1),
-            veridoc_curl_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1),
-            veridoc_curl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2),
-            veridoc_curl_setopt_long(easy, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2),
-            // The body is kept as sent: a token's compression is inside the token, for the caller.
-            veridoc_curl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0),
-            veridoc_curl_setopt_string(easy, CURLOPT_USERAGENT, policy.userAgent),
-            veridoc_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headers),
-            // Refused at once when Content-Length announces more; the write callback catches the rest.
-            veridoc_curl_setopt_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(max(0, policy.maxBodyBytes))),
-            veridoc_curl_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, Transfer.writeCallback),
-            veridoc_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, context),
-            veridoc_curl_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, Transfer.headerCallback),
-            veridoc_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, context),
-            veridoc_curl_setopt_opensocket(easy, Transfer.openSocketCallback),
-            veridoc_curl_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context),
-        ]
-        if let caFile = policy.caFile {
-            // This bundle instead of the system's: no CA directory besides it.
-            codes.append(veridoc_curl_setopt_string(easy, CURLOPT_CAINFO, caFile))
-            codes.append(veridoc_curl_setopt_string(easy, CURLOPT_CAPATH, nil))
-        }
+        let codes = CurlOptions.safety(easy, protocols: policy.protocols, caFile: policy.caFile)
+            + CurlOptions.callbacks(easy, body: Transfer.writeCallback, header: Transfer.headerCallback,
+                                    openSocket: Transfer.openSocketCallback, context: context)
+            + [
+                veridoc_curl_setopt_long(easy, CURLOPT_HTTPGET, 1),
+                // The body is kept as sent: a token's compression is inside the token, for the caller.
+                veridoc_curl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0),
+                veridoc_curl_setopt_string(easy, CURLOPT_USERAGENT, policy.userAgent),
+                veridoc_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headers),
+                // Refused at once when Content-Length announces more; the write callback catches the rest.
+                veridoc_curl_setopt_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(max(0, policy.maxBodyBytes))),
+            ]
         guard let failed = codes.first(where: { $0 != CURLE_OK }) else { return nil }
         return .other(FetchError.curlName(failed))
     }

@@ -81,14 +81,9 @@ public enum OutboxTable {
     /// Removes the sealed claims and the age answers from up to `limit`
     /// outcomes of one request or tenant (`has_claims` marks rows with either).
     public static func stripClaims(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
-        let rows = switch scope {
-        case .request: "event_id = $1"
-        case .tenant: "event_id IN (SELECT event_id FROM results WHERE tenant = $1)"
-        }
-        return PostgresStatement("""
-            UPDATE outbox SET payload = \(outcomeWithoutClaims("payload")), has_claims = false
-            WHERE id IN (SELECT id FROM outbox WHERE has_claims AND \(rows) LIMIT $2)
-            """, [.text(scope.value), .int(Int64(limit))])
+        ClaimsStripping(table: "outbox", column: "payload", key: ["id"], holdsClaims: "has_claims", alsoSet: "has_claims = false",
+                        requestRows: "event_id = $1", tenantRows: "event_id IN (SELECT event_id FROM results WHERE tenant = $1)")
+            .statement(scope, limit: limit)
     }
 
     /// Up to `limit` rows that earlier versions marked published and kept.

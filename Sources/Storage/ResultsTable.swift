@@ -128,28 +128,3 @@ public enum ResultsTable {
     }
 }
 
-/// Whose data a right-to-erasure request removes: one request's or a whole tenant's.
-/// `column`'s outcome CloudEvent without its sealed claims and age answers:
-/// what erasure leaves of an outcome kept in the outbox, a session or a webhook delivery.
-func outcomeWithoutClaims(_ column: String) -> String {
-    "(\(column)::jsonb #- '{data,claims}' #- '{data,ages}')::text"
-}
-
-public enum ErasureScope: Sendable, Equatable {
-    case request(eventID: String)
-    case tenant(String)
-
-    var column: String {
-        switch self {
-        case .request: "event_id"
-        case .tenant: "tenant"
-        }
-    }
-
-    var value: String {
-        switch self {
-        case .request(let eventID): eventID
-        case .tenant(let tenant): tenant
-        }
-    }
-}

@@ -233,14 +233,9 @@ public enum SessionsTable {
     /// of the holder) from up to `limit` session outcomes of one request
     /// (the outcome's requestId) or tenant.
     public static func stripClaims(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
-        let rows = switch scope {
-        case .request: "outcome::jsonb #>> '{data,requestId}' = $1"
-        case .tenant: "tenant = $1"
-        }
-        return PostgresStatement("""
-            UPDATE sessions SET outcome = \(outcomeWithoutClaims("outcome"))
-            WHERE ctid IN (SELECT ctid FROM sessions WHERE outcome::jsonb -> 'data' ?| ARRAY['claims', 'ages'] AND \(rows) LIMIT $2)
-            """, [.text(scope.value), .int(Int64(limit))])
+        ClaimsStripping(table: "sessions", column: "outcome", key: ["ctid"], holdsClaims: "outcome::jsonb -> 'data' ?| ARRAY['claims', 'ages']",
+                        alsoSet: nil, requestRows: "outcome::jsonb #>> '{data,requestId}' = $1", tenantRows: "tenant = $1")
+            .statement(scope, limit: limit)
     }
 
     /// Deletes up to `limit` sessions that expired before `cutoff`.

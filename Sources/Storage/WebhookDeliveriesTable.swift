@@ -46,17 +46,7 @@ public enum WebhookDeliveriesTable {
     }
 
     /// How many due deliveries to claim for one endpoint.
-    public struct Want: Sendable {
-        public let tenant: String
-        public let endpoint: String
-        public let count: Int
-
-        public init(tenant: String, endpoint: String, count: Int) {
-            self.tenant = tenant
-            self.endpoint = endpoint
-            self.count = count
-        }
-    }
+    public typealias Want = (tenant: String, endpoint: String, count: Int)
 
     /// A claimed delivery.
     public struct Claimed: Sendable, Equatable {
@@ -207,13 +197,8 @@ public enum WebhookDeliveriesTable {
     /// Removes the sealed claims and the age answers from up to `limit`
     /// waiting payloads of one request or tenant (`has_claims` marks them).
     public static func stripClaims(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
-        let rows = switch scope {
-        case .request: "event_id = $1"
-        case .tenant: "tenant = $1"
-        }
-        return PostgresStatement("""
-            UPDATE webhook_deliveries SET payload = \(outcomeWithoutClaims("payload")), has_claims = false
-            WHERE (tenant, endpoint, webhook_id) IN (SELECT tenant, endpoint, webhook_id FROM webhook_deliveries WHERE has_claims AND \(rows) LIMIT $2)
-            """, [.text(scope.value), .int(Int64(limit))])
+        ClaimsStripping(table: "webhook_deliveries", column: "payload", key: ["tenant", "endpoint", "webhook_id"], holdsClaims: "has_claims",
+                        alsoSet: "has_claims = false", requestRows: "event_id = $1", tenantRows: "tenant = $1")
+            .statement(scope, limit: limit)
     }
 }

@@ -45,16 +45,10 @@ public enum Assurance: Sendable, Equatable {
     /// classified, or when its shape matched none of the tenant's kinds.
     case test(kind: TestKind?)
 
-    public var isTest: Bool {
-        if case .test = self { return true }
-        return false
-    }
+    public var isTest: Bool { if case .test = self { true } else { false } }
 
     /// The test kind, when a test response was classified.
-    public var kind: TestKind? {
-        if case .test(let kind) = self { return kind }
-        return nil
-    }
+    public var kind: TestKind? { if case .test(let kind) = self { kind } else { nil } }
 }
 
 /// How a test tenant treats one document: which kind of mock response it is,

@@ -58,9 +58,9 @@ public final class WebhookDispatcher: @unchecked Sendable {
         self.metrics = metrics
         self.log = log
         let settings = directory.settings
-        client = HTTPClient(timeoutSeconds: Double(settings.timeoutSeconds), connectTimeoutSeconds: Double(settings.connectTimeoutSeconds),
-                            maxResponseBytes: settings.maxResponseBytes, overflow: .truncate,
-                            addresses: settings.allowInsecureTargets ? .any : .publicOnly, allowsPlainHTTP: settings.allowInsecureTargets,
+        client = HTTPClient(timeoutSeconds: Double(settings.http.timeoutSeconds), connectTimeoutSeconds: Double(settings.http.connectTimeoutSeconds),
+                            maxResponseBytes: settings.http.maxResponseBytes, overflow: .truncate,
+                            addresses: settings.http.allowInsecure ? .any : .publicOnly, allowsPlainHTTP: settings.http.allowInsecure,
                             caFile: directory.caFile, userAgent: "veridoc-webhooks")
         policy = directory.retryPolicy
         var byKey: [Key: WebhookEndpoint] = [:]
@@ -118,7 +118,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
         // A delivery pending past the whole schedule and a week (its endpoint removed or never enabled again) dies.
         let maxPendingSeconds = directory.settings.retrySchedule.reduce(0, +) + 604_800
         // A claim outlives the attempt: another worker must not send it meanwhile.
-        let claimSeconds = Double(directory.settings.timeoutSeconds + 30)
+        let claimSeconds = Double(directory.settings.http.timeoutSeconds + 30)
         defer { exitThread() }
         while true {
             condition.lock()
@@ -164,7 +164,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
                     let tokens = buckets[key, default: RateBucket(perSecond: endpoint.maxPerSecond)].available(at: now)
                     let count = min(free, tokens, idle)
                     if count > 0 {
-                        wants.append(.init(tenant: key.tenant, endpoint: key.endpoint, count: count))
+                        wants.append((tenant: key.tenant, endpoint: key.endpoint, count: count))
                         idle -= count
                     }
                 }

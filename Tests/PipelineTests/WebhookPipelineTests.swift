@@ -11,20 +11,28 @@ import TestSupport
 /// `webhook-id`; a 410 disables the endpoint until `veridoc webhooks enable`.
 @Suite(.enabled(if: Services.available, Services.skipMessage), .enabled(if: WebhookReceiver.available, Comment(rawValue: WebhookReceiver.skipMessage)))
 struct WebhookPipelineTests {
-    static func fixture(receiver: WebhookReceiver, secret: String) throws -> PipelineFixture {
-        let fixture = try PipelineFixture(
-            tenantSettings: ["webhooks": [["id": "primary", "url": receiver.url, "secrets": ["hook.whsec"]]]],
-            settings: ["webhooks": ["allowInsecureTargets": true, "retrySchedule": [1, 1, 1], "timeoutSeconds": 5, "connectTimeoutSeconds": 2]])
-        guard FileManager.default.createFile(atPath: fixture.directory.appendingPathComponent("hook.whsec").path, contents: Data((secret + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else { throw TestFailure("cannot write hook.whsec") }
-        return fixture
+    /// A receiver answering `answers` in turn (then 200), and a pipeline whose
+    /// tenant has it as its one endpoint under a new secret. The caller stops
+    /// the receiver.
+    static func receiverAndPipeline(answers: [String]) throws -> (WebhookReceiver, PipelineFixture) {
+        let secret = WebhookReceiver.newSecret().text
+        let receiver = try WebhookReceiver(secrets: [secret], answers: answers)
+        do {
+            let fixture = try PipelineFixture(
+                tenantSettings: ["webhooks": [["id": "primary", "url": receiver.url, "secrets": ["hook.whsec"]]]],
+                settings: ["webhooks": ["allowInsecureTargets": true, "retrySchedule": [1, 1, 1], "timeoutSeconds": 5, "connectTimeoutSeconds": 2]])
+            guard FileManager.default.createFile(atPath: fixture.directory.appendingPathComponent("hook.whsec").path, contents: Data((secret + "\n").utf8),
+                                                 attributes: [.posixPermissions: 0o600]) else { throw TestFailure("cannot write hook.whsec") }
+            return (receiver, fixture)
+        } catch {
+            receiver.stop()
+            throw error
+        }
     }
 
     @Test func everyOutcomeIsDeliveredSignedAsPublishedAndRetriedUnderItsID() throws {
-        let secret = WebhookReceiver.newSecret().text
-        let receiver = try WebhookReceiver(secrets: [secret], answers: ["500"])
+        let (receiver, fixture) = try Self.receiverAndPipeline(answers: ["500"])
         defer { receiver.stop() }
-        let fixture = try Self.fixture(receiver: receiver, secret: secret)
         let worker = try fixture.startWorker()
         let events = try (0..<3).map { _ in try fixture.factory.event(.appleWalletApp) }
         try fixture.produce(events.enumerated().map { ("k\($0.offset)", $0.element.json()) })
@@ -56,10 +64,8 @@ struct WebhookPipelineTests {
     }
 
     @Test func aGoneEndpointWaitsUntilAnOperatorEnablesIt() throws {
-        let secret = WebhookReceiver.newSecret().text
-        let receiver = try WebhookReceiver(secrets: [secret], answers: ["410"])
+        let (receiver, fixture) = try Self.receiverAndPipeline(answers: ["410"])
         defer { receiver.stop() }
-        let fixture = try Self.fixture(receiver: receiver, secret: secret)
         let worker = try fixture.startWorker()
         try fixture.produce([("k1", try fixture.factory.event(.appleWalletApp).json())])
         #expect(receiver.requests(within: 60) { !$0.isEmpty }.first?.answer == "410")

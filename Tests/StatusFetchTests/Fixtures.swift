@@ -110,6 +110,26 @@ func serve(tls: HTTPDaemon.TLS? = nil, probe: Probe = Probe(), _ handler: @escap
     try HTTPDaemon(port: 0, loopbackOnly: true, tls: tls) { request in probe.during(request) { handler(request) } }
 }
 
+/// One plain-HTTP fetch of `path` under `insecurePolicy()` from a server
+/// answering with `handler`, stopped afterwards.
+func fetchOnce(_ path: String, probe: Probe = Probe(), _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws -> Result<FetchResponse, FetchError> {
+    let daemon = try serve(probe: probe, handler)
+    defer { daemon.stop() }
+    return StatusFetcher(policy: insecurePolicy()).fetch(FetchRequest(url: "http://127.0.0.1:\(daemon.port)\(path)", accept: "*/*"))
+}
+
+/// A TLS server on 127.0.0.1 under a new test CA, answering "never": for
+/// tests that expect it never to be reached, or never to be trusted. The
+/// server and the CA's files are gone afterwards.
+func withUnreachedTLSServer(_ body: (_ pki: TestPKI, _ daemon: HTTPDaemon, _ probe: Probe) throws -> Void) throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let probe = Probe()
+    let daemon = try serve(tls: pki.serverTLS(), probe: probe) { _ in .text(200, "never") }
+    defer { daemon.stop() }
+    try body(pki, daemon, probe)
+}
+
 /// Generous limits where time is not what a test is about: the machine may be busy.
 func insecurePolicy() -> FetchPolicy {
     FetchPolicy(allowInsecure: true, connectTimeout: 30, totalTimeout: 60)

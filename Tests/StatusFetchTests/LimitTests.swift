@@ -93,17 +93,13 @@ struct LimitTests {
 
     @Test func aRedirectLoopEnds() throws {
         let probe = Probe()
-        let daemon = try serve(probe: probe) { _ in HTTPResponse(status: 308, headers: [("Location", "/again")]) }
-        defer { daemon.stop() }
-        let result = StatusFetcher(policy: insecurePolicy()).fetch(FetchRequest(url: "http://127.0.0.1:\(daemon.port)/again", accept: "*/*"))
+        let result = try fetchOnce("/again", probe: probe) { _ in HTTPResponse(status: 308, headers: [("Location", "/again")]) }
         #expect(result.error == .redirects(limit: 3))
         #expect(probe.requests == 4)
     }
 
     @Test func aRedirectWithoutLocationIsItsStatus() throws {
-        let daemon = try serve { _ in HTTPResponse(status: 302) }
-        defer { daemon.stop() }
-        let result = StatusFetcher(policy: insecurePolicy()).fetch(FetchRequest(url: "http://127.0.0.1:\(daemon.port)/", accept: "*/*"))
+        let result = try fetchOnce("/") { _ in HTTPResponse(status: 302) }
         #expect(result.error == .httpStatus(302))
     }
 }

@@ -22,20 +22,17 @@ struct RefusalTests {
     }
 
     @Test func loopbackHTTPSIsRefusedWithoutContactingTheServer() throws {
-        let pki = try TestPKI()
-        defer { pki.remove() }
-        let probe = Probe()
-        let daemon = try serve(tls: pki.serverTLS(), probe: probe) { _ in .text(200, "never") }
-        defer { daemon.stop() }
-        // The CA is trusted: were the address allowed, the handler would answer.
-        let fetcher = StatusFetcher(policy: FetchPolicy(connectTimeout: 30, totalTimeout: 60, caFile: pki.caFile))
-        // The literal, a name that resolves to it, and spellings of it curl understands.
-        for url in ["https://127.0.0.1:\(daemon.port)/list", "https://localhost:\(daemon.port)/list", "https://2130706433:\(daemon.port)/list",
-                    "https://0x7f.1:\(daemon.port)/list", "https://[::ffff:127.0.0.1]:\(daemon.port)/list", "https://[::1]:\(daemon.port)/list"] {
-            let result = fetcher.fetch(FetchRequest(url: url, accept: "*/*"))
-            #expect(result.error == .refusedAddress, "\(url): \(String(describing: result))")
+        try withUnreachedTLSServer { pki, daemon, probe in
+            // The CA is trusted: were the address allowed, the handler would answer.
+            let fetcher = StatusFetcher(policy: FetchPolicy(connectTimeout: 30, totalTimeout: 60, caFile: pki.caFile))
+            // The literal, a name that resolves to it, and spellings of it curl understands.
+            for url in ["https://127.0.0.1:\(daemon.port)/list", "https://localhost:\(daemon.port)/list", "https://2130706433:\(daemon.port)/list",
+                        "https://0x7f.1:\(daemon.port)/list", "https://[::ffff:127.0.0.1]:\(daemon.port)/list", "https://[::1]:\(daemon.port)/list"] {
+                let result = fetcher.fetch(FetchRequest(url: url, accept: "*/*"))
+                #expect(result.error == .refusedAddress, "\(url): \(String(describing: result))")
+            }
+            #expect(probe.requests == 0)
         }
-        #expect(probe.requests == 0)
     }
 
     @Test func theTestExemptionIs127001Only() throws {

@@ -55,17 +55,13 @@ struct ResponseTests {
     }
 
     @Test func notModifiedToAnUnconditionalRequestIsAStatus() throws {
-        let daemon = try serve { _ in HTTPResponse(status: 304) }
-        defer { daemon.stop() }
-        let result = StatusFetcher(policy: insecurePolicy()).fetch(FetchRequest(url: "http://127.0.0.1:\(daemon.port)/list", accept: "*/*"))
+        let result = try fetchOnce("/list") { _ in HTTPResponse(status: 304) }
         #expect(result.error == .httpStatus(304))
     }
 
     @Test(arguments: [404, 500, 403, 300, 503])
     func otherStatusesAreErrors(_ status: Int) throws {
-        let daemon = try serve { _ in HTTPResponse(status: UInt32(status), body: Array("an error page".utf8)) }
-        defer { daemon.stop() }
-        let result = StatusFetcher(policy: insecurePolicy()).fetch(FetchRequest(url: "http://127.0.0.1:\(daemon.port)/person-4711", accept: "*/*"))
+        let result = try fetchOnce("/person-4711") { _ in HTTPResponse(status: UInt32(status), body: Array("an error page".utf8)) }
         #expect(result.error == .httpStatus(status))
         #expect(result.error?.code == "fetch.http_status")
     }
@@ -95,15 +91,12 @@ struct ResponseTests {
     }
 
     @Test func untrustedCertificateIsATLSError() throws {
-        let pki = try TestPKI()
-        defer { pki.remove() }
-        let probe = Probe()
-        let daemon = try serve(tls: pki.serverTLS(), probe: probe) { _ in .text(200, "never") }
-        defer { daemon.stop() }
-        // No caFile: the system store, which does not hold the test CA.
-        let result = StatusFetcher(policy: strictLoopbackPolicy(caFile: nil)).fetch(FetchRequest(url: "https://127.0.0.1:\(daemon.port)/list", accept: "*/*"))
-        #expect(result.error?.code == "fetch.tls", "\(String(describing: result))")
-        #expect(probe.requests == 0)
+        try withUnreachedTLSServer { _, daemon, probe in
+            // No caFile: the system store, which does not hold the test CA.
+            let result = StatusFetcher(policy: strictLoopbackPolicy(caFile: nil)).fetch(FetchRequest(url: "https://127.0.0.1:\(daemon.port)/list", accept: "*/*"))
+            #expect(result.error?.code == "fetch.tls", "\(String(describing: result))")
+            #expect(probe.requests == 0)
+        }
     }
 
     @Test func certificateForAnotherHostIsATLSError() throws {

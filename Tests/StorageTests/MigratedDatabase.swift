@@ -4,11 +4,26 @@ import TestSupport
 
 /// What each database suite here starts from: a fresh database the
 /// product's migrations have made, and a connection to it.
-enum MigratedDatabase {
-    static func open() throws -> (TestDatabase, PostgresConnection) {
-        let database = try TestDatabase()
-        let connection = try database.connect()
+struct MigratedDatabase {
+    let database: TestDatabase
+    let connection: PostgresConnection
+
+    init() throws {
+        database = try TestDatabase()
+        connection = try database.connect()
         try Migrations.apply(on: connection)
-        return (database, connection)
     }
+}
+
+/// A suite adopts this with one stored property, `migrated`; the suite's
+/// `init()` (which Swift Testing calls once per test) makes a fresh database.
+protocol MigratedDatabaseSuite {
+    var migrated: MigratedDatabase { get }
+    init(migrated: MigratedDatabase)
+}
+
+extension MigratedDatabaseSuite {
+    init() throws { self.init(migrated: try MigratedDatabase()) }
+
+    var connection: PostgresConnection { migrated.connection }
 }

@@ -9,13 +9,8 @@ import TestSupport
 /// is not taken, none after expiry), is completed once, and goes some time
 /// after it expired.
 @Suite(.enabled(if: Services.available, Services.skipMessage), .serialized)
-struct SessionsTableTests {
-    let database: TestDatabase
-    let connection: PostgresConnection
-
-    init() throws {
-        (database, connection) = try MigratedDatabase.open()
-    }
+struct SessionsTableTests: MigratedDatabaseSuite {
+    let migrated: MigratedDatabase
 
     func row(tenant: String = "t1", expiresIn: TimeInterval = 60) -> SessionsTable.Row {
         let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded(.down))

@@ -9,13 +9,8 @@ import TestSupport
 /// runs, and it does what its name says (positions only forward, a nonce
 /// keeps its first owner, a bounded delete deletes no more than its limit).
 @Suite(.enabled(if: Services.available, Services.skipMessage), .serialized)
-struct StorageStatementTests {
-    let database: TestDatabase
-    let connection: PostgresConnection
-
-    init() throws {
-        (database, connection) = try MigratedDatabase.open()
-    }
+struct StorageStatementTests: MigratedDatabaseSuite {
+    let migrated: MigratedDatabase
 
     func count(_ sql: String, _ parameters: [PostgresValue] = []) throws -> Int {
         Int(try connection.execute(sql, parameters).int(0, "count") ?? -1)

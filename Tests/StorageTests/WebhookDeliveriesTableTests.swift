@@ -9,13 +9,8 @@ import TestSupport
 /// disables the endpoint until it is enabled, dead deliveries can be sent
 /// again, and erasure reaches waiting payloads.
 @Suite(.enabled(if: Services.available, Services.skipMessage), .serialized)
-struct WebhookDeliveriesTableTests {
-    let database: TestDatabase
-    let connection: PostgresConnection
-
-    init() throws {
-        (database, connection) = try MigratedDatabase.open()
-    }
+struct WebhookDeliveriesTableTests: MigratedDatabaseSuite {
+    let migrated: MigratedDatabase
 
     func row(_ id: String, tenant: String = "t1", endpoint: String = "a", claims: Bool = false) -> WebhookDeliveriesTable.Row {
         let payload = claims ? #"{"id":"\#(id)","data":{"verdict":"verified","claims":"sealed","ages":{}}}"# : #"{"id":"\#(id)","data":{"verdict":"verified"}}"#
@@ -32,7 +27,7 @@ struct WebhookDeliveriesTableTests {
         try connection.execute(WebhookDeliveriesTable.insert((0..<20).map { row("a\($0)") } + [row("b0", endpoint: "b"), row("c0", tenant: "t2")]))
         // The same event found again changes nothing.
         try connection.execute(WebhookDeliveriesTable.insert([row("a0")]))
-        let wants = [WebhookDeliveriesTable.Want(tenant: "t1", endpoint: "a", count: 3), .init(tenant: "t1", endpoint: "b", count: 3)]
+        let wants: [WebhookDeliveriesTable.Want] = [(tenant: "t1", endpoint: "a", count: 3), (tenant: "t1", endpoint: "b", count: 3)]
         let first = WebhookDeliveriesTable.claimed(try connection.execute(WebhookDeliveriesTable.claimDue(wants, by: "w1", forSeconds: 60)))
         #expect(first.filter { $0.endpoint == "a" }.count == 3 && first.filter { $0.endpoint == "b" }.count == 1, "\(first.map(\.webhookID))")
         #expect(!first.contains { $0.tenant == "t2" }, "only the endpoints asked for")
@@ -44,7 +39,7 @@ struct WebhookDeliveriesTableTests {
     @Test func attemptsAreRecordedAsTheyEnded() throws {
         try connection.execute(WebhookDeliveriesTable.insert([row("d"), row("r"), row("x"), row("g")]))
         let claimed = WebhookDeliveriesTable.claimed(try connection.execute(
-            WebhookDeliveriesTable.claimDue([.init(tenant: "t1", endpoint: "a", count: 10)], by: "w", forSeconds: 60)))
+            WebhookDeliveriesTable.claimDue([(tenant: "t1", endpoint: "a", count: 10)], by: "w", forSeconds: 60)))
         let byID = Dictionary(claimed.map { ($0.webhookID, $0) }) { $1 }
         let d = try #require(byID["d"]), r = try #require(byID["r"]), x = try #require(byID["x"]), g = try #require(byID["g"])
         // Another worker's record, or this one's for an attempt count the row no longer has, changes nothing.
@@ -62,7 +57,7 @@ struct WebhookDeliveriesTableTests {
         #expect(try state("g") .state == "pending" && state("g").attempts == 0, "a 410 is not counted against the delivery")
         #expect(try connection.execute(WebhookDeliveriesTable.disabledEndpoints).rowCount == 1)
         // Not due (r waits an hour), claimed by nobody but not due either: nothing to claim.
-        let again = try connection.execute(WebhookDeliveriesTable.claimDue([.init(tenant: "t1", endpoint: "a", count: 10)], by: "w", forSeconds: 60))
+        let again = try connection.execute(WebhookDeliveriesTable.claimDue([(tenant: "t1", endpoint: "a", count: 10)], by: "w", forSeconds: 60))
         #expect(WebhookDeliveriesTable.claimed(again).map(\.webhookID) == ["g"], "only g is due")
 
         try connection.execute(WebhookDeliveriesTable.enable(tenant: "t1", endpoint: "a"))
