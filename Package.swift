@@ -95,7 +95,7 @@ let package = Package(
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
         .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
-        .target(name: "SessionAPI", dependencies: ["Deployment", "HTTPService", "Observability", "Settings", "Crypto", "JOSE", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
+        .target(name: "SessionAPI", dependencies: ["Deployment", "Webhooks", "HTTPService", "Observability", "Settings", "Crypto", "JOSE", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
                 resources: [.embedInCode("session-api.openapi.json"), .embedInCode("veridoc-client.v1.js")]),
         // What both binaries share: console output, argument parsing, exit statuses.
         .target(name: "CommandLineSupport", dependencies: ["Postgres", "Settings", "Verification", "Kafka", "Crypto", "HTTPService", "Storage"]),

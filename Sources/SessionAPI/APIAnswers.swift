@@ -3,6 +3,7 @@ import HTTPService
 import JSON
 import Storage
 import Verification
+import Webhooks
 
 /// Each operation's answer as the contract writes it (status, headers, JSON
 /// body in the documented key order): the one place where what an operation
@@ -67,6 +68,16 @@ enum APIAnswers {
     /// `POST /v1/reader-tokens`: 201 with the token.
     static func readerToken(_ token: ReaderTokenSigner.Token) -> HTTPResponse {
         json(201, ["token": .string(token.compact), "expiresAt": .string(APITime.string(token.expiresAt))])
+    }
+
+    /// `GET /v1/webhook-keys`: the caller's endpoints that sign `v1a`, each
+    /// key as Standard Webhooks writes it and as a JWK. Public keys only:
+    /// nothing a receiver must keep secret.
+    static func webhookKeys(_ keys: [APITenants.WebhookKey]) -> HTTPResponse {
+        json(200, ["keys": .array(keys.map { key in
+            .object(["endpoint": .string(key.endpoint), "algorithm": "Ed25519", "publicKey": .string(WebhookSigner.standardPublicKey(key.publicKey)),
+                     "jwk": .object(["kty": "OKP", "crv": "Ed25519", "x": .string(Base64.encodeURL(key.publicKey))])])
+        })])
     }
 
     private static func json(_ status: UInt32, _ object: JSONObject, location: String? = nil) -> HTTPResponse {

@@ -10,6 +10,8 @@ enum APIRoute: CaseIterable, Sendable {
     /// The session's state changes as server-sent events.
     case sessionEvents
     case readerTokens
+    /// The tenant's webhook verification keys (`v1a` signatures).
+    case webhookKeys
     case health
     case ready
     case openAPI
@@ -24,6 +26,7 @@ enum APIRoute: CaseIterable, Sendable {
         case .sessionResponse: "/v1/sessions/{id}/response"
         case .sessionEvents: "/v1/sessions/{id}/events"
         case .readerTokens: "/v1/reader-tokens"
+        case .webhookKeys: "/v1/webhook-keys"
         case .health: "/healthz"
         case .ready: "/readyz"
         case .openAPI: "/openapi.json"
@@ -54,7 +57,7 @@ enum APIRoute: CaseIterable, Sendable {
         switch self {
         case .sessions: ["GET", "HEAD", "POST"]
         case .sessionResponse, .readerTokens: ["POST"]
-        case .session, .health, .ready, .openAPI, .browserClient: ["GET", "HEAD"]
+        case .session, .webhookKeys, .health, .ready, .openAPI, .browserClient: ["GET", "HEAD"]
         case .sessionEvents: ["GET"]
         }
     }
@@ -66,6 +69,7 @@ enum APIRoute: CaseIterable, Sendable {
         case .sessionResponse: "session_response"
         case .sessionEvents: "session_events"
         case .readerTokens: "reader_tokens"
+        case .webhookKeys: "webhook_keys"
         case .health: "healthz"
         case .ready: "readyz"
         case .openAPI: "openapi"

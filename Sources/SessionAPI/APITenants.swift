@@ -4,6 +4,7 @@ import Foundation
 import MDoc
 import Settings
 import Verification
+import Webhooks
 
 /// What the session API knows of each tenant, taken from the deployment: the
 /// tenants themselves (the worker's `Tenant`: what sessions may ask for), the
@@ -14,12 +15,22 @@ public struct APITenants: Sendable {
     let signers: [Identifier: ReaderTokenSigner]
     let directory: TenantDirectory
     public let ids: [String]
+    /// Each tenant's webhook endpoints that sign with a key (`v1a`), by tenant id's bytes.
+    let webhookKeys: [Identifier: [WebhookKey]]
 
-    init(keyring: APIKeyring, signers: [Identifier: ReaderTokenSigner], directory: TenantDirectory = TenantDirectory([]), ids: [String]) {
+    /// An endpoint's Ed25519 public key, as a receiver verifies `v1a` signatures with it.
+    struct WebhookKey: Sendable, Equatable {
+        let endpoint: String
+        let publicKey: [UInt8]
+    }
+
+    init(keyring: APIKeyring, signers: [Identifier: ReaderTokenSigner], directory: TenantDirectory = TenantDirectory([]), ids: [String],
+         webhookKeys: [Identifier: [WebhookKey]] = [:]) {
         self.keyring = keyring
         self.signers = signers
         self.directory = directory
         self.ids = ids
+        self.webhookKeys = webhookKeys
     }
 
     /// Serve's view of the deployment's tenants: their API key hashes, and a
@@ -44,7 +55,12 @@ public struct APITenants: Sendable {
                 throw ConfigError("tenant \(tenant.id): readerTokens: \(error)")
             }
         }
+        var webhookKeys: [Identifier: [WebhookKey]] = [:]
+        for endpoint in deployment.webhooks.endpoints {
+            guard let key = endpoint.signer.publicKeyBytes else { continue }
+            webhookKeys[Identifier(endpoint.tenant), default: []].append(WebhookKey(endpoint: endpoint.id, publicKey: key))
+        }
         return APITenants(keyring: APIKeyring(hashes: hashes), signers: signers, directory: deployment.tenants,
-                          ids: deployment.settings.tenants.map(\.id))
+                          ids: deployment.settings.tenants.map(\.id), webhookKeys: webhookKeys)
     }
 }

@@ -150,6 +150,9 @@ public final class SessionAPI: Sendable {
                 try ReaderTokenEndpoint.issue(identifier, signer: tenants.signers[Identifier(caller.tenant)], now: clock(), metrics: metrics)
             }
             return APIAnswers.readerToken(token)
+        case .webhookKeys:
+            let caller = try authenticate(request, &exchange)
+            return APIAnswers.webhookKeys(tenants.webhookKeys[Identifier(caller.tenant)] ?? [])
         case .sessions where request.method != "POST":
             let caller = try authenticate(request, &exchange)
             let reference = try Self.reference(request.query)

@@ -33,6 +33,12 @@ public struct WebhookSigner: Sendable {
 
     /// The Ed25519 public key as Standard Webhooks writes it (`whpk_` and its 32 bytes in base64); nil without a signing key.
     public var publicKey: String? {
-        signingKey?.publicKey.ed25519Raw.map { "whpk_" + Data($0).base64EncodedString() }
+        publicKeyBytes.map(Self.standardPublicKey)
     }
+
+    /// The Ed25519 public key's 32 bytes; nil without a signing key.
+    public var publicKeyBytes: [UInt8]? { signingKey?.publicKey.ed25519Raw }
+
+    /// `whpk_` and the key's bytes in base64.
+    public static func standardPublicKey(_ bytes: [UInt8]) -> String { "whpk_" + Data(bytes).base64EncodedString() }
 }

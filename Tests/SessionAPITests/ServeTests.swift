@@ -21,6 +21,8 @@ final class ServeFixture {
 
     let folder: URL
     let signingKey: PrivateKey
+    /// The Ed25519 key acme's webhook endpoint `primary` signs `v1a` with.
+    let webhookKey: PrivateKey
     let serve: VeridocProcess
     let port: Int
     /// serve's metrics and probe listener (`observability.port`).
@@ -44,6 +46,8 @@ final class ServeFixture {
         signingKey = try PrivateKey.generate(curve: .p256)
         let keyFile = folder.appendingPathComponent("reader-token-key.pem")
         try Self.writeSecret(try signingKey.pkcs8PEM(), to: keyFile)
+        webhookKey = try PrivateKey.generateEd25519()
+        try Self.writeSecret(try webhookKey.pkcs8PEM(), to: folder.appendingPathComponent("hook-ed25519.pem"))
         try Self.writeSecret(Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(), to: folder.appendingPathComponent("nonce.key"))
         if tls { try Self.writeCertificate(in: folder) }
         let config = try Self.writeConfig(in: folder, signingKey: "reader-token-key.pem", burst: burst,
@@ -111,6 +115,8 @@ final class ServeFixture {
         cluster = try MockCluster(brokers: 1)
         signingKey = try PrivateKey.generate(curve: .p256)
         try Self.writeSecret(try signingKey.pkcs8PEM(), to: folder.appendingPathComponent("reader-token-key.pem"))
+        webhookKey = try PrivateKey.generateEd25519()
+        try Self.writeSecret(try webhookKey.pkcs8PEM(), to: folder.appendingPathComponent("hook-ed25519.pem"))
         try Self.writeSecret(Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(), to: folder.appendingPathComponent("nonce.key"))
         let config = try Self.writeConfig(in: folder, signingKey: "reader-token-key.pem", burst: 10, services: services)
         serve = try VeridocProcess(command: "serve", config: config, name: "serve")
@@ -122,6 +128,10 @@ final class ServeFixture {
                             tls: Bool = false, maxSessionSeconds: Int = 120, serveSettings: [String: Any]? = nil,
                             kafkaProperties: [String: String] = [:]) throws -> URL {
         try writeSecret(try PrivateKey.generate(curve: .p256).pkcs8PEM(), to: folder.appendingPathComponent("merchant.pem"))
+        if !FileManager.default.fileExists(atPath: folder.appendingPathComponent("hook-ed25519.pem").path) {
+            try writeSecret(try PrivateKey.generateEd25519().pkcs8PEM(), to: folder.appendingPathComponent("hook-ed25519.pem"))
+        }
+        try writeSecret("whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(), to: folder.appendingPathComponent("hook.whsec"))
         try writeWebReader(in: folder)
         try writeOpenID4VPVerifier(in: folder)
         // Serve loads the tenants as the worker does, trust anchors included.
@@ -133,7 +143,12 @@ final class ServeFixture {
                  "webReader": ["certificates": "web-reader.pem", "privateKey": "web-reader-key.pem"],
                  "openID4VPVerifier": ["certificates": "openid4vp-verifier.pem", "privateKey": "openid4vp-verifier-key.pem"],
                  "maxSessionSeconds": maxSessionSeconds,
-                 "readerTokens": ["brandId": "BRAND00001", "keyId": "KEYID00001", "signingKey": signingKey]],
+                 "readerTokens": ["brandId": "BRAND00001", "keyId": "KEYID00001", "signingKey": signingKey],
+                 // One endpoint signs v1a as well, one only v1.
+                 "webhooks": [
+                    ["id": "primary", "url": "https://hooks.acme.example/veridoc", "secrets": ["hook.whsec"], "signingKey": "hook-ed25519.pem"],
+                    ["id": "hmac-only", "url": "https://hooks.acme.example/other", "secrets": ["hook.whsec"]],
+                 ]],
                 ["id": "globex", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: globexKey)]],
             ],
             "worker": ["maxEventBytes": 1024],
@@ -270,6 +285,34 @@ final class ServeFixture {
             #expect(!metrics.contains(secret))
             #expect(!serve.log.contains(secret))
         }
+    }
+
+    /// `GET /v1/webhook-keys`: the caller's tenant's v1a keys, as Standard
+    /// Webhooks writes them and as a JWK, and no other tenant's.
+    @Test func theWebhookKeysOfTheCallersTenant() throws {
+        let raw = try #require(fixture.webhookKey.publicKey.ed25519Raw)
+        let acme = try RawHTTP.request("GET", "/v1/webhook-keys", port: port, headers: [("Authorization", "Bearer \(ServeFixture.acmeKey)")])
+        #expect(acme.status == 200, "\(acme.body)")
+        #expect(acme.headers["content-type"] == "application/json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(acme.body.utf8)) as? [String: Any])
+        let keys = try #require(object["keys"] as? [[String: Any]])
+        #expect(keys.count == 1, "only the endpoint with a signing key: \(acme.body)")
+        let key = try #require(keys.first)
+        #expect(key["endpoint"] as? String == "primary")
+        #expect(key["algorithm"] as? String == "Ed25519")
+        #expect(key["publicKey"] as? String == "whpk_" + Data(raw).base64EncodedString())
+        let jwk = try #require(key["jwk"] as? [String: String])
+        #expect(jwk["kty"] == "OKP" && jwk["crv"] == "Ed25519")
+        #expect(jwk["x"].flatMap { Data(base64Encoded: $0.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "=") }
+                == Data(raw), "the JWK's x is the same key, base64url")
+
+        let globex = try RawHTTP.request("GET", "/v1/webhook-keys", port: port, headers: [("Authorization", "Bearer \(ServeFixture.globexKey)")])
+        #expect(globex.status == 200 && globex.body == #"{"keys":[]}"#, "another tenant sees none of acme's")
+        let anonymous = try RawHTTP.request("GET", "/v1/webhook-keys", port: port)
+        #expect(anonymous.status == 401)
+        let head = try RawHTTP.request("HEAD", "/v1/webhook-keys", port: port, headers: [("Authorization", "Bearer \(ServeFixture.acmeKey)")])
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(try RawHTTP.request("POST", "/v1/webhook-keys", port: port, headers: [("Authorization", "Bearer \(ServeFixture.acmeKey)")]).status == 405)
     }
 
     /// The request id a client sends comes back and finds serve's access line;
