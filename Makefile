@@ -125,20 +125,24 @@ fuzz: setup
 DURATION ?= 120
 SEED ?= 1
 BROKER ?= mock
-chaos: build setup-tansu
+chaos: build setup-tansu $(TOOLS_VENV)/.standardwebhooks
 	.build/debug/veridoc-dev chaos --duration $(DURATION) --seed $(SEED) --broker $(BROKER) $(if $(EVENTS),--events $(EVENTS)) $(if $(FAULTS),--faults $(FAULTS)) \
-	  --output chaos/results/latest-$(BROKER).json
+	  $(if $(NO_BROKER_RESTARTS),--no-broker-restarts) --output chaos/results/latest-$(BROKER).json
 
-## soak: 30 minutes of faults (at least 100 worker SIGKILLs) on the release build, against each broker in turn;
-## summaries in chaos/results/soak-<broker>.json. SOAK_DURATION, SOAK_FAULTS and SOAK_EVENTS change it.
+## soak: 30 minutes of faults (about 63 worker SIGKILLs, 21 of every worker mid-delivery) on the release build, against each broker in turn, with
+## each schedule: broker restarts among the faults (`restarts`), and every fault but them (`none`: every outcome event
+## and webhook must arrive); summaries in chaos/results/soak-<broker>-<schedule>.json. SOAK_DURATION, SOAK_FAULTS,
+## SOAK_EVENTS and SOAK_SCHEDULES change it.
 SOAK_DURATION ?= 1800
 SOAK_FAULTS ?= 460
 SOAK_EVENTS ?= 30000
-soak: release setup-tansu
-	for broker in mock tansu; do \
+SOAK_SCHEDULES ?= restarts none
+soak: release setup-tansu $(TOOLS_VENV)/.standardwebhooks
+	for broker in mock tansu; do for schedule in $(SOAK_SCHEDULES); do \
 	  .build/release/veridoc-dev chaos --duration $(SOAK_DURATION) --faults $(SOAK_FAULTS) --events $(SOAK_EVENTS) --seed $(SEED) \
-	    --broker $$broker --output chaos/results/soak-$$broker.json || exit 1; \
-	done
+	    --broker $$broker $$([ $$schedule = none ] && echo --no-broker-restarts) \
+	    --output chaos/results/soak-$$broker-$$schedule.json || exit 1; \
+	done; done
 
 clean:
 	rm -rf .build

@@ -93,7 +93,7 @@ let package = Package(
         // `veridoc-dev bench`: each stage and the whole product measured as ratios in one run.
         .target(name: "Benchmarks", dependencies: ["DemoKit", "JSON", "Revocation", "StatusFetch", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Retention", "Storage", "TestIssuer", "Verification", "SessionAPI", "Crypto", "HTTPService", "MDoc"]),
         // Fault injection: real worker processes, the broker process and PostgreSQL under a fault schedule (`veridoc chaos`).
-        .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification"]),
+        .target(name: "Chaos", dependencies: ["DemoKit", "Kafka", "Postgres", "TestIssuer", "Verification", "Crypto", "HTTPClient"]),
         // The session API (`veridoc serve`): authenticated routes, reader tokens, its contract.
         .target(name: "SessionAPI", dependencies: ["Deployment", "Webhooks", "HTTPService", "Observability", "Settings", "Crypto", "JOSE", "JSON", "Verification", "MDoc", "Storage", "Postgres", "Kafka"],
                 resources: [.embedInCode("session-api.openapi.json"), .embedInCode("veridoc-client.v1.js")]),

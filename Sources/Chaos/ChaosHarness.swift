@@ -20,11 +20,16 @@ public final class ChaosHarness: Sendable {
     }
 
     public func run() throws -> ChaosSummary {
+        guard ChaosReceiver.available(repository: options.repository) else {
+            throw ChildProcess.Failure(description: "the webhook receiver needs the tools venv's python with standardwebhooks: "
+                                       + "`make chaos` installs it (make .build/tools-venv/.standardwebhooks)")
+        }
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         chmod(work.path, 0o755)
         var summary = ChaosSummary()
         summary.seed = options.seed
         summary.durationSeconds = options.duration
+        summary.brokerRestartSchedule = options.brokerRestarts ? "restarts" : "none"
         if options.keep { summary.workDirectory = work.path }
         // A broker that dies under a control command must not take the
         // harness with it: write(2) then fails with EPIPE instead.

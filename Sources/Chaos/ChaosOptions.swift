@@ -26,6 +26,10 @@ public struct ChaosOptions: Sendable {
     public var broker = BrokerKind.mock
     /// Seconds allowed, once faults stop, for everything to be stored and published.
     public var convergeTimeout: TimeInterval = 180
+    /// Whether long runs restart the broker. Both brokers here keep topics in
+    /// memory, so a restart loses every outcome event on them; the schedule
+    /// without restarts is the one in which every outcome event must arrive.
+    public var brokerRestarts = true
 
     public init(worker: URL, tooling: URL, repository: URL) {
         self.worker = worker
@@ -38,7 +42,7 @@ public struct ChaosOptions: Sendable {
     /// Broker restarts in a run: each one loses the broker's every record and
     /// makes the producer send everything again, so a few per long run (one per
     /// 150 faults), none in a short one.
-    var brokerRestartCount: Int { faultCount / 150 }
+    var brokerRestartCount: Int { brokerRestarts ? faultCount / 150 : 0 }
     var faultCount: Int { faults ?? max(4, Int(duration / 4)) }
 }
 
@@ -56,4 +60,13 @@ public enum FaultKind: String, CaseIterable, Sendable, Codable {
     case postgresRestart       // fast stop, a few seconds down, start on the same port
     case postgresTerminate     // pg_terminate_backend of every veridoc-worker connection
     case postgresSlow          // ACCESS EXCLUSIVE lock on results held for seconds
+    case receiverDown          // SIGKILL the webhook receiver, a few seconds down, start it on the same port
+    case receiverSlow          // its next answers come after the worker's webhooks.timeoutSeconds
+    case receiverErrors        // 500 twice, then 200
+    case receiverThrottled     // 429 with Retry-After
+    case receiverGone          // 410: the endpoint waits until `veridoc webhooks enable`
+    case receiverRedirect      // 302 and 307: failures, never followed
+    case receiverHuge          // 200 with an 8 MiB body, read no further than webhooks.maxResponseBytes
+    case workerKillDuringDelivery // SIGKILL every worker while the receiver holds a delivery unanswered
+    case webhookSecretRotation // a second secret and a rolling restart, then the first removed and another
 }

@@ -35,11 +35,20 @@ public struct ChaosSummary: Codable, Sendable {
     /// Gaps the workers recorded (`consumer_gaps`): records the broker deleted
     /// or lost before they were read. Reported apart from events a worker lost.
     public var offsetGaps: [String] = []
+    /// The schedule: with broker restarts (`restarts`) or without (`none`).
+    public var brokerRestartSchedule = "restarts"
+    /// What the webhook receiver saw: every request, the distinct webhook ids
+    /// it acknowledged (2xx), and those it acknowledged more than once (the
+    /// at-least-once duplicates, each under its one id).
+    public var webhookRequests = 0
+    public var webhooksAcknowledged = 0
+    public var webhookDuplicates = 0
 
     enum CodingKeys: String, CodingKey {
         case seed, durationSeconds, records, distinctEventIDs, poisonRecords, results, verified, rejected, deadLetters
         case outcomeEvents, workersStarted, faults, faultsTotal, convergedAfterSeconds, invariants, violations, examples
         case positionSnapshotsChecked, workDirectory, incidents, brokerRestarts, postgresRestarts, outcomesLostWithBroker, offsetGaps
+        case brokerRestartSchedule, webhookRequests, webhooksAcknowledged, webhookDuplicates
     }
 
     public init() {}
@@ -68,6 +77,10 @@ public struct ChaosSummary: Codable, Sendable {
         postgresRestarts = try c.decodeIfPresent(Int.self, forKey: .postgresRestarts) ?? 0
         outcomesLostWithBroker = try c.decodeIfPresent(Int.self, forKey: .outcomesLostWithBroker) ?? 0
         offsetGaps = try c.decodeIfPresent([String].self, forKey: .offsetGaps) ?? []
+        brokerRestartSchedule = try c.decodeIfPresent(String.self, forKey: .brokerRestartSchedule) ?? "restarts"
+        webhookRequests = try c.decodeIfPresent(Int.self, forKey: .webhookRequests) ?? 0
+        webhooksAcknowledged = try c.decodeIfPresent(Int.self, forKey: .webhooksAcknowledged) ?? 0
+        webhookDuplicates = try c.decodeIfPresent(Int.self, forKey: .webhookDuplicates) ?? 0
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -96,6 +109,10 @@ public struct ChaosSummary: Codable, Sendable {
         try c.encode(postgresRestarts, forKey: .postgresRestarts)
         try c.encode(outcomesLostWithBroker, forKey: .outcomesLostWithBroker)
         try c.encode(offsetGaps, forKey: .offsetGaps)
+        try c.encode(brokerRestartSchedule, forKey: .brokerRestartSchedule)
+        try c.encode(webhookRequests, forKey: .webhookRequests)
+        try c.encode(webhooksAcknowledged, forKey: .webhooksAcknowledged)
+        try c.encode(webhookDuplicates, forKey: .webhookDuplicates)
     }
 
     public func json() -> Data {
@@ -109,7 +126,9 @@ public struct ChaosSummary: Codable, Sendable {
             "Chaos run (seed \(seed), \(Int(durationSeconds)) s of faults)",
             "  records produced:   \(records) (\(distinctEventIDs) event ids, \(poisonRecords) poison)",
             "  results stored:     \(results) (verified \(verified), rejected \(rejected)); dead letters \(deadLetters); outcome events \(outcomeEvents)",
+            "  webhooks:           \(webhookRequests) requests, \(webhooksAcknowledged) ids acknowledged, \(webhookDuplicates) acknowledged again (same id)",
             "  workers started:    \(workersStarted)",
+            "  broker restarts:    \(brokerRestarts) (schedule: \(brokerRestartSchedule))",
             "  converged after:    \(convergedAfterSeconds.map { String(format: "%.1f s", $0) } ?? "NOT CONVERGED")",
             "  faults injected:    \(faultsTotal)",
         ]

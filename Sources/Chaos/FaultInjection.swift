@@ -86,6 +86,28 @@ struct FaultInjector {
             defer { connection.close() }
             let killed = try? connection.execute("SELECT count(pg_terminate_backend(pid)) AS count FROM pg_stat_activity WHERE application_name = 'veridoc-worker'")
             return killed != nil
+        case .receiverDown:
+            supervisor.webhooks.receiver.kill()
+            Thread.sleep(forTimeInterval: pick(2...5))
+            // If it cannot start again now, restoreServices tries once the faults stop.
+            return (try? supervisor.webhooks.receiver.start()) != nil
+        case .receiverSlow:
+            let seconds = ChaosWebhooks.timeoutSeconds + 2
+            return supervisor.webhooks.receiver.queue(["slow:\(seconds)", "slow:\(seconds)"])
+        case .receiverErrors:
+            return supervisor.webhooks.receiver.queue(["500", "500"])
+        case .receiverThrottled:
+            return supervisor.webhooks.receiver.queue(["429:2", "429:1"])
+        case .receiverRedirect:
+            return supervisor.webhooks.receiver.queue(["302", "307"])
+        case .receiverHuge:
+            return supervisor.webhooks.receiver.queue(["huge"])
+        case .receiverGone:
+            return endpointGone()
+        case .workerKillDuringDelivery:
+            return killDuringDelivery()
+        case .webhookSecretRotation:
+            return supervisor.webhooks.rotateSecret { supervisor.rollingRestart() }
         case .postgresSlow:
             guard let connection = try? supervisor.connect() else { return false }
             defer { connection.close() }
@@ -99,6 +121,43 @@ struct FaultInjector {
             }
         }
         return true
+    }
+
+    /// A 410 for the next delivery; once it was answered, the operator enables
+    /// the endpoint again a little later (deliveries wait meanwhile). No
+    /// delivery within a while (production over): the 410 is taken back.
+    private mutating func endpointGone() -> Bool {
+        let receiver = supervisor.webhooks.receiver
+        let before = receiver.requests().filter { $0.answer == "410" }.count
+        guard receiver.queue(["410"]) else { return false }
+        let deadline = Date().addingTimeInterval(15)
+        while receiver.requests().filter({ $0.answer == "410" }).count == before {
+            guard Date() < deadline else {
+                receiver.queue([], clearingFirst: true)
+                return false
+            }
+            Thread.sleep(forTimeInterval: 0.25)
+        }
+        Thread.sleep(forTimeInterval: pick(1...3))
+        return supervisor.webhooks.enableEndpoint()
+    }
+
+    /// The receiver holds the next delivery unanswered for a few seconds;
+    /// while it does, every worker is SIGKILLed (which one sends it is not
+    /// known here) and as many start again. The delivery is sent again once
+    /// its claim runs out, under the same webhook-id.
+    private mutating func killDuringDelivery() -> Bool {
+        let receiver = supervisor.webhooks.receiver
+        guard supervisor.workerCount > 0, receiver.queue(["slow:3"]) else { return false }
+        let deadline = Date().addingTimeInterval(15)
+        while (receiver.inFlight() ?? 0) == 0 {
+            guard Date() < deadline else {
+                receiver.queue([], clearingFirst: true)
+                return false
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return supervisor.killEveryWorker(pause: pick(0.2...1)) > 0
     }
 
     /// A short burst of retriable error codes: REQUEST_TIMED_OUT (7), NOT_LEADER_OR_FOLLOWER (6),

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Kafka
 import Postgres
@@ -118,14 +119,14 @@ final class InvariantChecks: @unchecked Sendable {
         let started = Date()
         let deadline = started.addingTimeInterval(options.convergeTimeout + options.duration * 0.3)
         while Date() < deadline {
-            if traffic.productionComplete, let state = try? databaseState(),
+            if traffic.productionComplete, let state = try? databaseState(), state.webhooksSettled,
                state.converged(with: delivery.highWatermarks(), ids: traffic.distinctIDs().subtracting(idsLostInGaps(state.resultIDs))) {
                 return Date().timeIntervalSince(started)
             }
             Thread.sleep(forTimeInterval: 0.5)
         }
         let state = try? databaseState()
-        log("not converged: delivered \(delivery.deliveredCount(of: planned.count))/\(planned.count), results \(state?.results ?? -1)/\(traffic.distinctIDs().count), unpublished \(state?.unpublished ?? -1)")
+        log("not converged: delivered \(delivery.deliveredCount(of: planned.count))/\(planned.count), results \(state?.results ?? -1)/\(traffic.distinctIDs().count), unpublished \(state?.unpublished ?? -1), webhooks settled \(state?.webhooksSettled ?? false)")
         return nil
     }
 
@@ -150,6 +151,8 @@ final class InvariantChecks: @unchecked Sendable {
         var resultIDs: Set<String> = []
         var unpublished = 0
         var positions: [Int32: Int64] = [:]
+        /// Every webhook delivery delivered.
+        var webhooksSettled = false
 
         func converged(with highWatermarks: [Int32: Int64], ids: Set<String>) -> Bool {
             guard unpublished == 0, ids.isSubset(of: resultIDs) else { return false }
@@ -165,6 +168,7 @@ final class InvariantChecks: @unchecked Sendable {
         state.results = rows.rowCount
         state.resultIDs = Set((0..<rows.rowCount).compactMap { rows.string($0, "event_id") })
         state.unpublished = Int(try connection.execute("SELECT count(*) AS count FROM outbox WHERE published_at IS NULL").int(0, "count") ?? -1)
+        state.webhooksSettled = WebhookChecks.settled(connection)
         let positions = try connection.execute("SELECT partition, next_offset FROM consumer_positions WHERE consumer_group = $1 AND topic = $2",
                                                [.text(ChaosKafka.group), .text(ChaosKafka.requestTopic)])
         for row in 0..<positions.rowCount {
@@ -267,12 +271,16 @@ final class InvariantChecks: @unchecked Sendable {
         }
         let wanted = Set(checked.map { OutcomeEvent.id(forRequest: $0) })
         var outcomeIDs = Set<String>()
+        var outcomeDigests: [String: String] = [:]
         _ = readTopic(ChaosKafka.outcomeTopic, timeout: 60) { message in
             if let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any], let id = object["id"] as? String {
                 outcomeIDs.insert(id)
+                outcomeDigests[id] = sha256(message.value).map { String(format: "%02x", $0) }.joined()
             }
             return wanted.isSubset(of: outcomeIDs)
         }
+        try WebhookChecks(receiver: supervisor.webhooks.receiver, invariants: invariants)
+            .check(results: Set(stored.keys), outcomeDigests: outcomeDigests, connection: connection, into: &summary)
         summary.outcomeEvents = outcomeIDs.count
         for id in checked where !outcomeIDs.contains(OutcomeEvent.id(forRequest: id)) {
             violation("outcomePublished", "result \(id) has no outcome event \(OutcomeEvent.id(forRequest: id))")

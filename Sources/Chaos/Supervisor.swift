@@ -61,7 +61,9 @@ final class Supervisor: @unchecked Sendable {
     private var broker: ChaosBroker?
     private var bootstrap = ""
     /// Every process started, for the SIGINT/SIGTERM cleanup (`Interruption`).
-    private let roster = ProcessRoster()
+    private let roster: ProcessRoster
+    /// The tenant's webhook endpoint and its receiver.
+    let webhooks: ChaosWebhooks
     private var interruptionToken: Interruption.Token?
     private let watchStop = Flag()
 
@@ -91,6 +93,11 @@ final class Supervisor: @unchecked Sendable {
         self.invariants = invariants
         self.delivery = delivery
         self.log = log
+        let roster = ProcessRoster()
+        self.roster = roster
+        webhooks = ChaosWebhooks(options: options, work: work, config: config, log: log) { child in
+            if !roster.add(child.pid) { child.killNow() }
+        }
     }
 
     /// From here on, SIGINT or SIGTERM stops every process started.
@@ -206,6 +213,7 @@ final class Supervisor: @unchecked Sendable {
         root["worker"] = ["threads": 2, "batchSize": 50, "batchLingerMilliseconds": 20, "drainTimeoutSeconds": 10, "outboxClaimSeconds": 3]
         root["replay"] = ["nonceKeyFile": "nonce.key"]
         root["observability"] = ["port": 0, "logLevel": "info"]
+        try webhooks.configure(&root)
         let nonceKey = config.deletingLastPathComponent().appendingPathComponent("nonce.key")
         _ = FileManager.default.createFile(atPath: nonceKey.path, contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedData(),
                                        attributes: [.posixPermissions: 0o600])
@@ -311,6 +319,31 @@ final class Supervisor: @unchecked Sendable {
         return workers.count
     }
 
+    /// SIGTERM each worker in turn and start its replacement, which reads the
+    /// configuration as it is now: a rolling restart.
+    func rollingRestart() {
+        for _ in 0..<workerCount {
+            lock.lock()
+            let victim = workers.isEmpty ? nil : workers.removeFirst()
+            lock.unlock()
+            guard let victim else { return }
+            terminate(victim)
+            try? startWorker()
+        }
+    }
+
+    /// SIGKILL every worker at once and, `pause` later, start as many again; how many.
+    func killEveryWorker(pause: TimeInterval) -> Int {
+        lock.lock()
+        let victims = workers
+        workers.removeAll()
+        lock.unlock()
+        for victim in victims { victim.killNow() }
+        Thread.sleep(forTimeInterval: pause)
+        for _ in victims { try? startWorker() }
+        return victims.count
+    }
+
     func stopWorkers() {
         lock.lock()
         let running = workers
@@ -337,6 +370,7 @@ final class Supervisor: @unchecked Sendable {
         let count = workers.count
         lock.unlock()
         if count == 0 { try? startWorker() }
+        webhooks.restore()
     }
 
     // MARK: watchdog
@@ -508,6 +542,7 @@ final class Supervisor: @unchecked Sendable {
         brokerLock.unlock()
         let brokerProcess = (broker as? MockChaosBroker)?.process
         for child in children where child !== brokerProcess && child.isRunning { child.killNow() }
+        webhooks.receiver.kill()
         broker?.stop()
         _ = postgresScript("stop")
         lock.lock()
@@ -528,6 +563,7 @@ final class Supervisor: @unchecked Sendable {
         for child in children where child.isRunning {
             invariants.violation("processesLeft", "\(child.name) (pid \(child.pid)) still running")
         }
+        if webhooks.receiver.isRunning { invariants.violation("processesLeft", "the webhook receiver still running") }
         for pid in postmasters where ChildProcess.exists(pid, commandContaining: postgresDirectory.path) {
             invariants.violation("processesLeft", "postmaster pid \(pid) still running")
         }

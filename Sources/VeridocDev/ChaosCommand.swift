@@ -3,13 +3,13 @@ import Chaos
 import DemoKit
 import Foundation
 
-/// `veridoc-dev chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--output FILE] [--repository DIR] [--keep]`:
+/// `veridoc-dev chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--no-broker-restarts] [--output FILE] [--repository DIR] [--keep]`:
 /// the fault-injection harness (see chaos/README.md). Exit 0 when no invariant is violated, 1 otherwise.
 enum ChaosCommand {
     static func run(_ arguments: [String]) -> Int32 {
         return ExitStatus.returning(usage: Usage.text, failure: "chaos") {
             let parsed = try ParsedArguments(arguments, options: ["--duration", "--events", "--faults", "--seed", "--workers", "--broker", "--output", "--repository"],
-                                             flags: ["--keep"])
+                                             flags: ["--keep", "--no-broker-restarts"])
             guard parsed.positional.isEmpty else { throw UsageError("chaos takes options only") }
             let binary = Binaries.tooling
             let repository = parsed.options["--repository"].map { URL(fileURLWithPath: $0) } ?? findRepository(from: binary)
@@ -40,6 +40,7 @@ enum ChaosCommand {
             }
             options.output = parsed.options["--output"].map { URL(fileURLWithPath: $0) }
             options.keep = parsed.flags.contains("--keep")
+            options.brokerRestarts = !parsed.flags.contains("--no-broker-restarts")
             // SIGINT/SIGTERM stop every process the run started (ChaosHarness registers them).
             Interruption.installHandlers()
             let summary = try ChaosHarness(options: options, log: { FileHandle.standardError.write(Data(("chaos: " + $0 + "\n").utf8)) }).run()

@@ -23,7 +23,7 @@ enum Usage {
                               Synthetic requests (mix: realistic, valid, or kind=weight,…) for the tenant in DIR.
           loadgen --fixture DIR --fixture-only
                               Only make the tenant in DIR (config.json, merchant keys, issuer) if missing; no broker.
-          chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--output FILE] [--keep]
+          chaos [--duration S] [--events N] [--faults N] [--seed S] [--workers W] [--broker mock|tansu] [--no-broker-restarts] [--output FILE] [--keep]
                               Fault injection: workers, broker and PostgreSQL of its own under seeded faults; invariants checked.
           examples DIR [--at RFC3339]
                               A folder to try veridoc verify on: the test issuer's tenant (config.json and keys), one event per
@@ -108,6 +108,7 @@ extension Usage {
                       Option("--seed S", "Seed of the fault schedule (default 1): the same seed, the same faults."),
                       Option("--workers W", "Worker processes at the start, 1…16 (default 3)."),
                       Option("--broker KIND", "mock (librdkafka's mock cluster, default) or tansu."),
+                      Option("--no-broker-restarts", "Every fault but broker restarts: then every outcome event must arrive too."),
                       Option("--output FILE", "Write the summary to FILE."),
                       Option("--keep", "Keep the work folder (it is kept anyway when an invariant broke)."),
                       Option("--repository DIR", "The checkout holding scripts/test-postgres (default: found from the binary).")],

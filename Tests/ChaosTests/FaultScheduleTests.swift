@@ -50,8 +50,8 @@ import Testing
 
     /// One round of the deck: the short run of `make test` has every kind
     /// (broker restarts apart) and SIGKILL three times.
-    @Test func thirteenFaultsDealEveryKindOnceAndThreeKills() {
-        let plan = Self.plan(Self.options(duration: 40, faults: 13), seed: 20_261_129)
+    @Test func oneRoundDealsEveryKindOnceAndThreeKills() {
+        let plan = Self.plan(Self.options(duration: 60, faults: 22), seed: 20_261_129)
         let kinds = plan.faults.map(\.kind)
         #expect(Set(kinds) == Set(FaultKind.allCases).subtracting([.brokerRestart]))
         #expect(kinds.filter { $0 == .workerKill }.count == 3)
@@ -64,6 +64,17 @@ import Testing
         #expect(Set(kinds) == Set(FaultKind.allCases))
         #expect(kinds.filter { $0 == .brokerRestart }.count == options.brokerRestartCount)
         #expect(options.brokerRestartCount == 2)
+    }
+
+    /// The soak schedule in which every outcome event must arrive: every kind but broker restarts.
+    @Test(arguments: [UInt64(1), 7, 20_261_129])
+    func aLongRunWithoutBrokerRestartsHasEveryOtherKind(seed: UInt64) {
+        var options = Self.options(duration: 1800, faults: 460)
+        options.brokerRestarts = false
+        let kinds = Self.plan(options, seed: seed).faults.map(\.kind)
+        #expect(options.brokerRestartCount == 0)
+        #expect(!kinds.contains(.brokerRestart))
+        #expect(Set(kinds) == Set(FaultKind.allCases).subtracting([.brokerRestart]))
     }
 
     @Test(arguments: [UInt64(1), 7, 20_261_129])
