@@ -3,8 +3,9 @@ import Postgres
 import Storage
 
 /// Right to erasure: removes a person's (one request's) or a whole tenant's
-/// retained values and revocation references on demand, and the sealed claims of their outcomes still
-/// in the outbox or kept with a session. Results and element metadata stay: they are the
+/// retained values, revocation references and responses still waiting for
+/// the broker on demand, and the sealed claims of their outcomes still in
+/// the outbox, kept with a session or waiting as a webhook delivery. Results and element metadata stay: they are the
 /// non-personal facts analytics count.
 public struct Eraser: Sendable {
     public let batchSize: Int
@@ -18,6 +19,8 @@ public struct Eraser: Sendable {
         public var claims = 0
         /// Revocation references (a stable handle on each credential) removed.
         public var statusReferences = 0
+        /// Accepted responses still waiting for the broker, removed (their sessions fail at expiry).
+        public var submissions = 0
         /// Results rows matching the request/tenant, kept.
         public var resultsKept = 0
     }
@@ -36,6 +39,7 @@ public struct Eraser: Sendable {
         var erased = Erased()
         erased.values = try connection.repeatUntilDone(batchSize: batchSize) { ElementValuesTable.delete(matching: scope, limit: $0) }
         erased.statusReferences = try connection.repeatUntilDone(batchSize: batchSize) { StatusReferencesTable.delete(matching: scope, limit: $0) }
+        erased.submissions = try connection.repeatUntilDone(batchSize: batchSize) { SubmissionsTable.delete(matching: scope, limit: $0) }
         erased.claims = try connection.repeatUntilDone(batchSize: batchSize) { OutboxTable.stripClaims(matching: scope, limit: $0) }
         erased.claims += try connection.repeatUntilDone(batchSize: batchSize) { SessionsTable.stripClaims(matching: scope, limit: $0) }
         erased.claims += try connection.repeatUntilDone(batchSize: batchSize) { WebhookDeliveriesTable.stripClaims(matching: scope, limit: $0) }

@@ -26,6 +26,15 @@ public enum ErasureScope: Sendable, Equatable {
 /// (verdict, reasons, ids) that the integrator may still need. One value a
 /// table, so the three tables say only how their rows are found.
 struct ClaimsStripping {
+    /// `text` (a JSON document Veridoc wrote) as jsonb. jsonb refuses the
+    /// escape `\u0000`, which an outcome carries wherever hostile input put a
+    /// NUL in a string it quotes (an event id, a docType); erasure must not
+    /// fail on such a row, so the escape becomes `\ufffd` first, the
+    /// replacement character storage writes for NUL everywhere else.
+    static func jsonb(_ text: String) -> String {
+        "replace(\(text), '\\u0000', '\\ufffd')::jsonb"
+    }
+
     let table: String
     let column: String
     /// The columns naming one row, for the bounded inner select.
@@ -43,7 +52,7 @@ struct ClaimsStripping {
         case .request: requestRows
         case .tenant: tenantRows
         }
-        let stripped = "(\(column)::jsonb #- '{data,claims}' #- '{data,ages}')::text"
+        let stripped = "(\(Self.jsonb(column)) #- '{data,claims}' #- '{data,ages}')::text"
         let keyList = key.joined(separator: ", ")
         return PostgresStatement("""
             UPDATE \(table) SET \(column) = \(stripped)\(alsoSet.map { ", \($0)" } ?? "")

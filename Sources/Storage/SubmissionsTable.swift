@@ -71,6 +71,18 @@ public enum SubmissionsTable {
         WHERE s.tenant = w.tenant AND s.id = w.session_id AND s.status <> 'processing'
         """)
 
+    /// Up to `limit` waiting rows of one request (its event's `id`) or
+    /// tenant: erasure. The response in such a row never reaches a worker,
+    /// so its session ends failed at expiry, as for a broker that never
+    /// came back.
+    public static func delete(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
+        let rows = switch scope {
+        case .request: "\(ClaimsStripping.jsonb("convert_from(event, 'UTF8')")) ->> 'id' = $1"
+        case .tenant: "tenant = $1"
+        }
+        return .boundedDelete(from: "session_submissions", key: "tenant, session_id", where: rows, .text(scope.value), limit: limit)
+    }
+
     /// Rows waiting for the broker (column `count`).
     public static let countWaiting = PostgresStatement("SELECT count(*) AS count FROM session_submissions")
 }

@@ -46,7 +46,8 @@ enum RetentionCommands {
             case (nil, let tenant?): erased = try eraser.forget(tenant: tenant, on: connection)
             default: throw UsageError("forget needs exactly one of --request ID and --tenant T")
             }
-            print("erased \(erased.values) values, \(erased.statusReferences) revocation references and the sealed claims of \(erased.claims) outcomes; kept \(erased.resultsKept) results")
+            print("erased \(erased.values) values, \(erased.statusReferences) revocation references, \(erased.submissions) responses waiting for the broker "
+                  + "and the sealed claims of \(erased.claims) outcomes; kept \(erased.resultsKept) results")
         }
     }
 

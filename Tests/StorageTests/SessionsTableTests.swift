@@ -65,6 +65,27 @@ struct SessionsTableTests: MigratedDatabaseSuite {
         #expect(try find(third)?.outcome?.contains("claims") == true, "another tenant's stay")
     }
 
+    /// jsonb refuses the escape \u0000, which an outcome or a request event
+    /// carries where hostile input put a NUL in a string: erasure reads them
+    /// anyway, and removes a response still waiting for the broker.
+    @Test func erasureReadsNULEscapesAndRemovesWaitingResponses() throws {
+        let (first, second) = (row(), row())
+        for each in [first, second] { try connection.execute(try SessionsTable.insert([each])) }
+        let outcome = #"{"id":"o\u0000","data":{"requestId":"r1","verdict":"rejected","docType":"x\u0000y","claims":{"enc":"AA=="}}}"#
+        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: first.id, status: .rejected, outcome: outcome)]))
+        #expect(try connection.execute(SessionsTable.stripClaims(matching: .request(eventID: "r1"), limit: 10)).affectedRows == 1)
+        let stripped = try #require(try find(first)?.outcome)
+        #expect(!stripped.contains("claims") && stripped.contains("rejected"), "\(stripped)")
+
+        func event(_ id: String) -> [UInt8] { Array(#"{"id":"\#(id)","data":{"tenant":"t1","note":"a\u0000b"}}"#.utf8) }
+        try connection.execute(SubmissionsTable.insert(.init(tenant: "t1", sessionID: second.id, key: [1], event: event("req-1")), claimedForSeconds: 60))
+        #expect(try connection.execute(SubmissionsTable.delete(matching: .request(eventID: "req-2"), limit: 10)).affectedRows == 0)
+        #expect(try connection.execute(SubmissionsTable.delete(matching: .request(eventID: "req-1"), limit: 10)).affectedRows == 1)
+        try connection.execute(SubmissionsTable.insert(.init(tenant: "t1", sessionID: second.id, key: [1], event: event("req-3")), claimedForSeconds: 60))
+        #expect(try connection.execute(SubmissionsTable.delete(matching: .tenant("t2"), limit: 10)).affectedRows == 0)
+        #expect(try connection.execute(SubmissionsTable.delete(matching: .tenant("t1"), limit: 10)).affectedRows == 1)
+    }
+
     @Test func aSessionIsCompletedOnceAndPurgedAfterItExpired() throws {
         let session = row()
         let other = row(tenant: "t2")

@@ -179,6 +179,12 @@ struct StorageStatementTests: MigratedDatabaseSuite {
         #expect(stripped.string(0, "payload")?.contains("claims") == false)
         #expect(stripped.string(0, "payload")?.contains("verified") == true)
 
+        let hostile = OutboxTable.Row(id: "o3", eventID: "e1", key: nil, payload: #"{"id":"o3\u0000","data":{"claims":{"sealed":"x"}}}"#, hasClaims: true)
+        try connection.execute(OutboxTable.insertUnclaimed([hostile]))
+        #expect(try connection.execute(OutboxTable.stripClaims(matching: .request(eventID: "e1"), limit: 10)).affectedRows == 1,
+                "an outcome holding the escape \\u0000 (which jsonb refuses) is stripped too")
+        try connection.execute(OutboxTable.deleteDelivered(ids: ["o3"]))
+
         try connection.execute(OutboxTable.deleteDelivered(ids: ["o2"]))
         #expect(Int(try connection.execute(OutboxTable.countUnpublished).int(0, "count") ?? 0) == 1)
         try connection.execute("UPDATE outbox SET published_at = now()")

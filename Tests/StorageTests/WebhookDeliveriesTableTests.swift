@@ -83,5 +83,12 @@ struct WebhookDeliveriesTableTests: MigratedDatabaseSuite {
         #expect(!stripped.contains("claims") && !stripped.contains("ages") && stripped.contains("verified"), "\(stripped)")
         #expect(try state("o").payload?.contains("claims") == true, "another request's delivery is untouched")
         #expect(try connection.execute(WebhookDeliveriesTable.countPending).int(0, "count") == 2)
+
+        // A NUL a hostile event put in a quoted string arrives as the escape \u0000, which jsonb refuses.
+        let hostile = WebhookDeliveriesTable.Row(tenant: "t3", endpoint: "a", webhookID: "n", eventID: "e-n", eventType: "veridoc.verification.completed.v1",
+                                                 payload: #"{"id":"n\u0000","data":{"verdict":"rejected","claims":"sealed","ages":{}}}"#, hasClaims: true)
+        try connection.execute(WebhookDeliveriesTable.insert([hostile]))
+        #expect(try connection.execute(WebhookDeliveriesTable.stripClaims(matching: .tenant("t3"), limit: 10)).affectedRows == 1)
+        #expect(try state("n").payload?.contains("claims") == false)
     }
 }
