@@ -86,4 +86,44 @@ struct WebhookPipelineTests {
         #expect(after.filter { $0.answer == "200" }.count == 2 && after.allSatisfy { $0.verified })
         #expect(worker.terminate() == 0)
     }
+
+    /// A receiver that never answers in time holds only its endpoint's share
+    /// of the sending threads (`maxConcurrency`), so the tenant's other
+    /// endpoint gets every delivery meanwhile. The slow endpoint's attempts
+    /// under way are its claimed rows, sampled while waiting: never more than
+    /// its share, and at least one (it was tried).
+    @Test func aSlowEndpointHoldsOnlyItsShareOfTheThreads() throws {
+        let secret = WebhookReceiver.newSecret().text
+        let slow = try WebhookReceiver(secrets: [secret], answers: Array(repeating: "slow:60", count: 100))
+        defer { slow.stop() }
+        let fast = try WebhookReceiver(secrets: [secret])
+        defer { fast.stop() }
+        let fixture = try PipelineFixture(
+            tenantSettings: ["webhooks": [["id": "slow", "url": slow.url, "secrets": ["hook.whsec"], "maxConcurrency": 2],
+                                          ["id": "fast", "url": fast.url, "secrets": ["hook.whsec"]]]],
+            settings: ["webhooks": ["allowInsecureTargets": true, "retrySchedule": [1, 1, 1, 1, 1], "timeoutSeconds": 5, "connectTimeoutSeconds": 2,
+                                    "deliveryThreads": 3]])
+        guard FileManager.default.createFile(atPath: fixture.directory.appendingPathComponent("hook.whsec").path, contents: Data((secret + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else { throw TestFailure("cannot write hook.whsec") }
+        let connection = try PostgresConnection(connectionString: fixture.database.connectionString)
+        defer { connection.close() }
+        let worker = try fixture.startWorker()
+        try fixture.produce(try (0..<12).map { ("k\($0)", try fixture.factory.event(.appleWalletApp).json()) })
+        var slowUnderWay: [Int] = []
+        let delivered = fast.requests(within: 120) { requests in
+            let claimed = try? connection.execute("""
+                SELECT count(*) AS count FROM webhook_deliveries WHERE endpoint = 'slow' AND state = 'pending' AND claimed_until > now()
+                """).int(0, "count")
+            if let claimed { slowUnderWay.append(Int(claimed)) }
+            return Set(requests.filter { $0.answer == "200" }.map(\.id)).count == 12
+        }
+        #expect(Set(delivered.filter { $0.answer == "200" }.map(\.id)).count == 12, "every delivery to the fast endpoint arrived")
+        #expect(slowUnderWay.allSatisfy { $0 <= 2 }, "the slow endpoint never held more than its maxConcurrency: \(slowUnderWay)")
+        let stillSlow = eventually(60) {
+            (try? connection.execute("SELECT count(*) AS count FROM webhook_deliveries WHERE endpoint = 'slow' AND claimed_until > now()").int(0, "count")) ?? 0 > 0
+        }
+        #expect(stillSlow, "the slow endpoint was tried")
+        #expect(try connection.execute("SELECT count(*) AS count FROM webhook_deliveries WHERE endpoint = 'slow' AND state = 'delivered'").int(0, "count") == 0)
+        #expect(worker.terminate() == 0)
+    }
 }
