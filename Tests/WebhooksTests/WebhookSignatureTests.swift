@@ -11,9 +11,10 @@ import Webhooks
 @Suite(.enabled(if: WebhookReceiver.available, Comment(rawValue: WebhookReceiver.skipMessage)))
 struct WebhookSignatureTests {
     func post(_ receiver: WebhookReceiver, id: String, timestamp: Int, signedBody: [UInt8], sentBody: [UInt8]? = nil, signer: WebhookSigner,
-              signedID: String? = nil) throws {
+              signedID: String? = nil, sentTimestamp: Int? = nil) throws {
         let headers = try signer.headers(id: signedID ?? id, timestamp: timestamp, body: signedBody)
             .map { $0.0 == "webhook-id" ? ($0.0, id) : $0 }
+            .map { $0.0 == "webhook-timestamp" ? ($0.0, String(sentTimestamp ?? timestamp)) : $0 }
         let response = try HTTPClient(timeoutSeconds: 30).send("POST", receiver.url, headers: headers, body: sentBody ?? signedBody)
         #expect(response.status == 200)
     }
@@ -33,13 +34,15 @@ struct WebhookSignatureTests {
         try post(receiver, id: "body", timestamp: now, signedBody: body, sentBody: body + [0x20], signer: signer)
         try post(receiver, id: "id", timestamp: now, signedBody: body, signer: signer, signedID: "other")
         try post(receiver, id: "old", timestamp: now - 3_600, signedBody: body, signer: signer)
-        let seen = receiver.requests(within: 30) { $0.count == 4 }
+        try post(receiver, id: "time", timestamp: now, signedBody: body, signer: signer, sentTimestamp: now + 1)
+        let seen = receiver.requests(within: 30) { $0.count == 5 }
         let byID = Dictionary(seen.map { ($0.id, $0) }) { $1 }
         #expect(byID["good"]?.verified == true && byID["good"]?.verifiedEd25519 == true, "\(seen)")
         #expect(byID["good"]?.signature.split(separator: " ").count == 3, "v1 under each secret and v1a")
         #expect(byID["body"]?.verified == false && byID["body"]?.verifiedEd25519 == false)
         #expect(byID["id"]?.verified == false && byID["id"]?.verifiedEd25519 == false)
         #expect(byID["old"]?.verified == false, "standardwebhooks refuses a timestamp an hour old")
+        #expect(byID["time"]?.verified == false && byID["time"]?.verifiedEd25519 == false, "a timestamp other than the signed one")
         // Only the older secret: the newer one's signature is no use to this receiver.
         let other = try WebhookReceiver(secrets: [old])
         defer { other.stop() }
