@@ -112,7 +112,7 @@ public struct TenantSettings: Sendable, Equatable {
         public var secrets: [String]
         /// A file holding an Ed25519 private key (PEM) that signs as well (`v1a,`); its public key is served by `veridoc serve`.
         public var signingKey: String?
-        /// Deliveries to it under way at once, and started per second at most.
+        /// Deliveries to it under way at once, and started per second at most, all workers together.
         public var maxConcurrency: Int
         public var maxPerSecond: Int
         /// Where it was configured, for messages.

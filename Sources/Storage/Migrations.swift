@@ -487,6 +487,17 @@ public enum Migrations {
                 PRIMARY KEY (tenant, endpoint)
             );
             """),
+        // Each webhook endpoint's rate as one token bucket for every worker
+        // (WebhookEndpointLimits): its limits hold for the deployment.
+        Migration(version: 23, name: "webhook endpoint rate buckets", sql: """
+            CREATE TABLE webhook_rate_buckets (
+                tenant       text NOT NULL,
+                endpoint     text NOT NULL,
+                tokens       double precision NOT NULL,
+                refilled_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
+                PRIMARY KEY (tenant, endpoint)
+            );
+            """),
     ]
 
     /// The newest version this binary knows.

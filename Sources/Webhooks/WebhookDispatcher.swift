@@ -10,10 +10,10 @@ import Storage
 /// and POST them. Claims are made per endpoint and only for threads that are
 /// idle, so a claimed delivery starts at once (its claim cannot run out
 /// while it waits); each endpoint has at most `maxConcurrency` attempts
-/// under way in this process and starts at most `maxPerSecond`, and the
-/// endpoints take turns at the idle threads, so a slow or dead receiver holds
-/// at most its own concurrency of them. The worker's commits never wait for
-/// any of it.
+/// under way and starts at most `maxPerSecond`, across every worker of the
+/// deployment (`WebhookEndpointLimits`), and the endpoints take turns at
+/// the idle threads, so a slow or dead receiver holds at most its own
+/// concurrency of them. The worker's commits never wait for any of it.
 ///
 /// At least once: a claim lasts past the delivery's timeout, and one that
 /// runs out (a crash, a stop) is claimed again, so a receiver may see a
@@ -109,8 +109,6 @@ public final class WebhookDispatcher: @unchecked Sendable {
         var connection: PostgresConnection?
         var disabled = Set<Key>()
         var lastRefresh = Date.distantPast
-        var buckets: [Key: RateBucket] = [:]
-        var inFlight: [Key: Int] = [:]
         var unrecorded: [(Job, WebhookDeliveriesTable.Outcome)] = []
         // Where the next claim's turn starts, so that no endpoint is always first at the idle threads.
         var turn = 0
@@ -134,9 +132,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
                 while let (job, outcome) = unrecorded.first {
                     try db.execute(WebhookDeliveriesTable.record(job.delivery, by: workerID, outcome))
                     unrecorded.removeFirst()
-                    let key = Key(tenant: job.delivery.tenant, endpoint: job.delivery.endpoint)
-                    inFlight[key, default: 1] -= 1
-                    if case .endpointGone = outcome { disabled.insert(key) }
+                    if case .endpointGone = outcome { disabled.insert(Key(tenant: job.delivery.tenant, endpoint: job.delivery.endpoint)) }
                 }
                 if stop {
                     // Attempts still under way end within their timeout; their outcomes are recorded, then this thread ends.
@@ -155,32 +151,22 @@ public final class WebhookDispatcher: @unchecked Sendable {
                     metrics?.pending.set(Double(try db.execute(WebhookDeliveriesTable.countPending).int(0, "count") ?? 0))
                     lastRefresh = now
                 }
-                var wants: [WebhookDeliveriesTable.Want] = []
-                var idle = directory.settings.deliveryThreads - deliveriesUnderWay()
+                let idle = directory.settings.deliveryThreads - deliveriesUnderWay()
                 turn = order.isEmpty ? 0 : (turn + 1) % order.count
-                for key in order[turn...] + order[..<turn] where idle > 0 && !disabled.contains(key) {
-                    guard let endpoint = endpoints[key] else { continue }
-                    let free = endpoint.maxConcurrency - inFlight[key, default: 0]
-                    let tokens = buckets[key, default: RateBucket(perSecond: endpoint.maxPerSecond)].available(at: now)
-                    let count = min(free, tokens, idle)
-                    if count > 0 {
-                        wants.append((tenant: key.tenant, endpoint: key.endpoint, count: count))
-                        idle -= count
+                let wants = (order[turn...] + order[..<turn]).filter { !disabled.contains($0) }.compactMap { key in
+                    endpoints[key].map { endpoint in
+                        WebhookEndpointLimits.Want(tenant: key.tenant, endpoint: key.endpoint, count: min(idle, endpoint.maxConcurrency),
+                                                   maxConcurrency: endpoint.maxConcurrency, maxPerSecond: endpoint.maxPerSecond)
                     }
                 }
-                if !wants.isEmpty {
-                    let claimed = WebhookDeliveriesTable.claimed(try db.execute(WebhookDeliveriesTable.claimDue(wants, by: workerID, forSeconds: claimSeconds)))
-                    var new: [Job] = []
-                    for delivery in claimed {
-                        let key = Key(tenant: delivery.tenant, endpoint: delivery.endpoint)
-                        guard let endpoint = endpoints[key] else { continue }
-                        inFlight[key, default: 0] += 1
-                        buckets[key, default: RateBucket(perSecond: endpoint.maxPerSecond)].take(at: now)
-                        new.append(Job(endpoint: endpoint, delivery: delivery))
+                if idle > 0, !wants.isEmpty {
+                    let claimed = try WebhookEndpointLimits.claim(wants, idle: idle, by: workerID, forSeconds: claimSeconds, on: db)
+                    let new = claimed.compactMap { delivery in
+                        endpoints[Key(tenant: delivery.tenant, endpoint: delivery.endpoint)].map { Job(endpoint: $0, delivery: delivery) }
                     }
                     if !new.isEmpty { enqueue(new) }
-                    // A full claim may leave more due: look again at once.
-                    if claimed.count == wants.reduce(0, { $0 + $1.count }), !claimed.isEmpty { continue }
+                    // Every idle thread got one: more may be due, look again at once.
+                    if claimed.count == idle { continue }
                 }
                 waitForWork(seconds: 1)
             } catch {
@@ -287,32 +273,5 @@ public final class WebhookDispatcher: @unchecked Sendable {
             log.warning("webhook endpoint answered 410 Gone: disabled until veridoc webhooks enable", fields)
         }
         return outcome
-    }
-}
-
-/// Starts allowed per second for one endpoint: `perSecond` tokens at most,
-/// refilled continuously. Used by the control thread only.
-struct RateBucket {
-    let perSecond: Int
-    private var tokens: Double
-    private var updated: Date?
-
-    init(perSecond: Int) {
-        self.perSecond = perSecond
-        tokens = Double(perSecond)
-    }
-
-    func available(at now: Date) -> Int {
-        Int(refilled(at: now))
-    }
-
-    mutating func take(at now: Date) {
-        tokens = refilled(at: now) - 1
-        updated = now
-    }
-
-    private func refilled(at now: Date) -> Double {
-        guard let updated else { return tokens }
-        return min(Double(perSecond), tokens + max(0, now.timeIntervalSince(updated)) * Double(perSecond))
     }
 }

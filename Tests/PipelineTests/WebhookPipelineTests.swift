@@ -88,10 +88,11 @@ struct WebhookPipelineTests {
     }
 
     /// A receiver that never answers in time holds only its endpoint's share
-    /// of the sending threads (`maxConcurrency`), so the tenant's other
-    /// endpoint gets every delivery meanwhile. The slow endpoint's attempts
-    /// under way are its claimed rows, sampled while waiting: never more than
-    /// its share, and at least one (it was tried).
+    /// of the sending threads (`maxConcurrency`, for the deployment: two
+    /// workers here), so the tenant's other endpoint gets every delivery
+    /// meanwhile. The slow endpoint's attempts under way are its claimed
+    /// rows, sampled while waiting: never more than its share between both
+    /// workers, and at least one (it was tried).
     @Test func aSlowEndpointHoldsOnlyItsShareOfTheThreads() throws {
         let secret = WebhookReceiver.newSecret().text
         let slow = try WebhookReceiver(secrets: [secret], answers: Array(repeating: "slow:60", count: 100))
@@ -108,6 +109,7 @@ struct WebhookPipelineTests {
         let connection = try PostgresConnection(connectionString: fixture.database.connectionString)
         defer { connection.close() }
         let worker = try fixture.startWorker()
+        let second = try fixture.startWorker("second")
         try fixture.produce(try (0..<12).map { ("k\($0)", try fixture.factory.event(.appleWalletApp).json()) })
         var slowUnderWay: [Int] = []
         let delivered = fast.requests(within: 120) { requests in
@@ -124,6 +126,6 @@ struct WebhookPipelineTests {
         }
         #expect(stillSlow, "the slow endpoint was tried")
         #expect(try connection.execute("SELECT count(*) AS count FROM webhook_deliveries WHERE endpoint = 'slow' AND state = 'delivered'").int(0, "count") == 0)
-        #expect(worker.terminate() == 0)
+        #expect(worker.terminate() == 0 && second.terminate() == 0)
     }
 }

@@ -91,4 +91,30 @@ struct WebhookDeliveriesTableTests: MigratedDatabaseSuite {
         #expect(try connection.execute(WebhookDeliveriesTable.stripClaims(matching: .tenant("t3"), limit: 10)).affectedRows == 1)
         #expect(try state("n").payload?.contains("claims") == false)
     }
+
+    /// Two workers' claim passes share an endpoint's limits: never more
+    /// under way than its maxConcurrency between them, a delivery recorded
+    /// makes room, and between them no more starts than the bucket allows
+    /// (its burst, one second's worth, and its rate for the time that passed).
+    @Test func endpointLimitsHoldAcrossWorkers() throws {
+        try connection.execute(WebhookDeliveriesTable.insert((0..<10).map { row("c\($0)") } + (0..<10).map { row("r\($0)", endpoint: "b") }))
+        func want(_ endpoint: String, concurrency: Int, perSecond: Int) -> WebhookEndpointLimits.Want {
+            .init(tenant: "t1", endpoint: endpoint, count: 10, maxConcurrency: concurrency, maxPerSecond: perSecond)
+        }
+        let concurrent = want("a", concurrency: 3, perSecond: 1_000)
+        let first = try WebhookEndpointLimits.claim([concurrent], idle: 10, by: "w1", forSeconds: 60, on: connection)
+        #expect(first.count == 3)
+        #expect(try WebhookEndpointLimits.claim([concurrent], idle: 10, by: "w2", forSeconds: 60, on: connection).isEmpty, "w1 holds the endpoint's three")
+        try connection.execute(WebhookDeliveriesTable.record(first[0], by: "w1", .delivered(status: 200)))
+        #expect(try WebhookEndpointLimits.claim([concurrent], idle: 10, by: "w2", forSeconds: 60, on: connection).count == 1, "one recorded, one more")
+
+        let rated = want("b", concurrency: 10, perSecond: 2)
+        let started = Date()
+        let one = try WebhookEndpointLimits.claim([rated], idle: 10, by: "w1", forSeconds: 60, on: connection).count
+        let two = try WebhookEndpointLimits.claim([rated], idle: 10, by: "w2", forSeconds: 60, on: connection).count
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(one == 2, "a full bucket: one second's worth")
+        #expect(Double(one + two) <= 2 + 2 * elapsed, "no more than the bucket allows: \(one) + \(two) in \(elapsed) s")
+        #expect(try WebhookEndpointLimits.claim([rated], idle: 0, by: "w3", forSeconds: 60, on: connection).isEmpty, "no idle thread, no claim")
+    }
 }
