@@ -487,9 +487,11 @@ public enum Migrations {
                 PRIMARY KEY (tenant, endpoint)
             );
             """),
-        // Each webhook endpoint's rate as one token bucket for every worker
-        // (WebhookEndpointLimits): its limits hold for the deployment.
-        Migration(version: 23, name: "webhook endpoint rate buckets", sql: """
+        // Each webhook endpoint's rate as one token bucket for every worker,
+        // and its attempts under way (its claimed pending rows) found without
+        // reading its backlog (WebhookEndpointLimits): its limits hold for
+        // the deployment.
+        Migration(version: 23, name: "webhook endpoint limits across workers", sql: """
             CREATE TABLE webhook_rate_buckets (
                 tenant       text NOT NULL,
                 endpoint     text NOT NULL,
@@ -497,6 +499,8 @@ public enum Migrations {
                 refilled_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
                 PRIMARY KEY (tenant, endpoint)
             );
+            CREATE INDEX webhook_deliveries_claimed ON webhook_deliveries (tenant, endpoint, claimed_until)
+                WHERE state = 'pending' AND claimed_until IS NOT NULL;
             """),
     ]
 

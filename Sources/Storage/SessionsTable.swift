@@ -233,8 +233,8 @@ public enum SessionsTable {
     /// of the holder) from up to `limit` session outcomes of one request
     /// (the outcome's requestId) or tenant.
     public static func stripClaims(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
-        ClaimsStripping(table: "sessions", column: "outcome", key: ["ctid"], holdsClaims: "\(ClaimsStripping.jsonb("outcome")) -> 'data' ?| ARRAY['claims', 'ages']",
-                        alsoSet: nil, requestRows: "\(ClaimsStripping.jsonb("outcome")) #>> '{data,requestId}' = $1", tenantRows: "tenant = $1")
+        ClaimsStripping(table: "sessions", column: "outcome", key: ["tenant", "id"], holdsClaims: "\(ClaimsStripping.jsonb("outcome")) -> 'data' ?| ARRAY['claims', 'ages']",
+                        alsoSet: nil, requestRows: "id::text = $1", tenantRows: "tenant = $1")
             .statement(scope, limit: limit)
     }
 

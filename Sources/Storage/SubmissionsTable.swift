@@ -71,13 +71,14 @@ public enum SubmissionsTable {
         WHERE s.tenant = w.tenant AND s.id = w.session_id AND s.status <> 'processing'
         """)
 
-    /// Up to `limit` waiting rows of one request (its event's `id`) or
-    /// tenant: erasure. The response in such a row never reaches a worker,
-    /// so its session ends failed at expiry, as for a broker that never
-    /// came back.
+    /// Up to `limit` waiting rows of one request or tenant: erasure. A
+    /// request made from a session has the session's id (SessionSubmission).
+    /// A row deleted here never reaches a worker, so its session ends failed
+    /// at expiry, as for a broker that never came back; one the broker
+    /// already took is verified and stored like any request still in Kafka.
     public static func delete(matching scope: ErasureScope, limit: Int) -> PostgresStatement {
         let rows = switch scope {
-        case .request: "\(ClaimsStripping.jsonb("convert_from(event, 'UTF8')")) ->> 'id' = $1"
+        case .request: "session_id::text = $1"
         case .tenant: "tenant = $1"
         }
         return .boundedDelete(from: "session_submissions", key: "tenant, session_id", where: rows, .text(scope.value), limit: limit)

@@ -62,17 +62,19 @@ public enum WebhookDeliveriesTable {
     /// Claims, for `worker` and `seconds`, up to `want.count` due pending
     /// deliveries of each endpoint (oldest due first): each endpoint is
     /// served its share, so one with a long backlog never holds back
-    /// another. Dispatchers claiming together skip each other's rows.
+    /// another. Dispatchers claiming together skip each other's rows. The
+    /// clock is the statement's, not its transaction's: a claim made after a
+    /// wait in the same transaction still lasts its whole time.
     public static func claimDue(_ wants: [Want], by worker: String, forSeconds seconds: Double) -> PostgresStatement {
         PostgresStatement("""
-            UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = now() + make_interval(secs => $2)
+            UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = clock_timestamp() + make_interval(secs => $2)
             FROM (
                 SELECT c.tenant, c.endpoint, c.webhook_id
                 FROM unnest($3::text[], $4::text[], $5::text[]::int[]) AS e(tenant, endpoint, n)
                 CROSS JOIN LATERAL (
                     SELECT w.tenant, w.endpoint, w.webhook_id FROM webhook_deliveries w
-                    WHERE w.tenant = e.tenant AND w.endpoint = e.endpoint AND w.state = 'pending' AND w.next_attempt_at <= now()
-                      AND (w.claimed_until IS NULL OR w.claimed_until < now())
+                    WHERE w.tenant = e.tenant AND w.endpoint = e.endpoint AND w.state = 'pending' AND w.next_attempt_at <= clock_timestamp()
+                      AND (w.claimed_until IS NULL OR w.claimed_until < clock_timestamp())
                     ORDER BY w.next_attempt_at LIMIT e.n FOR UPDATE SKIP LOCKED) c
             ) picked
             WHERE d.tenant = picked.tenant AND d.endpoint = picked.endpoint AND d.webhook_id = picked.webhook_id
@@ -153,13 +155,15 @@ public enum WebhookDeliveriesTable {
 
     /// Pending deliveries older than `seconds` (an endpoint removed from the
     /// config, or disabled and never enabled) die as `expired`, so that none,
-    /// and no sealed claims in one, is kept for ever; up to `limit` of them.
+    /// and no sealed claims in one, is kept for ever; up to `limit` of them,
+    /// each returned (tenant, endpoint) to be counted.
     public static func expire(olderThanSeconds seconds: Int, limit: Int) -> PostgresStatement {
         PostgresStatement("""
             UPDATE webhook_deliveries SET state = 'dead', last_error = 'expired', finished_at = now(), claimed_by = NULL, claimed_until = NULL
             WHERE (tenant, endpoint, webhook_id) IN (
                 SELECT tenant, endpoint, webhook_id FROM webhook_deliveries
                 WHERE state = 'pending' AND created_at < now() - make_interval(secs => $1::double precision) LIMIT $2)
+            RETURNING tenant, endpoint
             """, [.double(Double(seconds)), .int(Int64(limit))])
     }
 

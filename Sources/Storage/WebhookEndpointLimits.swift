@@ -6,9 +6,11 @@ import Postgres
 /// receiver. Attempts under way anywhere are the endpoint's claimed pending
 /// rows; its rate is a token bucket in `webhook_rate_buckets` (migration 23),
 /// refilled at `maxPerSecond` up to one second's worth. A claim pass locks
-/// the endpoints' bucket rows first, so dispatchers claiming for the same
-/// endpoint take turns, and each one's next statement (a new snapshot under
-/// READ COMMITTED) sees the claims the one before it committed.
+/// the endpoints' bucket rows first, skipping any another pass holds (that
+/// endpoint waits for this worker's next pass: its limits hold either way,
+/// and a pass that hangs, a worker stopped mid-transaction, holds up only
+/// its own endpoints); its next statement (a new snapshot under READ
+/// COMMITTED) sees the claims every earlier pass committed.
 public enum WebhookEndpointLimits {
     /// What one dispatcher would claim for an endpoint, and the endpoint's limits.
     public struct Want: Sendable, Equatable {
@@ -33,21 +35,26 @@ public enum WebhookEndpointLimits {
         guard !wants.isEmpty, idle > 0 else { return [] }
         let tenants = wants.map(\.tenant), endpoints = wants.map(\.endpoint)
         return try connection.transaction { db in
+            // A row another transaction is inserting is waited for, briefly: past it, this pass ends (SQLSTATE 55P03).
+            try db.execute("SET LOCAL lock_timeout = '2s'")
+            // In one order everywhere, so that two passes creating rows cannot deadlock.
             try db.execute(PostgresStatement("""
                 INSERT INTO webhook_rate_buckets (tenant, endpoint, tokens)
-                SELECT * FROM unnest($1::text[], $2::text[], $3::text[]::float8[]) ON CONFLICT DO NOTHING
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[]::float8[]) ORDER BY 1, 2 ON CONFLICT DO NOTHING
                 """, [.textArray(tenants), .textArray(endpoints), .textArray(wants.map { String($0.maxPerSecond) })]))
-            // Locked in one order everywhere, so two passes over the same endpoints cannot deadlock.
-            try db.execute(PostgresStatement("""
-                SELECT 1 FROM webhook_rate_buckets b JOIN unnest($1::text[], $2::text[]) AS e(tenant, endpoint)
+            let locked = try db.execute(PostgresStatement("""
+                SELECT b.tenant, b.endpoint FROM webhook_rate_buckets b JOIN unnest($1::text[], $2::text[]) AS e(tenant, endpoint)
                     ON b.tenant = e.tenant AND b.endpoint = e.endpoint
-                ORDER BY b.tenant, b.endpoint FOR UPDATE OF b
+                ORDER BY b.tenant, b.endpoint FOR UPDATE OF b SKIP LOCKED
                 """, [.textArray(tenants), .textArray(endpoints)]))
+            let mine = Set((0..<locked.rowCount).compactMap { row in
+                locked.string(row, "tenant").flatMap { tenant in locked.string(row, "endpoint").map { key(tenant, $0) } }
+            })
             let state = try db.execute(PostgresStatement("""
                 SELECT e.tenant, e.endpoint,
                     least(e.per_second, b.tokens + e.per_second * extract(epoch FROM clock_timestamp() - b.refilled_at)) AS tokens,
                     (SELECT count(*) FROM webhook_deliveries d WHERE d.tenant = e.tenant AND d.endpoint = e.endpoint
-                        AND d.state = 'pending' AND d.claimed_until > clock_timestamp()) AS under_way
+                        AND d.state = 'pending' AND d.claimed_until IS NOT NULL AND d.claimed_until > clock_timestamp()) AS under_way
                 FROM unnest($1::text[], $2::text[], $3::text[]::float8[]) AS e(tenant, endpoint, per_second)
                 JOIN webhook_rate_buckets b ON b.tenant = e.tenant AND b.endpoint = e.endpoint
                 """, [.textArray(tenants), .textArray(endpoints), .textArray(wants.map { String($0.maxPerSecond) })]))
@@ -59,7 +66,7 @@ public enum WebhookEndpointLimits {
             }
             var left = idle
             var allowed: [WebhookDeliveriesTable.Want] = []
-            for want in wants where left > 0 {
+            for want in wants where left > 0 && mine.contains(key(want.tenant, want.endpoint)) {
                 let k = key(want.tenant, want.endpoint)
                 let count = min(want.count, want.maxConcurrency - underWay[k, default: 0], Int((tokens[k] ?? 0).rounded(.down)), left)
                 if count > 0 {

@@ -146,7 +146,14 @@ public final class WebhookDispatcher: @unchecked Sendable {
                     disabled = Set((0..<gone.rowCount).compactMap { row in
                         gone.string(row, "tenant").flatMap { tenant in gone.string(row, "endpoint").map { Key(tenant: tenant, endpoint: $0) } }
                     })
-                    _ = try db.execute(WebhookDeliveriesTable.expire(olderThanSeconds: maxPendingSeconds, limit: 1_000))
+                    let expired = try db.execute(WebhookDeliveriesTable.expire(olderThanSeconds: maxPendingSeconds, limit: 1_000))
+                    for row in 0..<expired.rowCount {
+                        if let tenant = expired.string(row, "tenant"), let endpoint = expired.string(row, "endpoint") {
+                            metrics?.attempts.increment(tenant, endpoint, "expired")
+                            log.warning("webhook delivery dead: pending past its schedule and a week", ["tenant": tenant, "endpoint": endpoint])
+                        }
+                    }
+                    metrics?.disabledEndpoints.set(Double(disabled.count))
                     _ = try db.execute(WebhookDeliveriesTable.deleteFinished(olderThanHours: directory.settings.keepFinishedHours, limit: 1_000))
                     metrics?.pending.set(Double(try db.execute(WebhookDeliveriesTable.countPending).int(0, "count") ?? 0))
                     lastRefresh = now

@@ -54,10 +54,12 @@ struct SessionsTableTests: MigratedDatabaseSuite {
         let (first, second, third) = (row(), row(), row(tenant: "t2"))
         for each in [first, second, third] { try connection.execute(try SessionsTable.insert([each])) }
         func outcome(_ request: String) -> String { #"{"id":"o","data":{"requestId":"\#(request)","verdict":"verified","claims":{"enc":"AA=="}}}"# }
-        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: first.id, status: .verified, outcome: outcome("r1")),
-                                                       .init(tenant: "t1", id: second.id, status: .verified, outcome: outcome("r2")),
-                                                       .init(tenant: "t2", id: third.id, status: .verified, outcome: outcome("r3"))]))
-        #expect(try connection.execute(SessionsTable.stripClaims(matching: .request(eventID: "r1"), limit: 10)).affectedRows == 1)
+        // A session's request event has the session's id.
+        func id(_ row: SessionsTable.Row) -> String { row.id.uuidString.lowercased() }
+        try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: first.id, status: .verified, outcome: outcome(id(first))),
+                                                       .init(tenant: "t1", id: second.id, status: .verified, outcome: outcome(id(second))),
+                                                       .init(tenant: "t2", id: third.id, status: .verified, outcome: outcome(id(third)))]))
+        #expect(try connection.execute(SessionsTable.stripClaims(matching: .request(eventID: id(first)), limit: 10)).affectedRows == 1)
         #expect(try find(first)?.outcome?.contains("claims") == false)
         #expect(try find(first)?.outcome?.contains("verified") == true, "the rest of the outcome stays")
         #expect(try find(second)?.outcome?.contains("claims") == true)
@@ -73,15 +75,16 @@ struct SessionsTableTests: MigratedDatabaseSuite {
         for each in [first, second] { try connection.execute(try SessionsTable.insert([each])) }
         let outcome = #"{"id":"o\u0000","data":{"requestId":"r1","verdict":"rejected","docType":"x\u0000y","claims":{"enc":"AA=="}}}"#
         try connection.execute(SessionsTable.complete([.init(tenant: "t1", id: first.id, status: .rejected, outcome: outcome)]))
-        #expect(try connection.execute(SessionsTable.stripClaims(matching: .request(eventID: "r1"), limit: 10)).affectedRows == 1)
+        #expect(try connection.execute(SessionsTable.stripClaims(matching: .tenant("t1"), limit: 10)).affectedRows == 1)
         let stripped = try #require(try find(first)?.outcome)
         #expect(!stripped.contains("claims") && stripped.contains("rejected"), "\(stripped)")
 
-        func event(_ id: String) -> [UInt8] { Array(#"{"id":"\#(id)","data":{"tenant":"t1","note":"a\u0000b"}}"#.utf8) }
-        try connection.execute(SubmissionsTable.insert(.init(tenant: "t1", sessionID: second.id, key: [1], event: event("req-1")), claimedForSeconds: 60))
-        #expect(try connection.execute(SubmissionsTable.delete(matching: .request(eventID: "req-2"), limit: 10)).affectedRows == 0)
-        #expect(try connection.execute(SubmissionsTable.delete(matching: .request(eventID: "req-1"), limit: 10)).affectedRows == 1)
-        try connection.execute(SubmissionsTable.insert(.init(tenant: "t1", sessionID: second.id, key: [1], event: event("req-3")), claimedForSeconds: 60))
+        // A request event made from a session has the session's id.
+        let event = Array(#"{"id":"\#(second.id.uuidString.lowercased())","data":{"tenant":"t1","note":"a\u0000b"}}"#.utf8)
+        try connection.execute(SubmissionsTable.insert(.init(tenant: "t1", sessionID: second.id, key: [1], event: event), claimedForSeconds: 60))
+        #expect(try connection.execute(SubmissionsTable.delete(matching: .request(eventID: first.id.uuidString.lowercased()), limit: 10)).affectedRows == 0)
+        #expect(try connection.execute(SubmissionsTable.delete(matching: .request(eventID: second.id.uuidString.lowercased()), limit: 10)).affectedRows == 1)
+        try connection.execute(SubmissionsTable.insert(.init(tenant: "t1", sessionID: second.id, key: [1], event: event), claimedForSeconds: 60))
         #expect(try connection.execute(SubmissionsTable.delete(matching: .tenant("t2"), limit: 10)).affectedRows == 0)
         #expect(try connection.execute(SubmissionsTable.delete(matching: .tenant("t1"), limit: 10)).affectedRows == 1)
     }
