@@ -320,7 +320,10 @@ final class Supervisor: @unchecked Sendable {
     }
 
     /// SIGTERM each worker in turn and start its replacement, which reads the
-    /// configuration as it is now: a rolling restart.
+    /// configuration as it is now: a rolling restart. As an orchestrator's,
+    /// it goes on only once the replacement is up (its probe listener, which
+    /// it opens after trapping SIGTERM): the next pass must not stop, before
+    /// its process has even begun, a worker the last one started.
     func rollingRestart() {
         for _ in 0..<workerCount {
             lock.lock()
@@ -328,7 +331,21 @@ final class Supervisor: @unchecked Sendable {
             lock.unlock()
             guard let victim else { return }
             terminate(victim)
-            try? startWorker()
+            guard (try? startWorker()) != nil else { continue }
+            lock.lock()
+            let replacement = workers.last
+            lock.unlock()
+            if let replacement { waitUntilUp(replacement) }
+        }
+    }
+
+    /// Until the worker logs its probe listener (or 60 s, or it ends).
+    private func waitUntilUp(_ worker: ChildProcess) {
+        let logFile = work.appendingPathComponent("\(worker.name).log")
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, worker.isRunning {
+            if let text = try? String(contentsOf: logFile, encoding: .utf8), text.contains("observability listening") { return }
+            Thread.sleep(forTimeInterval: 0.1)
         }
     }
 
