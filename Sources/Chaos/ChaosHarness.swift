@@ -66,8 +66,10 @@ public final class ChaosHarness: Sendable {
                                   bootstrap: { supervisor.currentBootstrap }, log: log)
         for _ in 0..<options.workers { try supervisor.startWorker() }
         supervisor.startWatching()
-        let deadLetters = DeadLetterWatch(delivery: delivery, bootstrap: { supervisor.currentBootstrap })
-        let checks = InvariantChecks(options: options, invariants: invariants, traffic: traffic, supervisor: supervisor, deadLetters: deadLetters, log: log)
+        let deadLetters = TopicWatch.deadLetters(delivery: delivery, bootstrap: { supervisor.currentBootstrap })
+        let outcomes = TopicWatch.outcomes(delivery: delivery, bootstrap: { supervisor.currentBootstrap })
+        let checks = InvariantChecks(options: options, invariants: invariants, traffic: traffic, supervisor: supervisor, deadLetters: deadLetters,
+                                     outcomes: outcomes, log: log)
 
         let stop = Flag()
         let producing = Thread { traffic.produce(stop: stop) }
@@ -76,10 +78,12 @@ public final class ChaosHarness: Sendable {
         let sampling = Thread { checks.sample(stop: stop) }
         sampling.name = "chaos-sample"
         sampling.start()
-        let deadLetterStop = Flag()
-        let deadLetterWatching = Thread { deadLetters.watch(stop: deadLetterStop) }
-        deadLetterWatching.name = "chaos-dead-letters"
-        deadLetterWatching.start()
+        let watchStop = Flag()
+        for watch in [deadLetters, outcomes] {
+            let watching = Thread { watch.watch(stop: watchStop) }
+            watching.name = "chaos-watch-\(watch.topic)"
+            watching.start()
+        }
 
         var random = FaultSchedule.random(seed: options.seed)
         let schedule = FaultSchedule(options: options, random: &random)
@@ -95,7 +99,7 @@ public final class ChaosHarness: Sendable {
 
         supervisor.stopWatching()
         supervisor.stopWorkers()
-        deadLetterStop.set()
+        watchStop.set()
         Thread.sleep(forTimeInterval: 0.5)
         try checks.check(into: &summary)
         summary.faults = Dictionary(uniqueKeysWithValues: injector.counts.map { ($0.key.rawValue, $0.value) })

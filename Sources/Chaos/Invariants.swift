@@ -37,20 +37,22 @@ final class InvariantChecks: @unchecked Sendable {
     private let invariants: InvariantLedger
     private let traffic: Traffic
     private let supervisor: Supervisor
-    private let deadLetters: DeadLetterWatch
+    private let deadLetters: TopicWatch
+    private let outcomes: TopicWatch
     private let log: @Sendable (String) -> Void
     private var planned: [Traffic.Planned] { traffic.planned }
     private var delivery: DeliveryLedger { traffic.delivery }
     private let lock = NSLock()
     private var snapshots = 0
 
-    init(options: ChaosOptions, invariants: InvariantLedger, traffic: Traffic, supervisor: Supervisor, deadLetters: DeadLetterWatch,
+    init(options: ChaosOptions, invariants: InvariantLedger, traffic: Traffic, supervisor: Supervisor, deadLetters: TopicWatch, outcomes: TopicWatch,
          log: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.invariants = invariants
         self.traffic = traffic
         self.supervisor = supervisor
         self.deadLetters = deadLetters
+        self.outcomes = outcomes
         self.log = log
     }
 
@@ -270,12 +272,13 @@ final class InvariantChecks: @unchecked Sendable {
             summary.outcomesLostWithBroker = stored.count - checked.count
         }
         let wanted = Set(checked.map { OutcomeEvent.id(forRequest: $0) })
-        var outcomeIDs = Set<String>()
-        var outcomeDigests: [String: String] = [:]
+        // What the watcher read during the run (the broker may have deleted the oldest since), and the topic now.
+        var outcomeDigests = outcomes.records
+        var outcomeIDs = Set(outcomeDigests.keys)
         _ = readTopic(ChaosKafka.outcomeTopic, timeout: 60) { message in
-            if let object = try? JSONSerialization.jsonObject(with: Data(message.value)) as? [String: Any], let id = object["id"] as? String {
+            if let (id, digest) = TopicWatch.outcome(of: message) {
                 outcomeIDs.insert(id)
-                outcomeDigests[id] = sha256(message.value).map { String(format: "%02x", $0) }.joined()
+                outcomeDigests[id] = digest
             }
             return wanted.isSubset(of: outcomeIDs)
         }
@@ -299,9 +302,9 @@ final class InvariantChecks: @unchecked Sendable {
         }
         let poison = requests.values.flatMap { $0.values }.filter { $0 == nil }.count
         // What the watcher read during the run, and what is left on the topic now.
-        var deadLettered = deadLetters.origins
+        var deadLettered = Set(deadLetters.records.keys)
         _ = readTopic(ChaosKafka.deadLetterTopic, timeout: poison > 0 ? 30 : 3) { message in
-            if let origin = DeadLetterWatch.origin(of: message) { deadLettered.insert(origin) }
+            if let origin = TopicWatch.origin(of: message) { deadLettered.insert(origin) }
             return deadLettered.count >= poison
         }
         summary.deadLetters = deadLettered.count
