@@ -14,7 +14,8 @@ import Verification
 /// HTTP layer alone, so that its rate beside a route's says what the route's
 /// own work costs. Sessions go to a PostgreSQL of the bench's own; the
 /// producer's broker is a mock cluster in this process (no route measured
-/// here produces).
+/// here produces). Then the HTTP front held (`FrontLoad`) and the waiters
+/// held (`WaitersBench`), each on a serve of its own.
 public struct APIBench {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
@@ -25,7 +26,10 @@ public struct APIBench {
         public var slowClients = 1_000
         public var longPolls = 1_000
         public var frontRequests: Int
-        public static let quick = Options(seconds: 1, connections: 8, frontRequests: 40)
+        /// Long polls and event streams held while POST /v1/sessions is measured, then answered (0 of both: left out).
+        public var heldPolls = 5_000
+        public var heldStreams = 1_000
+        public static let quick = Options(seconds: 1, connections: 8, frontRequests: 40, heldPolls: 200, heldStreams: 50)
         /// 300 pairs, one every 50 ms: 15 s, longer than serve's header deadline, so slow clients are cut off and come back meanwhile.
         public static let full = Options(seconds: 10, connections: 32, frontRequests: 300)
     }
@@ -46,6 +50,8 @@ public struct APIBench {
     }
 
     static let merchantID = "merchant.dev.veridoc.bench"
+    /// What every `POST /v1/sessions` of the section sends: the app flow, one element.
+    static let sessionBody = #"{"flow":"apple-wallet-app","merchantId":"\#(merchantID)","requestedElements":[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}}]}"#
 
     public func run() throws -> BenchReport.API {
         guard let wrk = Self.wrk else { throw Failure(description: "wrk not found: `make bench` installs it (apt-get install wrk)") }
@@ -82,35 +88,15 @@ public struct APIBench {
         let (serve, _, port) = try Self.startServe(binary: binary, config: config, directory: directory, prefix: "")
         defer { Self.stop(serve) }
 
-        // A wrk script that POSTs `body` as JSON with the bench's key.
-        func post(_ name: String, body: String) throws -> URL {
-            let script = directory.appendingPathComponent(name)
-            try Data("""
-                wrk.method = "POST"
-                wrk.body = '\(body)'
-                wrk.headers["Content-Type"] = "application/json"
-                wrk.headers["Authorization"] = "Bearer \(apiKey)"
-                """.utf8).write(to: script)
-            return script
-        }
-        let script = try post("reader-token.lua", body: #"{"readerInstanceIdentifier":"bench-reader-0001"}"#)
-        let sessions = try post("sessions.lua", body: #"{"flow":"apple-wallet-app","merchantId":"\#(Self.merchantID)","requestedElements":[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}}]}"#)
+        let script = try Self.wrkScript(directory: directory, name: "reader-token.lua", body: #"{"readerInstanceIdentifier":"bench-reader-0001"}"#, apiKey: apiKey)
+        let sessions = try Self.wrkScript(directory: directory, name: "sessions.lua", body: Self.sessionBody, apiKey: apiKey)
         var routes: [BenchReport.APIRoute] = []
         let plan: [(String, String, URL?)] = [
             ("GET /healthz", "/healthz", nil), ("POST /v1/reader-tokens", "/v1/reader-tokens", script), ("POST /v1/sessions", "/v1/sessions", sessions),
         ]
         for (name, path, lua) in plan {
             progress("wrk \(name), \(options.connections) connections, \(options.seconds) s …")
-            let before = ProcessCPU.seconds(pid: serve.processIdentifier)
-            var arguments = ["-t1", "-c\(options.connections)", "-d\(options.seconds)s", "--latency"]
-            if let lua { arguments += ["-s", lua.path] }
-            let output = try Self.capture(wrk, arguments + ["http://127.0.0.1:\(port)\(path)"])
-            let cpu = ProcessCPU.seconds(pid: serve.processIdentifier) - before
-            var route = try WrkOutput.parse(output)
-            route.name = name
-            route.serveCPUSeconds = cpu
-            route.requestsPerCoreSecond = cpu > 0 ? Double(route.requests) / cpu : .nan
-            routes.append(route)
+            routes.append(try Self.runWrk(wrk, serve: serve, port: port, name: name, path: path, script: lua, options: options))
         }
         Self.stop(serve)
         var front: BenchReport.HTTPFront?
@@ -118,7 +104,58 @@ public struct APIBench {
             front = try heldFront(directory: directory, postgres: postgres.connectionString, kafka: cluster.bootstrapServers,
                                   signingKey: keyFile.lastPathComponent, nonceKey: nonceKey.lastPathComponent)
         }
-        return BenchReport.API(seconds: options.seconds, connections: options.connections, routes: routes, front: front)
+        var waiters: BenchReport.HeldWaiters?
+        if options.heldPolls > 0 || options.heldStreams > 0 {
+            waiters = try WaitersBench(binary: binary, options: options, wrk: wrk, progress: progress)
+                .run(directory: directory, postgres: postgres.connectionString, kafka: cluster.bootstrapServers,
+                     signingKey: keyFile.lastPathComponent, nonceKey: nonceKey.lastPathComponent)
+        }
+        return BenchReport.API(seconds: options.seconds, connections: options.connections, routes: routes, front: front, waiters: waiters)
+    }
+
+    /// A wrk script that POSTs `body` as JSON with `apiKey`.
+    static func wrkScript(directory: URL, name: String, body: String, apiKey: String) throws -> URL {
+        let script = directory.appendingPathComponent(name)
+        try Data("""
+            wrk.method = "POST"
+            wrk.body = '\(body)'
+            wrk.headers["Content-Type"] = "application/json"
+            wrk.headers["Authorization"] = "Bearer \(apiKey)"
+            """.utf8).write(to: script)
+        return script
+    }
+
+    /// One wrk run against `path` (`script` sets method, body and headers), with what it cost serve's CPU.
+    static func runWrk(_ wrk: URL, serve: Process, port: Int, name: String, path: String, script: URL?, options: Options) throws -> BenchReport.APIRoute {
+        let before = ProcessCPU.seconds(pid: serve.processIdentifier)
+        var arguments = ["-t1", "-c\(options.connections)", "-d\(options.seconds)s", "--latency"]
+        if let script { arguments += ["-s", script.path] }
+        let output = try capture(wrk, arguments + ["http://127.0.0.1:\(port)\(path)"])
+        let cpu = ProcessCPU.seconds(pid: serve.processIdentifier) - before
+        var route = try WrkOutput.parse(output)
+        route.name = name
+        route.serveCPUSeconds = cpu
+        route.requestsPerCoreSecond = cpu > 0 ? Double(route.requests) / cpu : .nan
+        return route
+    }
+
+    /// A tenant of the section's serve runs, its requests signed with the run's key files.
+    static func tenant(_ id: String, _ key: String, signingKey: String) -> [String: Any] {
+        ["id": id, "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: key)], "merchantIds": [merchantID], "teamId": "BENCHTEAM1",
+         "readerTokens": ["brandId": "BENCHBRAND", "keyId": "BENCHKEYID", "signingKey": signingKey]]
+    }
+
+    /// A gauge of serve's /metrics, nil when it cannot be read.
+    static func gauge(_ name: String, port: Int) -> Double? {
+        guard let text = try? LoopbackHTTP.request("GET", "/metrics", port: port).body else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
+    /// The nearest-rank percentile `p` of `values` (NaN for none).
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * p).rounded(.up)) - 1))]
     }
 
     /// serve's default for `serve.maxWaitingPollsPerTenant`, the cap the front run holds the long polls to.
@@ -129,22 +166,14 @@ public struct APIBench {
         let attackerKey = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
         let otherKey = "vdk_" + Base64.encodeURL(secureRandomBytes(32))
         // Both ends of every held connection need a descriptor: this process's and serve's (which inherits the limit).
-        let files = raiseOpenFileLimit()
-        var slowClients = options.slowClients
-        var longPolls = options.longPolls
-        if slowClients + longPolls > files - 1_024 {
-            let room = max(0, files - 1_024)
-            slowClients = room * slowClients / max(1, slowClients + longPolls)
-            longPolls = room - slowClients
-            progress("HTTP front: the open-file limit is \(files) (ulimit -Hn): \(slowClients) slow clients and \(longPolls) long polls instead")
+        let fitted = fittedToOpenFiles(options.longPolls, options.slowClients)
+        let (longPolls, slowClients) = (fitted.first, fitted.second)
+        if fitted.scaled {
+            progress("HTTP front: the open-file limit is \(fitted.files) (ulimit -Hn): \(slowClients) slow clients and \(longPolls) long polls instead")
         }
         let held = slowClients + longPolls
-        func tenant(_ id: String, _ key: String) -> [String: Any] {
-            ["id": id, "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: key)], "merchantIds": [Self.merchantID], "teamId": "BENCHTEAM1",
-             "readerTokens": ["brandId": "BENCHBRAND", "keyId": "BENCHKEYID", "signingKey": signingKey]]
-        }
         let config: [String: Any] = [
-            "tenants": [tenant("attacker", attackerKey), tenant("other", otherKey)],
+            "tenants": [Self.tenant("attacker", attackerKey, signingKey: signingKey), Self.tenant("other", otherKey, signingKey: signingKey)],
             "postgres": ["connectionString": postgres], "kafka": ["bootstrapServers": kafka], "replay": ["nonceKeyFile": nonceKey],
             // Room for every held connection, and one address standing for many; every other limit is serve's default.
             "serve": ["port": 0, "loopbackOnly": true, "maxConnections": held + 600, "maxConnectionsPerAddress": held + 600,
@@ -153,9 +182,8 @@ public struct APIBench {
         let (serve, log, port) = try Self.startServe(binary: binary, config: config, directory: directory, prefix: "front-")
         defer { Self.stop(serve) }
         let metricsPort = try Self.listeningPort(log: log, process: serve, message: "observability listening")
-        let session = #"{"flow":"apple-wallet-app","merchantId":"\#(Self.merchantID)","requestedElements":[{"namespace":"org.iso.18013.5.1","element":"age_over_21","retention":{"intent":"willNotStore"}}]}"#
         func create(_ key: String) throws -> LoopbackHTTP.Answer {
-            try LoopbackHTTP.request("POST", "/v1/sessions", port: port, headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")], body: session)
+            try LoopbackHTTP.request("POST", "/v1/sessions", port: port, headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")], body: Self.sessionBody)
         }
         let created = try create(attackerKey)
         guard created.status == 201, let object = try JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any],
@@ -170,10 +198,7 @@ public struct APIBench {
         }
         // Held: the tenant's polls wait up to its cap, and the slow clients have been sending for a few seconds.
         let settled = Date().addingTimeInterval(60)
-        func waiting() -> Double? {
-            guard let text = try? LoopbackHTTP.request("GET", "/metrics", port: metricsPort).body else { return nil }
-            return text.split(separator: "\n").first { $0.hasPrefix("veridoc_api_long_polls_waiting ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
-        }
+        func waiting() -> Double? { Self.gauge("veridoc_api_long_polls_waiting", port: metricsPort) }
         let settledWaiting = Double(min(longPolls, Self.waitingPollsPerTenant))
         while waiting() != settledWaiting || (longPolls > Self.waitingPollsPerTenant && load.counts.lock.withLock({ load.counts.tooMany }) == 0) {
             guard Date() < settled, serve.isRunning else {
@@ -203,11 +228,7 @@ public struct APIBench {
         if let firstFailure { progress("  first failure: \(firstFailure); serve's log ends: \(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(800))") }
         let cpu = ProcessCPU.seconds(pid: serve.processIdentifier) - cpuBefore
         let after = load.counts.lock.withLock { (load.counts.reconnects, load.counts.tooMany, load.counts.answered) }
-        func percentile(_ values: [Double], _ p: Double) -> Double {
-            guard !values.isEmpty else { return .nan }
-            let sorted = values.sorted()
-            return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
-        }
+        let percentile = Self.percentile
         progress("  another tenant's sessions p99 \(String(format: "%.1f", percentile(sessions, 0.99))) ms, /healthz p99 \(String(format: "%.1f", percentile(health, 0.99))) ms, \(failures) failures")
         return BenchReport.HTTPFront(
             slowClients: slowClients, longPolls: longPolls, waitingPollsPerTenant: Self.waitingPollsPerTenant, requests: options.frontRequests,

@@ -223,3 +223,14 @@ func raiseOpenFileLimit() -> Int {
     }
     return Int(limit.rlim_cur)
 }
+
+/// Two counts of connections to hold, scaled down together when the
+/// open-file limit (raised first) leaves less room than both need, 1,024
+/// descriptors kept for everything else; `scaled` says whether they were.
+func fittedToOpenFiles(_ first: Int, _ second: Int) -> (first: Int, second: Int, files: Int, scaled: Bool) {
+    let files = raiseOpenFileLimit()
+    guard first + second > files - 1_024 else { return (first, second, files, false) }
+    let room = max(0, files - 1_024)
+    let scaledSecond = room * second / max(1, first + second)
+    return (room - scaledSecond, scaledSecond, files, true)
+}

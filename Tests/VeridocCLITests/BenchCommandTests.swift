@@ -50,10 +50,14 @@ import Testing
 
         // Every target of a full run, each a measured figure, its goal and whether it was met.
         let targets = try #require(report["targets"] as? [[String: Any]])
-        // Eight of the pipeline, two of the HTTP front held by slow clients and one tenant's long polls, four of revocation.
-        #expect(targets.count == 14, "\(targets.compactMap { $0["name"] as? String })")
+        // Eight of the pipeline, two of the HTTP front held by slow clients and one tenant's long polls,
+        // three of the waiters held (throughput, answer time, answered once), four of revocation.
+        #expect(targets.count == 17, "\(targets.compactMap { $0["name"] as? String })")
         let names = targets.compactMap { $0["name"] as? String }
         #expect(names.contains { $0.hasPrefix("another tenant's POST /v1/sessions p99") } && names.contains { $0.hasPrefix("GET /healthz p99") }, "\(names)")
+        #expect(names.contains { $0.hasPrefix("POST /v1/sessions with ") && $0.hasSuffix("held ÷ without") }
+                && names.contains { $0.hasPrefix("waiter answered after its session's completion p99") }
+                && names.contains { $0.hasPrefix("waiters answered exactly once") }, "\(names)")
         #expect(names.contains { $0.hasPrefix("status check with a cached list") } && names.contains { $0.hasPrefix("fetches for") }, "\(names)")
         let status = try #require(report["status"] as? [String: Any])
         #expect(status["fetchesForWaitingQueries"] as? Int == 1 && status["verifiedWithReference"] as? Int == status["events"] as? Int)
@@ -116,6 +120,29 @@ import Testing
                 #expect((route[key] as? Double).map { $0 > 0 && $0.isFinite } == true, "api \(name).\(key)")
             }
         }
+        try checkWaiters(try #require(api["waiters"] as? [String: Any]))
+    }
+
+    /// The waiters held: POST /v1/sessions measured without and with them,
+    /// and every waiter answered its own session's outcome once, timed.
+    static func checkWaiters(_ waiters: [String: Any]) throws {
+        let polls = try #require(waiters["longPolls"] as? Int), streams = try #require(waiters["eventStreams"] as? Int)
+        #expect(polls > 0 && streams > 0, "waiters: \(polls) polls, \(streams) streams")
+        for run in ["before", "held", "after"] {
+            let route = try #require(waiters[run] as? [String: Any], "waiters.\(run)")
+            #expect((route["requests"] as? Int ?? 0) > 0 && route["failures"] as? Int == 0, "waiters.\(run): \(route)")
+            #expect((route["requestsPerSecond"] as? Double).map { $0 > 0 && $0.isFinite } == true, "waiters.\(run).requestsPerSecond")
+        }
+        #expect((waiters["throughputRatio"] as? Double).map { $0 > 0 && $0.isFinite } == true, "waiters.throughputRatio")
+        for (kind, held) in [("polls", polls), ("streams", streams)] {
+            let answers = try #require(waiters[kind] as? [String: Any], "waiters.\(kind)")
+            #expect(answers["held"] as? Int == held && answers["answered"] as? Int == held && answers["repeated"] as? Int == 0, "waiters.\(kind): \(answers)")
+            for key in ["p50Milliseconds", "p99Milliseconds", "maxMilliseconds"] {
+                #expect((answers[key] as? Double)?.isFinite == true, "waiters.\(kind).\(key)")
+            }
+        }
+        #expect(waiters["answeredOnce"] as? Int == polls + streams && waiters["wrong"] as? Int == 0, "waiters: \(waiters)")
+        #expect((waiters["answerP99Milliseconds"] as? Double)?.isFinite == true && (waiters["serveThreads"] as? Int ?? 0) > 0)
     }
 
     static func checkStore(_ store: [String: Any]) throws {
