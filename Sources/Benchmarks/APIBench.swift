@@ -29,7 +29,7 @@ public struct APIBench {
         /// Long polls and event streams held while POST /v1/sessions is measured, then answered (0 of both: left out).
         public var heldPolls = 5_000
         public var heldStreams = 1_000
-        public static let quick = Options(seconds: 1, connections: 8, frontRequests: 40, heldPolls: 200, heldStreams: 50)
+        public static let quick = Options(seconds: 1, connections: 8, frontRequests: 40, heldPolls: 20, heldStreams: 10)
         /// 300 pairs, one every 50 ms: 15 s, longer than serve's header deadline, so slow clients are cut off and come back meanwhile.
         public static let full = Options(seconds: 10, connections: 32, frontRequests: 300)
     }
