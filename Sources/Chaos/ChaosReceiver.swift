@@ -56,10 +56,12 @@ final class ChaosReceiver: @unchecked Sendable {
             && FileManager.default.fileExists(atPath: repository.appendingPathComponent(".build/tools-venv/.standardwebhooks").path)
     }
 
-    var url: String {
+    var url: String { base + "/hooks" }
+
+    private var base: String {
         lock.lock()
         defer { lock.unlock() }
-        return "http://127.0.0.1:\(port)/hooks"
+        return "http://127.0.0.1:\(port)"
     }
 
     var isRunning: Bool {
@@ -124,14 +126,22 @@ final class ChaosReceiver: @unchecked Sendable {
 
     /// Requests being answered now; nil when it does not answer.
     func inFlight() -> Int? {
-        guard let response = try? client.send("GET", url.replacingOccurrences(of: "/hooks", with: "/state")), response.status == 200,
-              let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return nil }
-        return object["in_flight"] as? Int
+        state()?["in_flight"] as? Int
+    }
+
+    /// How many requests got `answer` so far (since its last start); nil when it does not answer.
+    func answered(_ answer: String) -> Int? {
+        (state()?["answered"] as? [String: Int]).map { $0[answer] ?? 0 }
+    }
+
+    private func state() -> [String: Any]? {
+        guard let response = try? client.send("GET", base + "/state"), response.status == 200 else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
     }
 
     private func control(_ command: [String: Any]) -> Bool {
         guard let body = try? JSONSerialization.data(withJSONObject: command) else { return false }
-        let response = try? client.send("POST", url.replacingOccurrences(of: "/hooks", with: "/control"), headers: [("Content-Type", "application/json")],
+        let response = try? client.send("POST", base + "/control", headers: [("Content-Type", "application/json")],
                                         body: Array(body))
         return response?.status == 200
     }

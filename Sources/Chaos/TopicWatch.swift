@@ -4,11 +4,10 @@ import Kafka
 
 /// Reads a topic while the run goes on and remembers what each record says
 /// (`read`: a key and a value, or nil to pass it over). The mock broker keeps
-/// about 5 MB a partition and deletes older records: read only at the end,
-/// the dead-letter topic held the last few dozen of several hundred dead
-/// letters (they carry the poison record whole), and a 10-minute soak's
-/// outcome topic had lost its first 1,399 of 11,499 outcome events. A new
-/// broker starts the record again (its offsets are another log's).
+/// about 5 MB a partition and deletes older records, so a topic read only at
+/// the end may no longer hold what a long run wrote to it (dead letters carry
+/// the poison record whole; outcome events add up). A new broker starts the
+/// record again (its offsets are another log's).
 final class TopicWatch: @unchecked Sendable {
     let topic: String
     private let delivery: DeliveryLedger
