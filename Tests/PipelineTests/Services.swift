@@ -250,6 +250,23 @@ final class PipelineFixture {
         return events
     }
 
+    /// What a stalled group test needs to tell a broker's stall from a
+    /// worker's: each worker's assignments and last progress, the stored
+    /// rows per partition, and the broker log's tail.
+    func groupDiagnosis(_ workers: [WorkerProcess]) throws -> String {
+        var lines: [String] = []
+        for worker in workers {
+            let log = worker.log.components(separatedBy: "\n")
+            let group = log.filter { $0.contains("partitions assigned") || $0.contains("partitions revoked") || $0.contains("kafka") }
+            lines.append("--- \(worker.logFile.lastPathComponent): \(group.suffix(12).joined(separator: "\n"))\n\(log.last { $0.contains("progress") } ?? "no progress line")")
+        }
+        let perPartition = try (0..<6).map { "\($0):\(try database.count("SELECT count(*) AS count FROM results WHERE source_partition = \($0)"))" }
+        lines.append("--- stored per partition: \(perPartition.joined(separator: " "))")
+        let brokerLog = (try? String(contentsOf: directory.appendingPathComponent("broker.log"), encoding: .utf8)) ?? ""
+        lines.append("--- \(broker.kind) broker log: \(brokerLog.suffix(3000))")
+        return lines.joined(separator: "\n")
+    }
+
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
