@@ -29,7 +29,7 @@ struct VICALScalingTests {
             [.init(iaca, docTypes: (0..<count).map { "org.example.doctype.\($0)" } + [mDL])]
         },
         // The same name again and again (every one hashes alike).
-        Shape(name: "repeatedDocTypes", base: 2_000) { iaca, count in
+        Shape(name: "repeatedDocTypes", base: 1_000) { iaca, count in
             [.init(iaca, docTypes: Array(repeating: "org.iso.18013.5.1.mDL\u{212A}", count: count) + [mDL])]
         },
         // Names of a kilobyte each, sharing a long prefix.
@@ -38,7 +38,7 @@ struct VICALScalingTests {
             return [.init(iaca, docTypes: (0..<count).map { prefix + "\($0)" } + [mDL])]
         },
         // Many entries naming the same IACA, each with its own docType (each costs as much as thousands of names).
-        Shape(name: "entriesForOneIACA", base: 50) { iaca, count in
+        Shape(name: "entriesForOneIACA", base: 25) { iaca, count in
             (0..<count).map { .init(iaca, docTypes: ["org.example.doctype.\($0)"]) } + [.init(iaca, docTypes: [mDL])]
         },
     ]
