@@ -11,6 +11,8 @@ BUILD_APT_PACKAGES := pkg-config libssl-dev libpq-dev libcurl4-openssl-dev libmi
 RUN_APT_PACKAGES := postgresql python3-venv valgrind wrk curl openssl chromium
 # check-jsonschema validates the published schemas and their examples.
 TOOLS_VENV := .build/tools-venv
+# Every debug build takes these flags (scripts/swift-build-flags says why).
+DEBUG_FLAGS := $(shell scripts/swift-build-flags)
 
 .PHONY: setup setup-build setup-tansu build release test test-tools soak lint-schemas lint-deploy deploy-setup demo bench fuzz chaos clean
 
@@ -24,7 +26,7 @@ setup-build:
 	@scripts/librdkafka >/dev/null
 
 build: setup
-	$(SWIFT) build
+	$(SWIFT) build $(DEBUG_FLAGS)
 
 release: setup
 	$(SWIFT) build -c release
@@ -96,7 +98,7 @@ $(TOOLS_VENV)/.standardwebhooks: | $(TOOLS_VENV)/bin/check-jsonschema
 # The build (CPU) runs while the tools install and the lints run (network and disk); its log follows theirs.
 test: setup-build
 	@log=$$(mktemp /tmp/veridoc-build.XXXXXX); \
-	$(SWIFT) build --build-tests >"$$log" 2>&1 & build=$$!; \
+	$(SWIFT) build --build-tests $(DEBUG_FLAGS) >"$$log" 2>&1 & build=$$!; \
 	tools=0; $(MAKE) --no-print-directory test-tools || tools=$$?; \
 	built=0; wait $$build || built=$$?; \
 	cat "$$log"; rm -f "$$log"; \
