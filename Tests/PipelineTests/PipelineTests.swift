@@ -17,8 +17,8 @@ struct PipelineTests {
     @Test func mixedStreamIsVerifiedStoredAndPublishedOnce() throws {
         let fixture = try PipelineFixture()
         // The mock broker keeps only ≈ 5 MB per partition and drops older records
-        // silently: 1,200 events of ≈ 9 KB over 6 partitions stay well inside it.
-        let events = try mixedEvents(&fixture.factory, count: 1200)
+        // silently: 800 events of ≈ 9 KB over 6 partitions stay well inside it.
+        let events = try mixedEvents(&fixture.factory, count: 800)
         let expected = events.filter { $0.id != nil }
         let worker = try fixture.startWorker()
         try fixture.produce(records(events))
@@ -56,7 +56,7 @@ struct PipelineTests {
     /// missing, outcomes for all (unmarked outbox rows are republished).
     @Test func killedWorkersLoseAndDuplicateNothing() throws {
         let fixture = try PipelineFixture(batchSize: 50)
-        let events = try mixedEvents(&fixture.factory, count: 1500, faultEvery: 10)
+        let events = try mixedEvents(&fixture.factory, count: 900, faultEvery: 10)
         let expected = Set(events.compactMap(\.id))
         try fixture.produce(records(events))
         var kills = 0
@@ -91,19 +91,19 @@ struct PipelineTests {
     /// handing its partitions over is.
     @Test func workersInOneGroupSplitPartitionsAndHandOver() throws {
         let fixture = try PipelineFixture()
-        let events = try mixedEvents(&fixture.factory, count: 1500, faultEvery: 10)
+        let events = try mixedEvents(&fixture.factory, count: 900, faultEvery: 10)
         let expected = Set(events.compactMap(\.id))
         let first = try fixture.startWorker("worker-a")
         let second = try fixture.startWorker("worker-b")
-        try fixture.produce(records(Array(events.prefix(500))))
+        try fixture.produce(records(Array(events.prefix(300))))
         let third = try fixture.startWorker("worker-c")
-        try fixture.produce(records(Array(events.dropFirst(500).prefix(500))))
+        try fixture.produce(records(Array(events.dropFirst(300).prefix(300))))
         let shared = try eventually(120) {
-            try fixture.database.count("SELECT count(*) AS count FROM results") >= 700 && Self.settled([first, second, third], partitions: 6)
+            try fixture.database.count("SELECT count(*) AS count FROM results") >= 420 && Self.settled([first, second, third], partitions: 6)
         }
         #expect(shared, "\([first, second, third].map { Self.heldPartitions($0).sorted() })")
         #expect(second.terminate() == 0, "a leaving worker drains and exits 0")
-        try fixture.produce(records(Array(events.dropFirst(1000))))
+        try fixture.produce(records(Array(events.dropFirst(600))))
         let converged = try eventually(180) { try fixture.database.count("SELECT count(*) AS count FROM results") >= expected.count }
         let diagnosis = converged ? "" : try fixture.groupDiagnosis([first, second, third])
         #expect(converged, "\(diagnosis)")
