@@ -80,7 +80,8 @@ final class ChaosReceiver: @unchecked Sendable {
         let portFile = directory.appendingPathComponent("port")
         try? FileManager.default.removeItem(at: portFile)
         let child = try ChildProcess(python.path, [script.path, "--log", directory.appendingPathComponent("requests.jsonl").path, "--port-file", portFile.path,
-                                                   "--port", String(port), "--digest-bodies"] + secrets.flatMap { ["--secret", $0] },
+                                                   "--port", String(port), "--digest-bodies",
+                                                   "--acknowledgements", directory.appendingPathComponent("acknowledged").path] + secrets.flatMap { ["--secret", $0] },
                                      name: name, output: directory.appendingPathComponent("\(name).log").path)
         started(child)
         // The port file is written once the socket listens.
@@ -144,6 +145,14 @@ final class ChaosReceiver: @unchecked Sendable {
         let response = try? client.send("POST", base + "/control", headers: [("Content-Type", "application/json")],
                                         body: Array(body))
         return response?.status == 200
+    }
+
+    /// The webhook ids the receiver answered 2xx, each written before its
+    /// answer was sent: the requests' log is written after, and the harness
+    /// SIGKILLs the receiver (receiverDown), which can fall between the two.
+    func acknowledgedIDs() -> Set<String> {
+        guard let text = try? String(contentsOf: directory.appendingPathComponent("acknowledged"), encoding: .utf8) else { return [] }
+        return Set(text.split(separator: "\n").map(String.init))
     }
 
     /// Every request answered so far, in the order answered (across restarts: one log).
