@@ -1,7 +1,8 @@
+import CEmbeddedFiles
 import Foundation
 
 /// What each reason code means, read from the "Codes" table of
-/// Schemas/reason-codes.md as compiled into the binary (Package.swift embeds
+/// Schemas/reason-codes.md as compiled into the binary (CEmbeddedFiles embeds
 /// it), so the report's explanations are the document's words and cannot
 /// drift from it.
 public struct ReasonGlossary: Sendable {
@@ -12,7 +13,11 @@ public struct ReasonGlossary: Sendable {
 
     public let entries: [String: Entry]
 
-    public static let shared = ReasonGlossary(markdown: String(decoding: PackageResources.reason_codes_md, as: UTF8.self))
+    public static let shared: ReasonGlossary = {
+        var count = 0
+        let start = veridoc_embedded_reason_codes(&count)
+        return ReasonGlossary(markdown: String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self))
+    }()
 
     /// The rows of the "## Codes" table: `| \`code\` | check | meaning | cause | action |`.
     /// Cells hold no `|` (a test keeps every code of ReasonCode explained).

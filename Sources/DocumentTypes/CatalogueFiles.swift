@@ -1,11 +1,11 @@
-/// The catalogue's files as compiled in (Package.swift embeds each; a file
-/// added there is listed here).
+import CEmbeddedFiles
+
+/// The catalogue's files as compiled in (CEmbeddedFiles embeds each; a file
+/// added to the folder is listed there).
 enum CatalogueFiles {
-    static let all: [(name: String, bytes: [UInt8])] = [
-        ("mdl.json", PackageResources.mdl_json),
-        ("photoid.json", PackageResources.photoid_json),
-        ("jp-mnc.json", PackageResources.jp_mnc_json),
-        ("eu-pid.json", PackageResources.eu_pid_json),
-        ("eu-av.json", PackageResources.eu_av_json),
-    ]
+    static let all: [(name: String, bytes: [UInt8])] = (0..<veridoc_embedded_catalogue_count()).map { index in
+        var count = 0
+        let start = veridoc_embedded_catalogue_file(index, &count)
+        return (String(cString: veridoc_embedded_catalogue_name(index)), Array(UnsafeBufferPointer(start: start, count: count)))
+    }
 }

@@ -141,7 +141,7 @@ public final class SessionAPI: Sendable {
         case .browserClient:
             // The path names the version, so a page may cache it for a day; CORS lets a page of any origin import it.
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "public, max-age=86400"),
-                                                       ("Access-Control-Allow-Origin", "*")], body: PackageResources.veridoc_client_v1_js)
+                                                       ("Access-Control-Allow-Origin", "*")], body: ClientScript.bytes)
         case .readerTokens:
             let caller = try authenticate(request, &exchange)
             var body = try jsonBody(request)
