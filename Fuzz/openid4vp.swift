@@ -34,7 +34,7 @@ enum Target: FuzzTarget {
         } else {
             guard let jwe = try? CompactJWE(compact: String(decoding: rest, as: UTF8.self)),
                   let plaintext = try? jwe.decrypt(with: fixture.merchant.currentKey) else { return }
-            _ = VPToken.deviceResponse(decrypted: plaintext)
+            _ = VPToken.deviceResponse(decrypted: plaintext, credentialQueryID: nil)
         }
     }
 }
