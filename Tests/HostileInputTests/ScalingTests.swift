@@ -218,46 +218,68 @@ enum Callgrind {
         let description: String
     }
 
-    static func instructions(_ arguments: [String]) throws -> Int {
-        try count(["--callgrind-out-file=/dev/null"], arguments)
-    }
-
     /// What one `veridoc verify` run spends on each of `events`, in order,
     /// from reading it to reading the next: callgrind dumps its counts (and
     /// starts again from 0) each time the command reads an event. The first
     /// event is read once more at the end so that the last one's part holds
     /// no exit. A run's start-up is paid once instead of once per event.
     static func instructionsPerEvent(config: URL, at time: Date, events: [URL], scratch: URL) throws -> [Int] {
-        let output = scratch.appendingPathComponent("callgrind-\(UUID().uuidString)")
-        _ = try count(["--dump-before=$s7Veridoc13VerifyCommandO9readEvent*", "--callgrind-out-file=\(output.path)"],
-                      ["verify", "--config", config.path, "--at", RFC3339.string(from: time), "--json"] + (events + [events[0]]).map(\.path))
-        // Part 1 is the start-up; parts 2… are the events; the last, the extra read and the exit, is the file without a number.
-        return try (2...(events.count + 1)).map { part in
-            let text = try String(contentsOfFile: "\(output.path).\(part)", encoding: .utf8)
+        let run = try verify(config: config, at: time, events: events + [events[0]], dumpingAfter: [], scratch: scratch)
+        // Part 0 is the start-up; parts 1… are the events; the last, the extra read and the exit, is left out.
+        guard run.parts.count == events.count + 2 else { throw Failure(description: "\(run.parts.count) callgrind parts for \(events.count) events") }
+        return Array(run.parts[1...events.count])
+    }
+
+    /// `veridoc verify --json` of `events` under callgrind, its counts dumped
+    /// (and started again from 0) before each event is read, and after each
+    /// call of the functions `dumpingAfter` names (mangled names, `*` a
+    /// wildcard; callgrind keeps one of --dump-before and --dump-after per
+    /// function): each part's instructions in order, the last from the last
+    /// dump to the exit, and what the command printed.
+    static func verify(config: URL, at time: Date, events: [URL], dumpingAfter functions: [String], scratch: URL) throws -> (parts: [Int], output: String) {
+        let file = scratch.appendingPathComponent("callgrind-\(UUID().uuidString)")
+        let options = ["--dump-before=$s7Veridoc13VerifyCommandO9readEvent*", "--callgrind-out-file=\(file.path)"]
+            + functions.map { "--dump-after=\($0)" }
+        let output = try run(options, ["verify", "--config", config.path, "--at", RFC3339.string(from: time), "--json"] + events.map(\.path))
+        // Dumps are numbered from 1; what follows the last is the file without a number.
+        var paths: [String] = []
+        while FileManager.default.fileExists(atPath: "\(file.path).\(paths.count + 1)") { paths.append("\(file.path).\(paths.count + 1)") }
+        let parts = try (paths + [file.path]).map { path in
+            let text = try String(contentsOfFile: path, encoding: .utf8)
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("totals: ") }), let total = Int(line.dropFirst("totals: ".count)) else {
-                throw Failure(description: "no totals in callgrind part \(part)")
+                throw Failure(description: "no totals in callgrind part \(path)")
             }
             return total
         }
+        return (parts, output)
     }
 
-    private static func count(_ options: [String], _ arguments: [String]) throws -> Int {
+    /// Runs the command under callgrind; its standard output.
+    private static func run(_ options: [String], _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: valgrind!)
         // Inline debug info only names functions in a profile nobody reads here; not reading it makes each run about a tenth faster.
         process.arguments = ["--tool=callgrind", "--read-inline-info=no"] + options + [binary.path] + arguments
         // Hash seeds otherwise differ per process, and with them the work of every Set and Dictionary.
         process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { $1 }
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
+        let output = scratch(), errors = scratch()
+        defer { try? FileManager.default.removeItem(at: output); try? FileManager.default.removeItem(at: errors) }
+        // Files, not pipes: nothing has to read one while the other fills.
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        // "==123== Collected : 4567890"
-        guard let line = text.split(separator: "\n").last(where: { $0.contains("Collected :") }),
-              let count = line.split(separator: " ").last.flatMap({ Int($0) })
-        else { throw Failure(description: "no instruction count from callgrind: \(text.suffix(500))") }
-        return count
+        let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        // Its exit status is the verdicts' (a rejected event is 1); a run that counted nothing failed.
+        guard text.contains("Collected :") else {
+            throw Failure(description: "callgrind exited \(process.terminationStatus): \(text.suffix(500))")
+        }
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    }
+
+    private static func scratch() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-callgrind-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        return url
     }
 }

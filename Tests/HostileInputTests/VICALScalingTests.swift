@@ -8,9 +8,13 @@ import TestIssuer
 import TestSupport
 
 /// A VICAL's `certificateInfos` and their docType lists are as long and as
-/// odd as its publisher makes them: `veridoc verify` (which loads the list,
-/// then verifies one document against it) costs instructions linear in their
-/// size, counted by callgrind as in ScalingTests.
+/// odd as its publisher makes them: loading a tenant's list, then verifying
+/// a document against it, costs instructions linear in their size, counted
+/// by callgrind as in ScalingTests. One `veridoc verify` run per shape: its
+/// tenants hold lists of n, 2n and 4n (after one of n/2 that pays for
+/// first use), each tenant's loading is counted apart (a dump after each
+/// `Configuration.loadTenant`), and so is each tenant's document (a dump as
+/// each event is read).
 @Suite(.enabled(if: Callgrind.available, "valgrind not installed (make setup installs it)"))
 struct VICALScalingTests {
     struct Shape: CustomTestStringConvertible, Sendable {
@@ -43,52 +47,51 @@ struct VICALScalingTests {
         },
     ]
 
+    static let loadTenant = "$s12Verification13ConfigurationV10loadTenant*YKFZ"
+
     @Test(arguments: shapes)
     func loadingAndUsingTheListIsLinear(_ shape: Shape) throws {
         let now = Date(timeIntervalSince1970: 1_750_000_000)
-        var factory = try TestIssuer.EventFactory(now: now, seed: 41)
+        let factory = try TestIssuer.EventFactory(now: now, seed: 41)
         let list = try TestIssuer.TrustList(now: now)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-vical-scaling-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try TestIssuer.PEM.certificates([list.root]).write(to: directory.appendingPathComponent("vical-root.pem"), atomically: true, encoding: .utf8)
-        let event = directory.appendingPathComponent("event.json")
-        try Data(try factory.event(.isoDeviceResponse).json()).write(to: event)
 
         let n = shape.base
-        var costs: [Int] = []
-        for count in [n, 2 * n, 4 * n] {
-            let name = "\(shape.name)-\(count)"
+        let counts = [n / 2, n, 2 * n, 4 * n]
+        var tenants: [[String: Any]] = []
+        var events: [URL] = []
+        for (index, count) in counts.enumerated() {
+            // The same issuer, another tenant: each document is verified against its own tenant's list.
+            var tenantFactory = factory
+            tenantFactory.merchant = try TestIssuer.Merchant(tenantID: "vical-\(index)", merchantID: "merchant.com.example.vical\(index)")
+            let name = "\(shape.name)-\(index)-\(count)"
             try Data(try list.vical(try shape.entries(factory.authority.iaca, count), date: now - 3_600, nextUpdate: now + 86_400))
                 .write(to: directory.appendingPathComponent("\(name).vical"))
-            let config = directory.appendingPathComponent("\(name).json")
-            let tenant: [String: Any] = ["id": factory.merchant.tenantID, "vicals": [["file": "\(name).vical", "anchors": ["vical-root.pem"]]]]
-            try JSONSerialization.data(withJSONObject: ["tenants": [tenant]]).write(to: config)
-            // The document verifies: the whole list was read and its last entry used.
-            let run = try CLI.run(config: config, event: event, at: now)
-            #expect(run.contains("\"verdict\":\"verified\""), "\(name): \(run.prefix(600))")
-            costs.append(try Callgrind.instructions(["verify", "--config", config.path, "--at", RFC3339.string(from: now), "--json", event.path]))
+            tenants.append(["id": tenantFactory.merchant.tenantID, "vicals": [["file": "\(name).vical", "anchors": ["vical-root.pem"]]]])
+            events.append(directory.appendingPathComponent("\(name).json"))
+            try Data(try tenantFactory.event(.isoDeviceResponse).json()).write(to: events[index])
         }
+        let config = directory.appendingPathComponent("config.json")
+        try JSONSerialization.data(withJSONObject: ["tenants": tenants]).write(to: config)
+
+        // The first event once more at the end, so that the last one's part holds no exit.
+        let run = try Callgrind.verify(config: config, at: now, events: events + [events[0]], dumpingAfter: [Self.loadTenant], scratch: directory)
+        // Every document verifies: each whole list was read and its last entry used.
+        let verdicts = run.output.split(separator: "\n").map { $0.contains("\"verdict\":\"verified\"") }
+        #expect(verdicts == Array(repeating: true, count: counts.count + 1), "\(shape.name): \(run.output.prefix(600))")
+        // The start-up and the first tenant; each other tenant; up to the first event; the four events; the extra one and the exit.
+        try #require(run.parts.count == counts.count + 1 + counts.count + 1, "\(shape.name): \(run.parts.count) parts: \(run.parts)")
+        let loading = Array(run.parts.prefix(counts.count))
+        let verifying = Array(run.parts[(counts.count + 1)...].prefix(counts.count))
+        // The first tenant of n paid for first use; the measured ones are the other three.
+        let costs = (1..<counts.count).map { loading[$0] + verifying[$0] }
         let first = Double(costs[1] - costs[0]), second = Double(costs[2] - costs[1])
         print("scaling VICAL \(shape.name): n = \(n), \(2 * n), \(4 * n): instructions \(costs), growth \(String(format: "%.2f", second / first))")
         #expect(first > 0, "\(shape.name): \(costs)")
         #expect(second / first <= ScalingTests.maximumGrowth, "\(shape.name): \(costs)")
-    }
-
-    /// `veridoc verify --json`'s standard output.
-    enum CLI {
-        static func run(config: URL, event: URL, at time: Date) throws -> String {
-            let process = Process()
-            process.executableURL = Binaries.veridoc
-            process.arguments = ["verify", "--config", config.path, "--at", RFC3339.string(from: time), "--json", event.path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return text
-        }
     }
 }
 
