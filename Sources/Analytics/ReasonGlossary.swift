@@ -15,7 +15,7 @@ public struct ReasonGlossary: Sendable {
 
     public static let shared: ReasonGlossary = {
         var count = 0
-        let start = veridoc_embedded_reason_codes(&count)
+        let start = veridoc_embedded_file(VERIDOC_EMBEDDED_REASON_CODES, &count)
         return ReasonGlossary(markdown: String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self))
     }()
 

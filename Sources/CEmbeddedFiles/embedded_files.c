@@ -8,72 +8,39 @@
  */
 #pragma clang diagnostic ignored "-Wc23-extensions"
 
+#include <assert.h>
+#include <string.h>
 #include "CEmbeddedFiles.h"
 
-static const unsigned char session_api_openapi[] = {
-#embed "../../Schemas/session-api.openapi.json"
+/* Every file in the header's order, each ended by a NUL byte: they are text, which holds none. */
+static const unsigned char files[] = {
+#embed "../../Schemas/session-api.openapi.json" suffix(, 0,)
+#embed "../SessionAPI/veridoc-client.v1.js" suffix(, 0,)
+#embed "../../Schemas/reason-codes.md" suffix(, 0,)
+#embed "../DocumentTypes/catalogue/mdl.json" suffix(, 0,)
+#embed "../DocumentTypes/catalogue/photoid.json" suffix(, 0,)
+#embed "../DocumentTypes/catalogue/jp-mnc.json" suffix(, 0,)
+#embed "../DocumentTypes/catalogue/eu-pid.json" suffix(, 0,)
+#embed "../DocumentTypes/catalogue/eu-av.json" suffix(, 0,)
 };
 
-static const unsigned char client_js[] = {
-#embed "../SessionAPI/veridoc-client.v1.js"
-};
+/* The catalogue's files above, in their order. */
+static const char *const catalogue_names[] = {"mdl.json", "photoid.json", "jp-mnc.json", "eu-pid.json", "eu-av.json"};
 
-static const unsigned char reason_codes[] = {
-#embed "../../Schemas/reason-codes.md"
-};
-
-static const unsigned char catalogue_mdl[] = {
-#embed "../DocumentTypes/catalogue/mdl.json"
-};
-static const unsigned char catalogue_photoid[] = {
-#embed "../DocumentTypes/catalogue/photoid.json"
-};
-static const unsigned char catalogue_jp_mnc[] = {
-#embed "../DocumentTypes/catalogue/jp-mnc.json"
-};
-static const unsigned char catalogue_eu_pid[] = {
-#embed "../DocumentTypes/catalogue/eu-pid.json"
-};
-static const unsigned char catalogue_eu_av[] = {
-#embed "../DocumentTypes/catalogue/eu-av.json"
-};
-
-static const struct {
-        const char *name;
-        const unsigned char *bytes;
-        size_t count;
-} catalogue[] = {
-        {"mdl.json", catalogue_mdl, sizeof catalogue_mdl},
-        {"photoid.json", catalogue_photoid, sizeof catalogue_photoid},
-        {"jp-mnc.json", catalogue_jp_mnc, sizeof catalogue_jp_mnc},
-        {"eu-pid.json", catalogue_eu_pid, sizeof catalogue_eu_pid},
-        {"eu-av.json", catalogue_eu_av, sizeof catalogue_eu_av},
-};
-
-const unsigned char *veridoc_embedded_session_api_openapi(size_t *count) {
-        *count = sizeof session_api_openapi;
-        return session_api_openapi;
-}
-
-const unsigned char *veridoc_embedded_client_js(size_t *count) {
-        *count = sizeof client_js;
-        return client_js;
-}
-
-const unsigned char *veridoc_embedded_reason_codes(size_t *count) {
-        *count = sizeof reason_codes;
-        return reason_codes;
+const unsigned char *veridoc_embedded_file(size_t index, size_t *count) {
+        const unsigned char *start = files;
+        const unsigned char *end = files + sizeof files;
+        for (size_t skipped = 0; skipped < index; skipped++)
+                start = (const unsigned char *)memchr(start, 0, (size_t)(end - start)) + 1;
+        assert(start < end);
+        *count = strlen((const char *)start);
+        return start;
 }
 
 size_t veridoc_embedded_catalogue_count(void) {
-        return sizeof catalogue / sizeof catalogue[0];
+        return sizeof catalogue_names / sizeof catalogue_names[0];
 }
 
 const char *veridoc_embedded_catalogue_name(size_t index) {
-        return catalogue[index].name;
-}
-
-const unsigned char *veridoc_embedded_catalogue_file(size_t index, size_t *count) {
-        *count = catalogue[index].count;
-        return catalogue[index].bytes;
+        return catalogue_names[index];
 }

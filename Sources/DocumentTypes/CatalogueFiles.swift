@@ -5,7 +5,7 @@ import CEmbeddedFiles
 enum CatalogueFiles {
     static let all: [(name: String, bytes: [UInt8])] = (0..<veridoc_embedded_catalogue_count()).map { index in
         var count = 0
-        let start = veridoc_embedded_catalogue_file(index, &count)
+        let start = veridoc_embedded_file(VERIDOC_EMBEDDED_CATALOGUE + index, &count)
         return (String(cString: veridoc_embedded_catalogue_name(index)), Array(UnsafeBufferPointer(start: start, count: count)))
     }
 }

@@ -4,19 +4,19 @@ import CEmbeddedFiles
 /// (CEmbeddedFiles), so the document served is always the one in the
 /// repository and `make lint-schemas` checks.
 enum OpenAPIDocument {
-    static let bytes = EmbeddedFile.bytes(veridoc_embedded_session_api_openapi)
+    static let bytes = EmbeddedFile.bytes(VERIDOC_EMBEDDED_SESSION_API_OPENAPI)
 }
 
 /// Sources/SessionAPI/veridoc-client.v1.js, compiled into the binary.
 enum ClientScript {
-    static let bytes = EmbeddedFile.bytes(veridoc_embedded_client_js)
+    static let bytes = EmbeddedFile.bytes(VERIDOC_EMBEDDED_CLIENT_JS)
 }
 
 enum EmbeddedFile {
-    /// A copy of what one of CEmbeddedFiles's functions returns.
-    static func bytes(_ file: (UnsafeMutablePointer<Int>) -> UnsafePointer<UInt8>) -> [UInt8] {
+    /// A copy of one of CEmbeddedFiles's files.
+    static func bytes(_ index: Int) -> [UInt8] {
         var count = 0
-        let start = file(&count)
+        let start = veridoc_embedded_file(index, &count)
         return Array(UnsafeBufferPointer(start: start, count: count))
     }
 }
