@@ -240,7 +240,8 @@ enum Callgrind {
         let file = scratch.appendingPathComponent("callgrind-\(UUID().uuidString)")
         let options = ["--dump-before=$s7Veridoc13VerifyCommandO9readEvent*", "--callgrind-out-file=\(file.path)"]
             + functions.map { "--dump-after=\($0)" }
-        let output = try run(options, ["verify", "--config", config.path, "--at", RFC3339.string(from: time), "--json"] + events.map(\.path))
+        let output = try run(options, ["verify", "--config", config.path, "--at", RFC3339.string(from: time), "--json"] + events.map(\.path),
+                             writingTo: scratch)
         // Dumps are numbered from 1; what follows the last is the file without a number.
         var paths: [String] = []
         while FileManager.default.fileExists(atPath: "\(file.path).\(paths.count + 1)") { paths.append("\(file.path).\(paths.count + 1)") }
@@ -254,19 +255,23 @@ enum Callgrind {
         return (parts, output)
     }
 
-    /// Runs the command under callgrind; its standard output.
-    private static func run(_ options: [String], _ arguments: [String]) throws -> String {
+    /// Runs the command under callgrind, its output and errors in files of
+    /// `directory` (files, not pipes: nothing has to read one while the other
+    /// fills); its standard output.
+    private static func run(_ options: [String], _ arguments: [String], writingTo directory: URL) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: valgrind!)
         // Inline debug info only names functions in a profile nobody reads here; not reading it makes each run about a tenth faster.
         process.arguments = ["--tool=callgrind", "--read-inline-info=no"] + options + [binary.path] + arguments
         // Hash seeds otherwise differ per process, and with them the work of every Set and Dictionary.
         process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { $1 }
-        let output = scratch(), errors = scratch()
-        defer { try? FileManager.default.removeItem(at: output); try? FileManager.default.removeItem(at: errors) }
-        // Files, not pipes: nothing has to read one while the other fills.
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
+        let name = UUID().uuidString
+        let output = directory.appendingPathComponent("\(name).out"), errors = directory.appendingPathComponent("\(name).err")
+        for file in [output, errors] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let outputHandle = try FileHandle(forWritingTo: output), errorHandle = try FileHandle(forWritingTo: errors)
+        defer { try? outputHandle.close(); try? errorHandle.close() }
+        process.standardOutput = outputHandle
+        process.standardError = errorHandle
         try process.run()
         process.waitUntilExit()
         let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
@@ -275,11 +280,5 @@ enum Callgrind {
             throw Failure(description: "callgrind exited \(process.terminationStatus): \(text.suffix(500))")
         }
         return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-    }
-
-    private static func scratch() -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("veridoc-callgrind-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
-        return url
     }
 }
