@@ -38,7 +38,7 @@ RUN scripts/librdkafka /src/.build/librdkafka
 # folder exists; no test is built.
 COPY Package.swift ./
 COPY Sources ./Sources
-# The documents Sources/ embeds (the OpenAPI contract, the reason codes) through symlinks.
+# The documents Sources/CEmbeddedFiles compiles in (the OpenAPI contract, the reason codes).
 COPY Schemas ./Schemas
 COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product veridoc \
