@@ -49,8 +49,9 @@ struct ScalingTests {
         // duplicate check); the web flow's in-place readers are measured below.
         case .documentsApp, .documentsWeb, .documentUnknownKeys, .issuerSignedUnknownKeys: return nil
         // Costly per item (signed elements, each digested and reported): fewer show the shape.
-        case .outcomeElements, .namespaces, .elements, .detail: base = 125
-        case .requestedElements, .deviceNamespaces: base = 250
+        case .outcomeElements, .namespaces, .elements, .detail: base = 64
+        case .requestedElements: base = 250
+        case .deviceNamespaces: base = 125
         default: base = 1_000
         }
         return Dimension(name: dimension.rawValue, base: base) { events, count in try events.event(dimension, count: count) }
@@ -80,7 +81,7 @@ struct ScalingTests {
             engagement += (0..<count).map { CBOR.MapEntry(.unsigned(UInt64(100 + $0)), .unsigned(UInt64($0))) }
             return try isoEvent(events, transcript: CBOR.array([.embedded(.map(engagement)), .embedded(COSEKey.encode(reader.publicKey)), nil]).encoded())
         },
-        Dimension(name: "handoverItems", base: 1_000) { events, count in
+        Dimension(name: "handoverItems", base: 500) { events, count in
             try isoEvent(events, transcript: CBOR.array([nil, nil, .array((0..<count).map { CBOR.bytes([UInt8(truncatingIfNeeded: $0)]) })]).encoded())
         },
     ]
@@ -98,7 +99,7 @@ struct ScalingTests {
             try openID4VPEvent(events) { _, _ in ["error": "access_denied", "error_description": String(repeating: "x", count: count)] }
         },
         // The decrypted payload's `state`, parsed beside the vp_token.
-        Dimension(name: "decryptedStateLength", base: 20_000) { events, count in
+        Dimension(name: "decryptedStateLength", base: 10_000) { events, count in
             try openID4VPEvent(events) { event, key in
                 let presentation = Base64.encodeURL(event.deviceResponse)
                 let payload = Array(#"{"vp_token":{"mdoc":["\#(presentation)"]},"state":"\#(String(repeating: "s", count: count))"}"#.utf8)
