@@ -221,27 +221,28 @@ enum Callgrind {
 
     /// What one `veridoc verify` run spends on each of `events`, in order,
     /// from reading it to reading the next: callgrind dumps its counts (and
-    /// starts again from 0) each time the command reads an event. The first
-    /// event is read once more at the end so that the last one's part holds
-    /// no exit. A run's start-up is paid once instead of once per event.
+    /// starts again from 0) each time the command reads an event. A run's
+    /// start-up is paid once instead of once per event.
     static func instructionsPerEvent(config: URL, at time: Date, events: [URL], scratch: URL) throws -> [Int] {
-        let run = try verify(config: config, at: time, events: events + [events[0]], dumpingAfter: [], scratch: scratch)
-        // Part 0 is the start-up; parts 1… are the events; the last, the extra read and the exit, is left out.
-        guard run.parts.count == events.count + 2 else { throw Failure(description: "\(run.parts.count) callgrind parts for \(events.count) events") }
-        return Array(run.parts[1...events.count])
+        let run = try verify(config: config, at: time, events: events, dumpingAfter: [], scratch: scratch)
+        // Part 0 is the start-up; parts 1… are the events.
+        guard run.parts.count == events.count + 1 else { throw Failure(description: "\(run.parts.count) callgrind parts for \(events.count) events") }
+        return Array(run.parts.dropFirst())
     }
 
     /// `veridoc verify --json` of `events` under callgrind, its counts dumped
     /// (and started again from 0) before each event is read, and after each
     /// call of the functions `dumpingAfter` names (mangled names, `*` a
     /// wildcard; callgrind keeps one of --dump-before and --dump-after per
-    /// function): each part's instructions in order, the last from the last
-    /// dump to the exit, and what the command printed.
+    /// function): each part's instructions in order, and what the command
+    /// printed. The first event is read once more at the end so that the last
+    /// one's part holds no exit; the part from there to the exit is left out,
+    /// its verdict is the output's last line.
     static func verify(config: URL, at time: Date, events: [URL], dumpingAfter functions: [String], scratch: URL) throws -> (parts: [Int], output: String) {
         let file = scratch.appendingPathComponent("callgrind-\(UUID().uuidString)")
         let options = ["--dump-before=$s7Veridoc13VerifyCommandO9readEvent*", "--callgrind-out-file=\(file.path)"]
             + functions.map { "--dump-after=\($0)" }
-        let output = try run(options, ["verify", "--config", config.path, "--at", RFC3339.string(from: time), "--json"] + events.map(\.path),
+        let output = try run(options, ["verify", "--config", config.path, "--at", RFC3339.string(from: time), "--json"] + (events + events.prefix(1)).map(\.path),
                              writingTo: scratch)
         // Dumps are numbered from 1; what follows the last is the file without a number.
         var paths: [String] = []
@@ -253,7 +254,7 @@ enum Callgrind {
             }
             return total
         }
-        return (parts, output)
+        return (Array(parts.dropLast()), output)
     }
 
     /// Runs the command under callgrind, its output and errors in files of
