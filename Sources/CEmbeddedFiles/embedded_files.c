@@ -1,8 +1,8 @@
 /*
  * C23's #embed puts a file's bytes into the object file as they are. SwiftPM's
  * own embedInCode writes a Swift array literal of one element per byte
- * instead, which the compiler checks and lowers element by element: the
- * session API's contract alone cost a debug build about 17 seconds.
+ * instead, which the compiler checks and lowers element by element, slowly
+ * for a file the size of the session API's contract.
  * Paths are relative to this file; clang lists each in the dependency file,
  * so a changed file rebuilds this one.
  */
