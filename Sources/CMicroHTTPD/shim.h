@@ -22,10 +22,10 @@ static inline uint16_t veridoc_mhd_bound_port(struct MHD_Daemon *daemon) {
 }
 
 /*
- * Starts a daemon with its own polling thread and one thread per connection
- * (a slow client never holds up a probe), bound to `port` on every IPv4
- * address (`loopback_only` != 0: 127.0.0.1 only). Port 0 binds an ephemeral
- * port; read it back with veridoc_mhd_bound_port. `completed` is called once
+ * Starts a daemon whose `io_threads` threads (at least one) each wait on
+ * their own epoll set and move the bytes of their connections, bound to
+ * `port` on every IPv4 address (`loopback_only` != 0: 127.0.0.1 only).
+ * Port 0 binds an ephemeral port; read it back with veridoc_mhd_bound_port. `completed` is called once
  * per request when it ends, however it ends, so the per-request state the
  * handler keeps in *con_cls is freed deterministically. `uri_log` sees the
  * request target as sent (before libmicrohttpd splits and decodes it) and
@@ -44,30 +44,42 @@ static inline struct MHD_Daemon *veridoc_mhd_start(uint16_t port, int loopback_o
                                                    unsigned int connection_limit,
                                                    unsigned int per_address_limit,
                                                    unsigned int timeout_seconds,
+                                                   unsigned int io_threads,
                                                    const char *key_pem, const char *cert_pem) {
         struct sockaddr_in address;
         memset(&address, 0, sizeof address);
         address.sin_family = AF_INET;
         address.sin_port = htons(port);
         address.sin_addr.s_addr = htonl(loopback_only ? INADDR_LOOPBACK : INADDR_ANY);
-        /* poll(2), not select(2): select cannot watch a descriptor above FD_SETSIZE (1024), and a daemon holding more connections would drop the rest. */
-        /* MHD_USE_ITC: what MHD_quiesce_daemon needs to stop accepting while the requests under way finish (a drain). */
-        unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL | MHD_USE_ITC;
+        /*
+         * epoll: a connection costs no thread, whatever it waits for; a
+         * handler that blocks runs elsewhere while its connection is
+         * suspended (MHD_ALLOW_SUSPEND_RESUME). MHD_USE_ITC: a connection
+         * resumed from another thread is picked up at once, and
+         * MHD_quiesce_daemon can stop accepting while the requests under way
+         * finish (a drain).
+         */
+        unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
         int tls = key_pem != NULL && cert_pem != NULL;
-        struct MHD_OptionItem options[] = {
-                {MHD_OPTION_SOCK_ADDR, 0, &address},
-                {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)connection_limit, NULL},
-                {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)per_address_limit, NULL},
-                {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)timeout_seconds, NULL},
-                {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, cls},
-                {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_log, cls},
-                {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, cls},
-                /* Refuses what RFC 9112 calls invalid (e.g. HTTP/1.1 without Host, blanks in the target). */
-                {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
-                {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)key_pem},
-                {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)cert_pem},
-                {MHD_OPTION_END, 0, NULL},
-        };
+        struct MHD_OptionItem options[12];
+        size_t count = 0;
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &address};
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, (intptr_t)connection_limit, NULL};
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)per_address_limit, NULL};
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)timeout_seconds, NULL};
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, cls};
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_log, cls};
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, cls};
+        /* Refuses what RFC 9112 calls invalid (e.g. HTTP/1.1 without Host, blanks in the target). */
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL};
+        /* libmicrohttpd refuses a pool of one thread: one is the polling thread alone. */
+        if (io_threads > 1)
+                options[count++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)io_threads, NULL};
+        if (tls) {
+                options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)key_pem};
+                options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cert_pem};
+        }
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
         return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), port, NULL, NULL, handler, cls,
                                 MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }

@@ -5,8 +5,8 @@ import Glibc
 
 /// What keeps a daemon's connections from being held by clients that never
 /// finish a request. libmicrohttpd's own timeout is an idle timeout: a client
-/// sending a byte a second (slowloris) resets it forever, and with one thread
-/// per connection every such client holds a thread and a connection slot. So
+/// sending a byte a second (slowloris) resets it forever, and every such
+/// client holds a connection slot. So
 /// each connection is tracked here from accept to close, in one of three
 /// phases:
 ///

@@ -1,10 +1,13 @@
 import CMicroHTTPD
 import Foundation
 
-/// An HTTP/1.1 server on GNU libmicrohttpd: its own polling thread and one
-/// thread per connection, so a handler may block (a database round trip)
-/// without holding up other connections. The handler sees each request once,
-/// whole: the daemon collects the body itself, within `Limits.maxBodyBytes`,
+/// An HTTP/1.1 server on GNU libmicrohttpd. A few threads (`Limits.ioThreads`)
+/// move every connection's bytes on epoll; the handler runs on a work queue
+/// (`Limits.workThreads`) while its connection is suspended, so a handler
+/// may block (a database round trip) without holding up other connections,
+/// and a connection waiting for an answer (`HTTPLater`) or for a stream's
+/// next chunk (`HTTPStream`) holds no thread at all. The handler sees each
+/// request once, whole: the daemon collects the body itself, within `Limits.maxBodyBytes`,
 /// and answers 413 for a larger one without keeping any of it (a declared
 /// Content-Length at once, a chunked body when it ends).
 ///
@@ -22,7 +25,7 @@ import Foundation
 /// daemon: when it returns no handler runs any more and the port is free.
 ///
 /// Unchecked Sendable: `daemon` is written in init and cleared in `stop`
-/// under `lock`; `context` is immutable and its handler Sendable.
+/// under `lock`; `context` is immutable and its parts Sendable.
 public final class HTTPDaemon: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -38,10 +41,14 @@ public final class HTTPDaemon: @unchecked Sendable {
         public var bodyTimeoutSeconds: Double
         /// Connection slots kept free: above `connectionLimit` less these, a new connection evicts the oldest one still reading or sending.
         public var reservedConnections: UInt32
+        /// Threads reading and writing sockets (each its own epoll set).
+        public var ioThreads: Int
+        /// Handlers that may run at once; the rest wait in order, their connections suspended.
+        public var workThreads: Int
 
         public init(maxBodyBytes: Int = 64 << 10, connectionLimit: UInt32 = 64, idleTimeoutSeconds: UInt32 = 10,
                     connectionsPerAddress: UInt32 = 0, headerTimeoutSeconds: Double = 10, bodyTimeoutSeconds: Double = 30,
-                    reservedConnections: UInt32? = nil) {
+                    reservedConnections: UInt32? = nil, ioThreads: Int = 1, workThreads: Int = 4) {
             self.maxBodyBytes = maxBodyBytes
             self.connectionLimit = connectionLimit
             self.idleTimeoutSeconds = idleTimeoutSeconds
@@ -49,6 +56,8 @@ public final class HTTPDaemon: @unchecked Sendable {
             self.headerTimeoutSeconds = headerTimeoutSeconds
             self.bodyTimeoutSeconds = bodyTimeoutSeconds
             self.reservedConnections = reservedConnections ?? Self.defaultReserve(connectionLimit)
+            self.ioThreads = ioThreads
+            self.workThreads = workThreads
         }
 
         /// An eighth of the connections, at least 2: room for what arrives while evicted sockets close.
@@ -60,18 +69,62 @@ public final class HTTPDaemon: @unchecked Sendable {
         let handler: Handler
         let maxBodyBytes: Int
         let connections: ConnectionGuard
+        let suspensions = Suspensions()
+        let work: WorkQueue
 
-        init(handler: @escaping Handler, maxBodyBytes: Int, connections: ConnectionGuard) {
+        init(handler: @escaping Handler, maxBodyBytes: Int, connections: ConnectionGuard, work: WorkQueue) {
             self.handler = handler
             self.maxBodyBytes = maxBodyBytes
             self.connections = connections
+            self.work = work
+        }
+
+        /// Runs the handler on the work queue, the connection suspended
+        /// until its answer is handed over. False when the daemon is
+        /// stopping (nothing suspended).
+        func dispatch(_ request: HTTPRequest, for exchange: Exchange, on connection: OpaquePointer) -> Bool {
+            guard suspensions.suspend(connection, key: exchange) else { return false }
+            let submitted = work.submit { [self] in
+                let response = handler(request)
+                if let later = response.later {
+                    later.whenComplete { [self] in answer(exchange, $0) }
+                } else {
+                    answer(exchange, response)
+                }
+            }
+            if !submitted { answer(exchange, HTTPDaemon.stopping) }
+            return true
+        }
+
+        /// Hands `response` to the request and resumes its connection (nothing, if the daemon stopped since).
+        func answer(_ exchange: Exchange, _ response: HTTPResponse) {
+            // An answer that is itself to come later has no answer to give.
+            let response = response.later == nil ? response : HTTPDaemon.internalError
+            // No connection to take it (the daemon stopped): a stream ends here, so that its maker stops too.
+            if !suspensions.resume(key: exchange, handOver: { exchange.answer = response }) { response.stream?.close() }
+        }
+    }
+
+    /// A stream's response as its content reader sees it: the stream, and
+    /// the connection to suspend while it has nothing to send.
+    private final class StreamBinding: @unchecked Sendable {
+        let stream: HTTPStream
+        let connection: OpaquePointer
+        let suspensions: Suspensions
+
+        init(stream: HTTPStream, connection: OpaquePointer, suspensions: Suspensions) {
+            self.stream = stream
+            self.connection = connection
+            self.suspensions = suspensions
         }
     }
 
     /// One request under way, kept in libmicrohttpd's per-request pointer
-    /// from its first callback to the completed callback. Touched only by
-    /// the connection's own thread.
-    private final class Exchange {
+    /// from its first callback to the completed callback.
+    ///
+    /// Unchecked Sendable: touched only by the connection's daemon thread,
+    /// but for `answer`, which is handed over under the suspensions' lock.
+    private final class Exchange: @unchecked Sendable {
         /// The request target as sent, before libmicrohttpd decodes it.
         let target: String
         /// The target's length in bytes up to its first NUL, as libmicrohttpd read it.
@@ -85,6 +138,9 @@ public final class HTTPDaemon: @unchecked Sendable {
         var overflowed = false
         var dropped = 0
         var headers: [String: String] = [:]
+        /// The handler has the request; the connection waits for `answer`.
+        var dispatched = false
+        var answer: HTTPResponse?
         /// How many times each (lowercased) header name came.
         var headerCounts: [String: Int] = [:]
         var query: [String: String] = [:]
@@ -128,7 +184,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         let connections = ConnectionGuard(settings: ConnectionGuard.Settings(
             headerTimeout: max(0.1, limits.headerTimeoutSeconds), bodyTimeout: max(0.1, limits.bodyTimeoutSeconds),
             evictionThreshold: max(1, Int(limits.connectionLimit) - Int(limits.reservedConnections))))
-        let context = Unmanaged.passRetained(Context(handler: handler, maxBodyBytes: max(0, limits.maxBodyBytes), connections: connections))
+        let work = WorkQueue(maxThreads: limits.workThreads, name: "http-work")
+        let context = Unmanaged.passRetained(Context(handler: handler, maxBodyBytes: max(0, limits.maxBodyBytes), connections: connections, work: work))
         errno = 0
         let daemon = veridoc_mhd_start(UInt16(port), loopbackOnly ? 1 : 0, { cls, connection, url, method, version, uploadData, uploadSize, state in
             // Captures nothing: everything comes through `cls` and `state`.
@@ -161,13 +218,13 @@ public final class HTTPDaemon: @unchecked Sendable {
                     : HTTPDaemon.framingProblem(target: exchange.target, headers: exchange.headers, counts: exchange.headerCounts) {
                     exchange.answered = true
                     if let tracked { context.connections.sending(tracked) }
-                    return HTTPDaemon.queue(HTTPDaemon.badRequest(problem), on: connection)
+                    return HTTPDaemon.queue(HTTPDaemon.badRequest(problem), on: connection, suspensions: context.suspensions)
                 }
                 let declared = exchange.headers["content-length"].flatMap { Int($0) }
                 if let declared, declared > context.maxBodyBytes {
                     exchange.answered = true
                     if let tracked { context.connections.sending(tracked) }
-                    return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection)
+                    return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection, suspensions: context.suspensions)
                 }
                 return MHD_Result.YES
             }
@@ -190,11 +247,20 @@ public final class HTTPDaemon: @unchecked Sendable {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
                 return MHD_Result.YES
             }
+            if exchange.dispatched {
+                // Resumed: the handler's answer was handed over, or the daemon is stopping.
+                let answer = context.suspensions.withLock { () -> HTTPResponse? in
+                    defer { exchange.answer = nil }
+                    return exchange.answer
+                } ?? HTTPDaemon.stopping
+                if let tracked, answer.stream == nil { context.connections.sending(tracked) }
+                return HTTPDaemon.queue(answer, on: connection, suspensions: context.suspensions)
+            }
             guard !exchange.answered else { return MHD_Result.YES }
             exchange.answered = true
             if exchange.overflowed {
                 if let tracked { context.connections.sending(tracked) }
-                return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection)
+                return HTTPDaemon.queue(HTTPDaemon.tooLarge(context.maxBodyBytes), on: connection, suspensions: context.suspensions)
             }
             MHD_get_connection_values(connection, MHD_ValueKind.GET_ARGUMENT_KIND, { cls, _, key, value in
                 guard let cls, let key else { return MHD_Result.YES }
@@ -206,11 +272,13 @@ public final class HTTPDaemon: @unchecked Sendable {
                                       query: exchange.query, body: exchange.body)
             request.headers = exchange.headers
             exchange.body = []
-            if let tracked { context.connections.handling(tracked) }
-            let response = context.handler(request)
             // A stream stays in the handling phase: its maker bounds it, not the send deadline.
-            if let tracked, response.stream == nil { context.connections.sending(tracked) }
-            return HTTPDaemon.queue(response, on: connection)
+            if let tracked { context.connections.handling(tracked) }
+            exchange.dispatched = true
+            guard context.dispatch(request, for: exchange, on: connection) else {
+                return HTTPDaemon.queue(HTTPDaemon.stopping, on: connection, suspensions: context.suspensions)
+            }
+            return MHD_Result.YES
         }, context.toOpaque(), { cls, connection, state, _ in
             // However the request ended (answered, timed out, the client gone), its state goes here.
             if let cls, let connection, let tracked = HTTPDaemon.tracked(connection) {
@@ -234,10 +302,11 @@ public final class HTTPDaemon: @unchecked Sendable {
                 tracked.release()
                 socketContext.pointee = nil
             }
-        }, limits.connectionLimit, limits.connectionsPerAddress, limits.idleTimeoutSeconds,
+        }, limits.connectionLimit, limits.connectionsPerAddress, limits.idleTimeoutSeconds, UInt32(max(1, limits.ioThreads)),
         tlsStrings.map { UnsafePointer($0.key) }, tlsStrings.map { UnsafePointer($0.certificate) })
         guard let daemon else {
             let code = errno
+            work.stop()
             context.release()
             if let tlsStrings { Self.erase(tlsStrings) }
             if tls != nil { throw HTTPServiceError("cannot listen on port \(port) with TLS: the certificate or key was refused, or \(code == 0 ? "libmicrohttpd refused to start" : String(cString: strerror(code)))") }
@@ -283,10 +352,14 @@ public final class HTTPDaemon: @unchecked Sendable {
         self.daemon = nil
         lock.unlock()
         guard let daemon else { return }
+        let context = self.context.takeUnretainedValue()
+        // libmicrohttpd aborts when stopped with a connection suspended: none is, from here on.
+        context.suspensions.stop()
         MHD_stop_daemon(daemon)
-        // No callback can run any more: the guard may stop and the context go.
+        // No callback runs any more; the handlers still running finish (their answers go nowhere).
+        context.work.stop()
         connections.stop()
-        context.release()
+        self.context.release()
         if let tlsStrings { Self.erase(tlsStrings) }
     }
 
@@ -311,12 +384,19 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// Connections open, and shut down so far for a deadline or to make room.
     public var connectionCounts: (open: Int, timedOut: Int, evicted: Int) { connections.counts }
 
+    /// The answer of a request the daemon will not handle: it is stopping.
+    static let stopping = HTTPResponse(status: 503, headers: [("Content-Type", "application/json"), ("Connection", "close")],
+                                       body: Array("{\"error\":\"unavailable\",\"detail\":\"the server is stopping\"}".utf8))
+
+    static let internalError = HTTPResponse(status: 500, headers: [("Content-Type", "application/json")],
+                                            body: Array("{\"error\":\"internal_error\",\"detail\":\"the handler gave no answer\"}".utf8))
+
     private static func badRequest(_ problem: String) -> HTTPResponse {
         HTTPResponse(status: 400, headers: [("Content-Type", "application/json"), ("Connection", "close")],
                      body: Array("{\"error\":\"malformed_request\",\"detail\":\"\(problem)\"}".utf8))
     }
 
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, suspensions: Suspensions) -> MHD_Result {
         let headers = response.headers + [("Cache-Control", "no-store")]
         // strdup'd copies: C strings that stay valid for the call, freed right after.
         let names = headers.map { strdup($0.name) }
@@ -325,26 +405,27 @@ public final class HTTPDaemon: @unchecked Sendable {
         let constNames = names.map { UnsafePointer($0) }
         let constValues = values.map { UnsafePointer($0) }
         if let stream = response.stream {
-            let retained = Unmanaged.passRetained(stream).toOpaque()
+            let retained = Unmanaged.passRetained(StreamBinding(stream: stream, connection: connection, suspensions: suspensions)).toOpaque()
             return constNames.withUnsafeBufferPointer { names in
                 constValues.withUnsafeBufferPointer { values in
                     veridoc_mhd_respond_stream(connection, response.status, names.baseAddress, values.baseAddress, headers.count, { cls, _, buffer, capacity in
                         guard let cls, let buffer else { return veridoc_mhd_end_of_stream() }
-                        let stream = Unmanaged<HTTPStream>.fromOpaque(cls).takeUnretainedValue()
-                        // Never 0 bytes: libmicrohttpd would call again at once, a busy wait.
-                        while stream.offset >= stream.pending.count {
-                            guard let chunk = stream.next() else { return veridoc_mhd_end_of_stream() }
-                            stream.pending = chunk
-                            stream.offset = 0
+                        let binding = Unmanaged<StreamBinding>.fromOpaque(cls).takeUnretainedValue()
+                        // 0 bytes only with the connection suspended: libmicrohttpd would call again at once, a busy wait.
+                        let read = binding.stream.read(into: UnsafeMutableRawPointer(buffer), capacity: capacity) {
+                            guard binding.suspensions.suspend(binding.connection, key: binding) else { return nil }
+                            return { binding.suspensions.resume(key: binding) }
                         }
-                        let count = min(capacity, stream.pending.count - stream.offset)
-                        stream.pending.withUnsafeBytes { bytes in
-                            UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + stream.offset, byteCount: count)
+                        switch read {
+                        case .bytes(let count): return count
+                        case .suspended: return 0
+                        case .end: return veridoc_mhd_end_of_stream()
                         }
-                        stream.offset += count
-                        return count
                     }, retained, { cls in
-                        if let cls { Unmanaged<HTTPStream>.fromOpaque(cls).release() }
+                        guard let cls else { return }
+                        let binding = Unmanaged<StreamBinding>.fromOpaque(cls)
+                        binding.takeUnretainedValue().stream.close()
+                        binding.release()
                     })
                 }
             }

@@ -6,12 +6,21 @@ public struct HTTPResponse: Sendable, Equatable {
     public var body: [UInt8]
     /// A body sent as it is made, instead of `body` (chunked).
     public var stream: HTTPStream?
+    /// No response yet: it comes through `later` (then status, headers and body here mean nothing).
+    public var later: HTTPLater?
 
     public init(status: UInt32, headers: [(name: String, value: String)] = [], body: [UInt8] = [], stream: HTTPStream? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.stream = stream
+    }
+
+    /// The answer comes through `later`, when someone completes it.
+    public static func later(_ later: HTTPLater) -> HTTPResponse {
+        var response = HTTPResponse(status: 0)
+        response.later = later
+        return response
     }
 
     public static func text(_ status: UInt32, _ text: String, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
@@ -23,7 +32,7 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body && lhs.stream === rhs.stream
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.stream === rhs.stream && lhs.later === rhs.later
             && lhs.headers.map { "\($0.name)\u{0}\($0.value)" } == rhs.headers.map { "\($0.name)\u{0}\($0.value)" }
     }
 }

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// How many long polls (`GET /v1/sessions/{id}?wait=`) wait at once. Each
-/// holds an HTTP connection and its thread for up to 30 s (not a database
+/// holds an HTTP connection for up to 30 s (not a thread, nor a database
 /// connection: it waits for its session's notification), so without a cap
 /// one tenant's polls take every connection of the daemon. Per tenant at most `perTenant`, and all tenants
 /// together at most `total` (half the connections), so the rest always stays

@@ -100,17 +100,26 @@ public final class SessionAPI: Sendable {
         let started = ProcessInfo.processInfo.systemUptime
         let matched = APIRoute.match(request.path)
         var exchange = Exchange(requestID: RequestID.accept(request.header("X-Request-Id")))
-        var response: HTTPResponse
+        let response: HTTPResponse
         do {
             response = try respond(to: request, route: matched?.route, id: matched?.id, &exchange)
         } catch {
             response = error.response
         }
+        let finished = exchange
+        guard let later = response.later else { return finish(response, request: request, route: matched?.route, exchange: finished, started: started) }
+        // A long poll: its line and latency when it answers.
+        return .later(later.map { [self] in finish($0, request: request, route: matched?.route, exchange: finished, started: started) })
+    }
+
+    /// The headers every answer carries, its metrics and its access line.
+    private func finish(_ answer: HTTPResponse, request: HTTPRequest, route: APIRoute?, exchange: Exchange, started: TimeInterval) -> HTTPResponse {
+        var response = answer
         response.headers.append(("X-Request-Id", exchange.requestID))
         // Draining: a kept-alive client (a load balancer's pool) goes elsewhere for its next request.
         if isDraining { response.headers.append(("Connection", "close")) }
         // HEAD: libmicrohttpd sends the headers (Content-Length included) and not the body.
-        let route = matched?.route.label ?? APIRoute.unmatchedLabel
+        let route = route?.label ?? APIRoute.unmatchedLabel
         let seconds = ProcessInfo.processInfo.systemUptime - started
         metrics.record(route: route, status: response.status, seconds: seconds, longPoll: exchange.longPoll)
         // The route's name, never the path: a path holds a session id, and an unmatched one anything a client sent.
@@ -186,24 +195,28 @@ public final class SessionAPI: Sendable {
             let wait = try Self.wait(request.query)
             let sessions = try service()
             exchange.longPoll = wait > 0
-            if wait > 0 {
-                guard polls.enter(caller.tenant) else {
-                    metrics.pollsRefused.increment()
-                    throw .tooManyRequests(retryAfterSeconds: 1)
+            guard wait > 0 else {
+                guard let session = try APIError.mapping({ () throws(SessionError) in
+                    try SessionLookup.find(tenant: caller.tenant, id: id, service: sessions, now: clock())
+                }) else { throw .notFound }
+                return APIAnswers.session(session, at: clock())
+            }
+            guard polls.enter(caller.tenant) else {
+                metrics.pollsRefused.increment()
+                throw .tooManyRequests(retryAfterSeconds: 1)
+            }
+            metrics.pollsWaiting.add(1)
+            let later = HTTPLater()
+            let tenant = caller.tenant, polls = polls, metrics = metrics, now = clock
+            SessionLookup.watch(tenant: tenant, id: id, wait: wait, service: sessions, clock: now, draining: { [self] in isDraining }) { result in
+                polls.leave(tenant)
+                metrics.pollsWaiting.add(-1)
+                switch result {
+                case .success(let session): later.complete(APIAnswers.session(session, at: now()))
+                case .failure(let error): later.complete(APIError(error).response)
                 }
-                metrics.pollsWaiting.add(1)
             }
-            defer {
-                if wait > 0 {
-                    polls.leave(caller.tenant)
-                    metrics.pollsWaiting.add(-1)
-                }
-            }
-            let session = try APIError.mapping { () throws(SessionError) in
-                try SessionLookup.watch(tenant: caller.tenant, id: id, wait: wait, service: sessions, clock: clock,
-                                        draining: { draining.load(ordering: .relaxed) })
-            }
-            return APIAnswers.session(session, at: clock())
+            return .later(later)
         case .sessionEvents:
             let caller = try authenticate(request, &exchange)
             guard let id = id.flatMap(Self.sessionID) else { throw .notFound }
@@ -217,13 +230,12 @@ public final class SessionAPI: Sendable {
                 throw .tooManyRequests(retryAfterSeconds: 1)
             }
             metrics.eventStreams.add(1)
-            let events = SessionEvents(tenant: caller.tenant, id: id, lastEventID: SessionEvents.lastEventID(request.header("Last-Event-ID")),
-                                       service: sessions, clock: clock, draining: { [self] in isDraining })
             let tenant = caller.tenant, polls = polls, metrics = metrics
-            let stream = HTTPStream(next: { events.next() }, onEnd: {
+            let stream = SessionEvents.stream(tenant: tenant, id: id, lastEventID: SessionEvents.lastEventID(request.header("Last-Event-ID")),
+                                              service: sessions, clock: clock, draining: { [self] in isDraining }) {
                 polls.leave(tenant)
                 metrics.eventStreams.add(-1)
-            })
+            }
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no")], stream: stream)
         case .sessionResponse:
             let caller = try authenticate(request, &exchange)

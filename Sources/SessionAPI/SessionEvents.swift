@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HTTPService
 import JSON
@@ -12,32 +13,8 @@ import Synchronization
 /// comment line goes out every `heartbeat` seconds while nothing changes,
 /// so proxies keep the connection and a client that left is noticed.
 /// Woken by the session's notification (`SessionNotifier`), like long polls.
-final class SessionEvents: @unchecked Sendable {
+enum SessionEvents {
     static let heartbeat: TimeInterval = 5
-
-    private let tenant: String
-    private let id: UUID
-    private let service: SessionService
-    private let clock: @Sendable () -> Date
-    private let draining: @Sendable () -> Bool
-    private let waiter: SessionNotifier.Waiter
-    /// The last step sent (or the client's `Last-Event-ID`). Touched only by the connection's thread.
-    private var sent: Int
-    private var finished = false
-
-    init(tenant: String, id: UUID, lastEventID: Int, service: SessionService, clock: @escaping @Sendable () -> Date,
-         draining: @escaping @Sendable () -> Bool) {
-        self.tenant = tenant
-        self.id = id
-        self.service = service
-        self.clock = clock
-        self.draining = draining
-        sent = lastEventID
-        // Registered before the first read, as a long poll's is.
-        waiter = service.notifier.register(id)
-    }
-
-    deinit { service.notifier.unregister(waiter) }
 
     /// The step of a state: what `Last-Event-ID` counts.
     static func step(_ state: SessionState) -> Int {
@@ -53,27 +30,74 @@ final class SessionEvents: @unchecked Sendable {
         header.flatMap(Int.init).map { (0...3).contains($0) ? $0 : 0 } ?? 0
     }
 
-    /// The next bytes of the stream: an event, a heartbeat comment, or nil
-    /// at its end. Ends once the session has ended and the client has that
-    /// event (sent now, or its `Last-Event-ID` says it had it).
-    func next() -> [UInt8]? {
-        while !finished, !draining() {
-            guard let session = try? SessionLookup.find(tenant: tenant, id: id, service: service, now: clock()) else { return nil }
+    /// The stream of one session's events. It ends once the session has
+    /// ended and the client has that event (sent now, or its `Last-Event-ID`
+    /// says it had it), when serve drains, when the session can no longer be
+    /// read, or when the client goes; then `onEnd` runs.
+    static func stream(tenant: String, id: UUID, lastEventID: Int, service: SessionService, clock: @escaping @Sendable () -> Date,
+                       draining: @escaping @Sendable () -> Bool, onEnd: @escaping @Sendable () -> Void) -> HTTPStream {
+        let watch = Mutex<SessionWatch?>(nil)
+        let beat = Mutex<Ticker?>(nil)
+        let stream = HTTPStream(onEnd: {
+            beat.withLock { $0 }?.cancel()
+            watch.withLock { $0 }?.end()
+            onEnd()
+        })
+        // The last step sent (or the client's `Last-Event-ID`), and when the stream last sent anything.
+        let progress = Mutex((sent: lastEventID, wroteAt: ProcessInfo.processInfo.systemUptime))
+        // Heartbeats need no read of the session: a timer of their own.
+        let ticker = Ticker(every: heartbeat) {
+            let now = ProcessInfo.processInfo.systemUptime
+            guard now - progress.withLock({ $0.wroteAt }) >= heartbeat - 0.1 else { return }
+            if stream.send(Array(": heartbeat\n\n".utf8)) { progress.withLock { $0.wroteAt = now } }
+        }
+        beat.withLock { $0 = ticker }
+        let started = SessionWatch(id: id, service: service) {
+            guard stream.isOpen, !draining(), let session = try? SessionLookup.find(tenant: tenant, id: id, service: service, now: clock()) else {
+                stream.finish()
+                return nil
+            }
             let state = session.state(at: clock())
             let step = Self.step(state)
+            let now = ProcessInfo.processInfo.systemUptime
+            let sent = progress.withLock { $0.sent }
             if step > sent {
-                sent = step
-                finished = state.isSettled
                 let body = JSONValue.object(APIAnswers.sessionBody(session, at: clock())).jsonString(keyOrder: .insertion)
-                return Array("id: \(step)\nevent: session\ndata: \(body)\n\n".utf8)
+                guard stream.send(Array("id: \(step)\nevent: session\ndata: \(body)\n\n".utf8)) else { return nil }
+                progress.withLock { $0 = (step, now) }
             }
-            if state.isSettled { return nil }
-            // Nothing new: wait for the session's change, the moment it may end, or the heartbeat.
+            if state.isSettled {
+                stream.finish()
+                return nil
+            }
+            // Nothing more to send now: read again at the session's change, the moment it may end, or the safety net's interval.
             let untilEnd = session.row.expiresAt.addingTimeInterval(session.processingGrace).timeIntervalSince(clock())
             let untilChange = state == .pending ? session.row.expiresAt.timeIntervalSince(clock()) : untilEnd
-            let wait = min(Self.heartbeat, max(0.05, untilChange + 0.05))
-            if !waiter.wait(timeout: wait) && wait >= Self.heartbeat { return Array(": heartbeat\n\n".utf8) }
+            return min(service.rereadInterval, max(0.05, untilChange + 0.05))
         }
-        return nil
+        watch.withLock { $0 = started }
+        // Gone already: the stream's end came before the watch and the ticker were kept.
+        if !stream.isOpen {
+            started.end()
+            ticker.cancel()
+        }
+        return stream
     }
+}
+
+/// A repeating timer on Dispatch's threads until cancelled.
+///
+/// Unchecked Sendable: a Dispatch source may be used from any thread; the
+/// type is not marked so.
+private final class Ticker: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+
+    init(every interval: TimeInterval, _ tick: @escaping @Sendable () -> Void) {
+        timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.setEventHandler(handler: tick)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
+        timer.resume()
+    }
+
+    func cancel() { timer.cancel() }
 }

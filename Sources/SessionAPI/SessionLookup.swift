@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Synchronization
 
 /// `GET /v1/sessions/{id}`: where the session stands, and once the worker
 /// stored the result, its outcome. `?wait=SECONDS` (at most 30) holds the
@@ -30,31 +31,39 @@ enum SessionLookup {
         }
     }
 
-    /// The session as it stands, after waiting up to `wait` seconds for its
-    /// state to change from what it was on arrival while it is unsettled.
-    /// The wait is woken by the session's notification (`SessionNotifier`),
-    /// by its expiry (when pending becomes expired, processing failed), or
-    /// at the latest after `rereadInterval`; `draining` ends it early: serve
-    /// is stopping, and the client gets the state as it is.
-    static func watch(tenant: String, id: UUID, wait: Int, service: SessionService, clock: @Sendable () -> Date,
-                      draining: () -> Bool = { false }) throws(SessionError) -> SessionsTable.Stored {
-        // Registered before the first read: a change committed after it still wakes this poll.
-        let waiter = wait > 0 ? service.notifier.register(id) : nil
-        defer { if let waiter { service.notifier.unregister(waiter) } }
-        guard var session = try find(tenant: tenant, id: id, service: service, now: clock()) else { throw .notFound }
-        let first = session.state(at: clock())
+    /// The session as it stands, after waiting up to `wait` seconds (at
+    /// least 1) for its state to change from what it was on arrival while it
+    /// is unsettled, given to `answer` once. The wait holds no thread
+    /// (`SessionWatch`): it is woken by the session's notification, by its
+    /// expiry (when pending becomes expired, processing failed), or at the
+    /// latest after `rereadInterval`; `draining` ends it early: serve is
+    /// stopping, and the client gets the state as it is.
+    static func watch(tenant: String, id: UUID, wait: Int, service: SessionService, clock: @escaping @Sendable () -> Date,
+                      draining: @escaping @Sendable () -> Bool,
+                      answer: @escaping @Sendable (Result<SessionsTable.Stored, SessionError>) -> Void) {
         let deadline = ProcessInfo.processInfo.systemUptime + TimeInterval(wait)
-        while let waiter, !draining(), !session.state(at: clock()).isSettled {
-            let left = deadline - ProcessInfo.processInfo.systemUptime
-            guard left > 0 else { break }
-            // Until the session's expiry too: that changes its state without a notification.
-            let untilExpiry = session.row.expiresAt.timeIntervalSince(clock()) + 0.05
-            _ = waiter.wait(timeout: min(left, service.rereadInterval, max(0.05, untilExpiry)))
-            if draining() { break }
-            guard let again = try find(tenant: tenant, id: id, service: service, now: clock()) else { throw .notFound }
-            session = again
-            if session.state(at: clock()) != first { break }
+        // The state on arrival: what the first read found.
+        let first = Mutex<SessionState?>(nil)
+        _ = SessionWatch(id: id, service: service) {
+            do throws(SessionError) {
+                guard let session = try find(tenant: tenant, id: id, service: service, now: clock()) else { throw .notFound }
+                let state = session.state(at: clock())
+                let arrived = first.withLock { first in
+                    if first == nil { first = state }
+                    return first!
+                }
+                let left = deadline - ProcessInfo.processInfo.systemUptime
+                if draining() || state.isSettled || state != arrived || left <= 0 {
+                    answer(.success(session))
+                    return nil
+                }
+                // Until the session's expiry too: that changes its state without a notification.
+                let untilExpiry = session.row.expiresAt.timeIntervalSince(clock()) + 0.05
+                return min(left, service.rereadInterval, max(0.05, untilExpiry))
+            } catch {
+                answer(.failure(error))
+                return nil
+            }
         }
-        return session
     }
 }

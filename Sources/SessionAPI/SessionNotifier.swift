@@ -3,22 +3,21 @@ import Postgres
 import Storage
 import Synchronization
 
-/// Wakes the long polls waiting on a session when its row changes: one
-/// connection per serve process `LISTEN`s on `SessionsTable.changesChannel`
-/// and fans each notification out in memory, so a waiting client costs no
-/// database connection and no reads while nothing happens. After the
-/// listener lost its connection (and so perhaps notifications), it wakes
-/// every waiter to read again.
+/// Wakes the long polls and event streams waiting on a session when its row
+/// changes: one connection per serve process `LISTEN`s on
+/// `SessionsTable.changesChannel` and fans each notification out in memory,
+/// so a waiting client costs no database connection, no thread and no reads
+/// while nothing happens. After the listener lost its connection (and so
+/// perhaps notifications), it wakes every waiter to read again.
 final class SessionNotifier: Sendable {
-    /// One waiting client: signalled (and counted) from the moment it is registered.
+    /// One waiting client: woken (and counted) from the moment it is registered.
     final class Waiter: Sendable {
         let id: String
-        fileprivate let signal = DispatchSemaphore(value: 0)
-        init(id: String) { self.id = id }
-
-        /// Until a change of the session, or `timeout`; whether it was woken.
-        func wait(timeout: TimeInterval) -> Bool {
-            signal.wait(timeout: .now() + max(0, timeout)) == .success
+        /// Runs on the listener's thread: it must hand any work elsewhere and return.
+        fileprivate let wake: @Sendable () -> Void
+        init(id: String, wake: @escaping @Sendable () -> Void) {
+            self.id = id
+            self.wake = wake
         }
     }
 
@@ -40,8 +39,8 @@ final class SessionNotifier: Sendable {
 
     /// Register before reading the row, so that a change committed after
     /// the read still wakes the waiter.
-    func register(_ id: UUID) -> Waiter {
-        let waiter = Waiter(id: id.uuidString.lowercased())
+    func register(_ id: UUID, wake: @escaping @Sendable () -> Void) -> Waiter {
+        let waiter = Waiter(id: id.uuidString.lowercased(), wake: wake)
         waiters.withLock { $0[waiter.id, default: [:]][ObjectIdentifier(waiter)] = waiter }
         return waiter
     }
@@ -62,12 +61,12 @@ final class SessionNotifier: Sendable {
     }
 
     private func wake(_ id: String) {
-        for waiter in waiters.withLock({ Array(($0[id] ?? [:]).values) }) { waiter.signal.signal() }
+        for waiter in waiters.withLock({ Array(($0[id] ?? [:]).values) }) { waiter.wake() }
     }
 
     /// Every waiter reads again (a lost connection, serve's drain).
     func wakeAll() {
-        for waiter in waiters.withLock({ $0.values.flatMap(\.values) }) { waiter.signal.signal() }
+        for waiter in waiters.withLock({ $0.values.flatMap(\.values) }) { waiter.wake() }
     }
 
     private func listen(_ connect: @Sendable () throws -> PostgresConnection) {

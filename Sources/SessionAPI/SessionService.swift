@@ -16,24 +16,31 @@ public final class SessionService: Sendable {
     let nonceKey: IssuedNonce.Key
     /// Wakes long polls when their session changes (`LISTEN`).
     let notifier: SessionNotifier
-    /// How long a long poll waits at most before it reads its session again
-    /// without a notification: a safety net, not the way changes arrive.
+    /// How long a waiting client goes at most without a read of its session
+    /// when no notification comes: a safety net, not the way changes arrive
+    /// (a lost listener connection wakes every waiter when it is back). At
+    /// the longest wait, a long poll reads only on arrival, at each
+    /// notification, at its session's expiry and at the end of its wait.
     let rereadInterval: TimeInterval
     /// How long past its expiry a processing session waits for its verdict (`serve.processingGraceSeconds`).
     let processingGrace: TimeInterval
+    /// Where waiting long polls and event streams read their sessions again
+    /// (`SessionWatch`): as many threads as the pool has connections.
+    let reads: WorkQueue
     private let connect: @Sendable () throws -> PostgresConnection
     private let relay = Mutex<PeriodicPass<SubmissionRelay.Pass>?>(nil)
     private let migrated = Atomic<Bool>(false)
     private let lastReadiness = Mutex<(at: TimeInterval, state: HTTPReadiness)?>(nil)
 
     public init(postgres: String, preparedStatements: Bool, connections: Int, bootstrapServers: String, kafkaProperties: [String: String],
-                requestTopic: String, replayKey: [UInt8], rereadInterval: TimeInterval = 10,
+                requestTopic: String, replayKey: [UInt8], rereadInterval: TimeInterval = 30,
                 processingGrace: TimeInterval = SessionsTable.processingGrace) throws {
         let connect: @Sendable () throws -> PostgresConnection = {
             try PostgresConnection(connectionString: postgres, applicationName: "veridoc-serve", preparedStatements: preparedStatements)
         }
         self.connect = connect
         pool = ConnectionPool(size: connections, connect: connect)
+        reads = WorkQueue(maxThreads: connections, name: "session-reads")
         writer = SessionWriter(connect: connect)
         producer = try RequestProducer(bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: requestTopic)
         nonceKey = IssuedNonce.Key(replayKey: replayKey)

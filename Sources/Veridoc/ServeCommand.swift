@@ -71,7 +71,11 @@ enum ServeCommand {
                                                                   idleTimeoutSeconds: UInt32(serve.idleTimeoutSeconds),
                                                                   connectionsPerAddress: UInt32(serve.maxConnectionsPerAddress),
                                                                   headerTimeoutSeconds: Double(serve.headerTimeoutSeconds),
-                                                                  bodyTimeoutSeconds: Double(serve.bodyTimeoutSeconds)),
+                                                                  bodyTimeoutSeconds: Double(serve.bodyTimeoutSeconds),
+                                                                  ioThreads: Self.ioThreads(maxConnections: serve.maxConnections),
+                                                                  // Handlers (database and broker round trips): twice the
+                                                                  // pool's connections, since one waiting for the broker holds none.
+                                                                  workThreads: max(4, 2 * serve.postgresConnections)),
                                         tls: tlsFiles) { api.handle($0) }
             log.info("session API listening", ["port": "\(daemon.port)", "tenants": "\(tenants.ids.count)", "tls": serve.tls == nil ? "off" : "on"])
             while !stop.isSet { Thread.sleep(forTimeInterval: 0.1) }
@@ -101,6 +105,15 @@ enum ServeCommand {
     }
 
     /// The certificate chain and key `serve.tls` names, as the deployment read them.
+    /// One socket thread per 256 connections, at least one per core, at
+    /// most 64. Whenever one of a thread's suspended connections (a long
+    /// poll, an event stream, a request whose handler runs) resumes,
+    /// libmicrohttpd looks through all of that thread's suspended
+    /// connections: a thread holding thousands would spend its time there.
+    static func ioThreads(maxConnections: Int) -> Int {
+        min(64, max(ProcessInfo.processInfo.activeProcessorCount, maxConnections / 256, 1))
+    }
+
     static func tls(_ deployment: Deployment) throws(ConfigError) -> HTTPDaemon.TLS? {
         guard let tls = deployment.serveTLS else { return nil }
         guard HTTPDaemon.supportsTLS else { throw ConfigError("serve.tls: this libmicrohttpd was built without TLS; terminate TLS in a proxy instead") }

@@ -44,6 +44,24 @@ public final class RawSocket {
         }
     }
 
+    /// What the server sends until it has sent `marker` (or closed the
+    /// connection, or `timeout` passed): all of it, read so far.
+    public func receive(until marker: String, within timeout: TimeInterval) -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while !String(decoding: received, as: UTF8.self).contains(marker) {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { break }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, Int32(min(left, 1) * 1_000)) > 0 else { continue }
+            let n = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { break }
+            if n > 0 { received += buffer[..<n] }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// Sends a byte every 0.2 s (the wait is for the server to close, which
     /// ends the loop), for at most 15 s: a slow client staying within any idle
     /// timeout. True once the server has closed the connection.

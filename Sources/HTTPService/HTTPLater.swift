@@ -1,0 +1,56 @@
+import Synchronization
+
+/// A response that a handler cannot give yet (a long poll waiting for its
+/// session's change). The handler returns `HTTPResponse.later(_:)` at once;
+/// whoever learns the answer calls `complete`, from any thread. Meanwhile the
+/// daemon holds the connection suspended: no thread, no deadline, no reads
+/// (so whoever completes must bound the wait), until `complete` or the
+/// daemon's stop, which answers 503.
+public final class HTTPLater: Sendable {
+    private enum State {
+        case waiting([@Sendable (HTTPResponse) -> Void])
+        case done(HTTPResponse)
+    }
+
+    private let state = Mutex<State>(.waiting([]))
+
+    public init() {}
+
+    /// The answer; only the first call counts. Whether it was the first.
+    @discardableResult
+    public func complete(_ response: HTTPResponse) -> Bool {
+        let callbacks: [@Sendable (HTTPResponse) -> Void]? = state.withLock { state in
+            guard case .waiting(let callbacks) = state else { return nil }
+            state = .done(response)
+            return callbacks
+        }
+        guard let callbacks else { return false }
+        for callback in callbacks { callback(response) }
+        return true
+    }
+
+    public var isComplete: Bool {
+        state.withLock { if case .done = $0 { true } else { false } }
+    }
+
+    /// Runs `body` with the answer once there is one: at once (on this thread) if there is already.
+    public func whenComplete(_ body: @escaping @Sendable (HTTPResponse) -> Void) {
+        let done: HTTPResponse? = state.withLock { state in
+            switch state {
+            case .waiting(let callbacks):
+                state = .waiting(callbacks + [body])
+                return nil
+            case .done(let response):
+                return response
+            }
+        }
+        if let done { body(done) }
+    }
+
+    /// The same answer, changed by `transform` when it comes (headers, a log line).
+    public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPLater {
+        let mapped = HTTPLater()
+        whenComplete { mapped.complete(transform($0)) }
+        return mapped
+    }
+}
