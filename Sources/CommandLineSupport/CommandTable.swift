@@ -46,6 +46,6 @@ public struct CommandTable {
                 status = 2
             }
         }
-        exit(status)
+        exitAfterFlushing(status)
     }
 }

@@ -64,14 +64,20 @@ public struct Deployment: Sendable {
                 for (index, file) in hook.secrets.enumerated() {
                     secrets.append(try KeyFile.webhookSecret(settings.resolve(file), setting: "\(hook.setting).secrets[\(index)]"))
                 }
-                let key = try hook.signingKey.map { (file) throws(ConfigError) in
-                    try KeyFile.privateKey(settings.resolve(file), setting: "\(hook.setting).signingKey")
-                }
-                if let key, key.type != .ed25519 {
-                    throw ConfigError("\(hook.setting).signingKey: an Ed25519 key is required (veridoc keys generate-webhook-key makes one)")
+                var keys: [PrivateKey] = []
+                for (index, file) in hook.signingKeys.enumerated() {
+                    let setting = hook.signingKeys.count == 1 ? "\(hook.setting).signingKey" : "\(hook.setting).signingKey[\(index)]"
+                    let key = try KeyFile.privateKey(settings.resolve(file), setting: setting)
+                    guard key.type == .ed25519 else {
+                        throw ConfigError("\(setting): an Ed25519 key is required (veridoc keys generate-webhook-key makes one)")
+                    }
+                    guard !keys.contains(where: { $0.publicKey.ed25519Raw == key.publicKey.ed25519Raw }) else {
+                        throw ConfigError("\(setting): the same key as another of the endpoint's signing keys")
+                    }
+                    keys.append(key)
                 }
                 endpoints.append(WebhookEndpoint(tenant: tenant.id, id: hook.id, url: hook.url, eventTypes: hook.events,
-                                                 signer: WebhookSigner(secrets: secrets, signingKey: key),
+                                                 signer: WebhookSigner(secrets: secrets, signingKeys: keys),
                                                  maxConcurrency: hook.maxConcurrency, maxPerSecond: hook.maxPerSecond))
             }
         }

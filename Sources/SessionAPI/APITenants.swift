@@ -57,8 +57,9 @@ public struct APITenants: Sendable {
         }
         var webhookKeys: [Identifier: [WebhookKey]] = [:]
         for endpoint in deployment.webhooks.endpoints {
-            guard let key = endpoint.signer.publicKeyBytes else { continue }
-            webhookKeys[Identifier(endpoint.tenant), default: []].append(WebhookKey(endpoint: endpoint.id, publicKey: key))
+            for key in endpoint.signer.publicKeyBytes {
+                webhookKeys[Identifier(endpoint.tenant), default: []].append(WebhookKey(endpoint: endpoint.id, publicKey: key))
+            }
         }
         return APITenants(keyring: APIKeyring(hashes: hashes), signers: signers, directory: deployment.tenants,
                           ids: deployment.settings.tenants.map(\.id), webhookKeys: webhookKeys)

@@ -70,6 +70,22 @@ public struct SettingsObject {
         }
     }
 
+    /// One non-empty string, or a non-empty array of at most `maxCount`
+    /// distinct ones (a file that may become several during a rotation);
+    /// empty when absent.
+    public mutating func stringOrStrings(_ key: String, maxCount: Int) throws(ConfigError) -> [String] {
+        guard let value = object[key] else {
+            taken.append(key)
+            return []
+        }
+        guard value.arrayValue != nil else { return try nonEmptyString(key).map { [$0] } ?? [] }
+        let list = try strings(key)
+        guard (1...maxCount).contains(list.count), Set(list).count == list.count else {
+            throw ConfigError("\(setting(key)): one file, or an array of 1 to \(maxCount) distinct files")
+        }
+        return list
+    }
+
     /// Each element of an array of objects, read by `body` and finished.
     public mutating func objects<T>(_ key: String, _ body: (inout SettingsObject) throws(ConfigError) -> T) throws(ConfigError) -> [T]? {
         guard let list = try array(key) else { return nil }

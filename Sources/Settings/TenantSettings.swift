@@ -110,8 +110,10 @@ public struct TenantSettings: Sendable, Equatable {
         public var events: [String]
         /// Files each holding one `whsec_` secret; every one signs (`v1,`), so a receiver may rotate.
         public var secrets: [String]
-        /// A file holding an Ed25519 private key (PEM) that signs as well (`v1a,`); its public key is served by `veridoc serve`.
-        public var signingKey: String?
+        /// Files each holding an Ed25519 private key (PEM) that signs as well
+        /// (`v1a,`), one or, during a rotation, several (`signingKey` in the
+        /// file: one path or an array); their public keys are served by `veridoc serve`.
+        public var signingKeys: [String]
         /// Deliveries to it under way at once, and started per second at most, all workers together.
         public var maxConcurrency: Int
         public var maxPerSecond: Int
@@ -380,13 +382,13 @@ public struct TenantSettings: Sendable, Equatable {
             throw ConfigError("\(entry.setting("events")): distinct event types from \(Webhook.eventTypes.joined(separator: ", "))")
         }
         let secrets = try entry.strings("secrets")
-        let signingKey = try entry.nonEmptyString("signingKey")
-        guard secrets.count <= Webhook.maxSecrets, !secrets.isEmpty || signingKey != nil else {
+        let signingKeys = try entry.stringOrStrings("signingKey", maxCount: Webhook.maxSecrets)
+        guard secrets.count <= Webhook.maxSecrets, !secrets.isEmpty || !signingKeys.isEmpty else {
             throw ConfigError("\(entry.setting("secrets")): 1 to \(Webhook.maxSecrets) secret files (`veridoc keys generate-webhook-secret`), or a signingKey, is required")
         }
         let concurrency = try entry.integer("maxConcurrency", range: 1...64) ?? 4
         let rate = try entry.integer("maxPerSecond", range: 1...10_000) ?? 50
-        return Webhook(id: id, url: url, events: events, secrets: secrets, signingKey: signingKey, maxConcurrency: concurrency,
+        return Webhook(id: id, url: url, events: events, secrets: secrets, signingKeys: signingKeys, maxConcurrency: concurrency,
                        maxPerSecond: rate, setting: entry.path)
     }
 

@@ -96,7 +96,8 @@ enum ServeCommand {
             }.start()
             if stopped.wait(timeout: drainEnd + .milliseconds(500)) == .timedOut {
                 log.warning("requests still under way at the drain bound: exiting without them", ["drainSeconds": "\(serve.drainSeconds)"])
-                exit(1)
+                // Handlers still run: exit's library teardown would pull their locks from under them.
+                exitAfterFlushing(1)
             }
             probes.stop()
             log.info("session API stopped")

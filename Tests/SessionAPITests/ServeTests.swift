@@ -131,6 +131,7 @@ final class ServeFixture {
         if !FileManager.default.fileExists(atPath: folder.appendingPathComponent("hook-ed25519.pem").path) {
             try writeSecret(try PrivateKey.generateEd25519().pkcs8PEM(), to: folder.appendingPathComponent("hook-ed25519.pem"))
         }
+        try writeSecret(try PrivateKey.generateEd25519().pkcs8PEM(), to: folder.appendingPathComponent("hook-ed25519-next.pem"))
         try writeSecret("whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(), to: folder.appendingPathComponent("hook.whsec"))
         try writeWebReader(in: folder)
         try writeOpenID4VPVerifier(in: folder)
@@ -144,10 +145,11 @@ final class ServeFixture {
                  "openID4VPVerifier": ["certificates": "openid4vp-verifier.pem", "privateKey": "openid4vp-verifier-key.pem"],
                  "maxSessionSeconds": maxSessionSeconds,
                  "readerTokens": ["brandId": "BRAND00001", "keyId": "KEYID00001", "signingKey": signingKey],
-                 // One endpoint signs v1a as well, one only v1.
+                 // One endpoint signs v1a as well, one only v1, one with two keys (a rotation).
                  "webhooks": [
                     ["id": "primary", "url": "https://hooks.acme.example/veridoc", "secrets": ["hook.whsec"], "signingKey": "hook-ed25519.pem"],
                     ["id": "hmac-only", "url": "https://hooks.acme.example/other", "secrets": ["hook.whsec"]],
+                    ["id": "rotating", "url": "https://hooks.acme.example/third", "signingKey": ["hook-ed25519.pem", "hook-ed25519-next.pem"]],
                  ]],
                 ["id": "globex", "trustAnchors": ["iaca.pem"], "apiKeys": [APIKeyring.setting(forKey: globexKey)]],
             ],
@@ -296,7 +298,11 @@ final class ServeFixture {
         #expect(acme.headers["content-type"] == "application/json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(acme.body.utf8)) as? [String: Any])
         let keys = try #require(object["keys"] as? [[String: Any]])
-        #expect(keys.count == 1, "only the endpoint with a signing key: \(acme.body)")
+        #expect(keys.count == 3, "the endpoints with signing keys, each of their keys: \(acme.body)")
+        let next = try PrivateKey(pem: String(decoding: try Data(contentsOf: fixture.folder.appendingPathComponent("hook-ed25519-next.pem")), as: UTF8.self))
+        let rotating = keys.filter { $0["endpoint"] as? String == "rotating" }.compactMap { $0["publicKey"] as? String }
+        #expect(rotating == [raw, try #require(next.publicKey.ed25519Raw)].map { "whpk_" + Data($0).base64EncodedString() },
+                "both keys of the rotating endpoint, in the configured order")
         let key = try #require(keys.first)
         #expect(key["endpoint"] as? String == "primary")
         #expect(key["algorithm"] as? String == "Ed25519")

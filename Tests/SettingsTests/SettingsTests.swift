@@ -141,6 +141,19 @@ import TestSupport
         #expect(Self.refusal(keyless)?.hasPrefix("tenants[0].readers[0].publicKey") == true, "\(Self.refusal(keyless) ?? "accepted")")
     }
 
+    /// A webhook's `signingKey`: one file, or during a rotation up to four distinct ones.
+    @Test func aWebhookSigningKeyIsOneFileOrARotationOfThem() throws {
+        func hook(_ signingKey: String) -> String {
+            #"{"tenants": [{"id": "acme", "trustAnchors": ["a"], "webhooks": [{"id": "w", "url": "https://h.example/", "signingKey": \#(signingKey)}]}]}"#
+        }
+        #expect(try Self.settings(hook(#""k1.pem""#)).tenants[0].webhooks[0].signingKeys == ["k1.pem"])
+        #expect(try Self.settings(hook(#"["k1.pem", "k2.pem"]"#)).tenants[0].webhooks[0].signingKeys == ["k1.pem", "k2.pem"])
+        for refused in [#"[]"#, #"["k1.pem", "k1.pem"]"#, #"["a", "b", "c", "d", "e"]"#, #"[""]"#, #""""#, "7"] {
+            let message = Self.refusal(hook(refused))
+            #expect(message?.hasPrefix("tenants[0].webhooks[0].signingKey") == true, "\(refused): \(message ?? "accepted")")
+        }
+    }
+
     @Test func aTestTenantIsReadWithItsTestRoots() throws {
         let json = Self.simulatorConfig(#""testConditions": {"kinds": ["simulator", "developerProfile"], "trustAnchors": ["pki/apple-test-root.pem"]}}, {"id": "acme", "trustAnchors": ["a"]}"#)
         let tenants = try Self.settings(json).tenants

@@ -19,14 +19,14 @@ struct WebhookSignatureTests {
         #expect(response.status == 200)
     }
 
-    @Test func everySecretSignsAndTamperingIsCaught() throws {
+    @Test func everySecretAndKeySignsAndTamperingIsCaught() throws {
         let (old, oldBytes) = WebhookReceiver.newSecret()
         let (new, newBytes) = WebhookReceiver.newSecret()
-        let key = try PrivateKey.generateEd25519()
-        let signer = WebhookSigner(secrets: [oldBytes, newBytes], signingKey: key)
-        let publicKey = try #require(signer.publicKey)
-        // The receiver knows only the newer secret: a rotation in progress.
-        let receiver = try WebhookReceiver(secrets: [new], publicKey: publicKey)
+        let oldKey = try PrivateKey.generateEd25519(), newKey = try PrivateKey.generateEd25519()
+        let signer = WebhookSigner(secrets: [oldBytes, newBytes], signingKeys: [oldKey, newKey])
+        #expect(signer.publicKeys.count == 2)
+        // The receiver knows only the newer secret and the newer key: a rotation in progress.
+        let receiver = try WebhookReceiver(secrets: [new], publicKey: try #require(signer.publicKeys.last))
         defer { receiver.stop() }
         let body = Array(#"{"specversion":"1.0","id":"8c3f","type":"veridoc.verification.completed.v1","data":{"verdict":"verified"}}"#.utf8)
         let now = Int(Date().timeIntervalSince1970)
@@ -38,16 +38,17 @@ struct WebhookSignatureTests {
         let seen = receiver.requests(within: 30) { $0.count == 5 }
         let byID = Dictionary(seen.map { ($0.id, $0) }) { $1 }
         #expect(byID["good"]?.verified == true && byID["good"]?.verifiedEd25519 == true, "\(seen)")
-        #expect(byID["good"]?.signature.split(separator: " ").count == 3, "v1 under each secret and v1a")
+        #expect(byID["good"]?.signature.split(separator: " ").count == 4, "v1 under each secret and v1a under each key")
         #expect(byID["body"]?.verified == false && byID["body"]?.verifiedEd25519 == false)
         #expect(byID["id"]?.verified == false && byID["id"]?.verifiedEd25519 == false)
         #expect(byID["old"]?.verified == false, "standardwebhooks refuses a timestamp an hour old")
         #expect(byID["time"]?.verified == false && byID["time"]?.verifiedEd25519 == false, "a timestamp other than the signed one")
-        // Only the older secret: the newer one's signature is no use to this receiver.
-        let other = try WebhookReceiver(secrets: [old])
+        // Only the older secret and key: once they are removed, the newer ones' signatures are no use to this receiver.
+        let other = try WebhookReceiver(secrets: [old], publicKey: try #require(signer.publicKeys.first))
         defer { other.stop() }
-        try post(other, id: "rotated", timestamp: now, signedBody: body, signer: WebhookSigner(secrets: [newBytes], signingKey: nil))
-        #expect(other.requests(within: 30) { $0.count == 1 }.first?.verified == false)
+        try post(other, id: "rotated", timestamp: now, signedBody: body, signer: WebhookSigner(secrets: [newBytes], signingKeys: [newKey]))
+        let rotated = other.requests(within: 30) { $0.count == 1 }.first
+        #expect(rotated?.verified == false && rotated?.verifiedEd25519 == false)
     }
 
     @Test func theTransportNeverFollowsRedirectsReadsLittleAndRefusesPrivateAddresses() throws {
