@@ -67,13 +67,16 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// What the C callbacks reach through their `cls` pointer.
     private final class Context: Sendable {
         let handler: Handler
+        let runsInline: @Sendable (HTTPRequest) -> Bool
         let maxBodyBytes: Int
         let connections: ConnectionGuard
         let suspensions = Suspensions()
         let work: WorkQueue
 
-        init(handler: @escaping Handler, maxBodyBytes: Int, connections: ConnectionGuard, work: WorkQueue) {
+        init(handler: @escaping Handler, runsInline: @escaping @Sendable (HTTPRequest) -> Bool, maxBodyBytes: Int, connections: ConnectionGuard,
+             work: WorkQueue) {
             self.handler = handler
+            self.runsInline = runsInline
             self.maxBodyBytes = maxBodyBytes
             self.connections = connections
             self.work = work
@@ -177,7 +180,11 @@ public final class HTTPDaemon: @unchecked Sendable {
 
     /// Binds `port` (0: an ephemeral port, see `port`) on all IPv4 addresses,
     /// or on 127.0.0.1 only with `loopbackOnly`. Throws when it cannot be bound.
-    public init(port: Int, loopbackOnly: Bool = false, limits: Limits = Limits(), tls: TLS? = nil, handler: @escaping Handler) throws(HTTPServiceError) {
+    /// `runsInline`: requests whose handler never blocks (a liveness probe,
+    /// a static document), answered on the socket thread at once, so they
+    /// are not queued behind handlers waiting on a database.
+    public init(port: Int, loopbackOnly: Bool = false, limits: Limits = Limits(), tls: TLS? = nil,
+                runsInline: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }, handler: @escaping Handler) throws(HTTPServiceError) {
         guard (0...65535).contains(port) else { throw HTTPServiceError("port \(port) is outside 0…65535") }
         if tls != nil && !Self.supportsTLS { throw HTTPServiceError("this libmicrohttpd was built without TLS") }
         let tlsStrings = tls.map { (key: strdup($0.keyPEM)!, certificate: strdup($0.certificatePEM)!) }
@@ -185,7 +192,8 @@ public final class HTTPDaemon: @unchecked Sendable {
             headerTimeout: max(0.1, limits.headerTimeoutSeconds), bodyTimeout: max(0.1, limits.bodyTimeoutSeconds),
             evictionThreshold: max(1, Int(limits.connectionLimit) - Int(limits.reservedConnections))))
         let work = WorkQueue(maxThreads: limits.workThreads, name: "http-work")
-        let context = Unmanaged.passRetained(Context(handler: handler, maxBodyBytes: max(0, limits.maxBodyBytes), connections: connections, work: work))
+        let context = Unmanaged.passRetained(Context(handler: handler, runsInline: runsInline, maxBodyBytes: max(0, limits.maxBodyBytes),
+                                                     connections: connections, work: work))
         errno = 0
         let daemon = veridoc_mhd_start(UInt16(port), loopbackOnly ? 1 : 0, { cls, connection, url, method, version, uploadData, uploadSize, state in
             // Captures nothing: everything comes through `cls` and `state`.
@@ -274,6 +282,14 @@ public final class HTTPDaemon: @unchecked Sendable {
             exchange.body = []
             // A stream stays in the handling phase: its maker bounds it, not the send deadline.
             if let tracked { context.connections.handling(tracked) }
+            if context.runsInline(request) {
+                let response = context.handler(request)
+                guard response.later != nil else {
+                    if let tracked, response.stream == nil { context.connections.sending(tracked) }
+                    return HTTPDaemon.queue(response, on: connection, suspensions: context.suspensions)
+                }
+                return HTTPDaemon.queue(HTTPDaemon.internalError, on: connection, suspensions: context.suspensions)
+            }
             exchange.dispatched = true
             guard context.dispatch(request, for: exchange, on: connection) else {
                 return HTTPDaemon.queue(HTTPDaemon.stopping, on: connection, suspensions: context.suspensions)

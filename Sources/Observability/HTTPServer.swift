@@ -50,7 +50,8 @@ public final class HTTPServer: Sendable {
                 readiness: @escaping @Sendable () -> Readiness) throws(HTTPServiceError) {
         var limits = limits
         limits.maxBodyBytes = 0
-        daemon = try HTTPDaemon(port: port, loopbackOnly: loopbackOnly, limits: limits) { request in
+        // Only readiness may wait (on the database, say): the rest, liveness first, answers on the socket thread.
+        daemon = try HTTPDaemon(port: port, loopbackOnly: loopbackOnly, limits: limits, runsInline: { $0.path != "/readyz" }) { request in
             HTTPServer.route(method: request.method, path: request.path, registry: registry, readiness: readiness).http
         }
     }

@@ -96,6 +96,16 @@ public final class SessionAPI: Sendable {
         return state
     }
 
+    /// Requests answered without a database or broker round trip (liveness,
+    /// the contract, the browser client, an unknown path): the daemon may
+    /// answer them on its socket thread, ahead of handlers that wait.
+    public static func answersAtOnce(_ request: HTTPRequest) -> Bool {
+        switch APIRoute.match(request.path)?.route {
+        case .health?, .openAPI?, .browserClient?, nil: true
+        default: false
+        }
+    }
+
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ProcessInfo.processInfo.systemUptime
         let matched = APIRoute.match(request.path)

@@ -76,7 +76,7 @@ enum ServeCommand {
                                                                   // Handlers (database and broker round trips): twice the
                                                                   // pool's connections, since one waiting for the broker holds none.
                                                                   workThreads: max(4, 2 * serve.postgresConnections)),
-                                        tls: tlsFiles) { api.handle($0) }
+                                        tls: tlsFiles, runsInline: SessionAPI.answersAtOnce) { api.handle($0) }
             log.info("session API listening", ["port": "\(daemon.port)", "tenants": "\(tenants.ids.count)", "tls": serve.tls == nil ? "off" : "on"])
             while !stop.isSet { Thread.sleep(forTimeInterval: 0.1) }
             // A drain: no new connections, long polls answered with the state as it

@@ -48,6 +48,26 @@ import TestSupport
         #expect(answers == Set((0..<clients).map { "answer \($0);" }))
     }
 
+    @Test func inlineRequestsAreAnsweredWhileEveryWorkThreadIsBusy() throws {
+        let release = DispatchSemaphore(value: 0)
+        let blocked = Atomic<Int>(0)
+        let limits = HTTPDaemon.Limits(connectionLimit: 64, ioThreads: 1, workThreads: 1)
+        let daemon = try HTTPDaemon(port: 0, loopbackOnly: true, limits: limits, runsInline: { $0.path == "/healthz" }) { request in
+            guard request.path == "/slow" else { return .text(200, "ok\n") }
+            blocked.add(1, ordering: .relaxed)
+            release.wait()
+            return .text(200, "slow\n")
+        }
+        defer { daemon.stop() }
+        let slow = try (0..<3).map { _ in try waiting("/slow", port: daemon.port) }
+        // The work thread is held by the first; the others wait in its queue.
+        #expect(eventually(20) { blocked.load(ordering: .relaxed) == 1 })
+        let health = try RawHTTP.request("GET", "/healthz", port: daemon.port)
+        #expect(health.status == 200 && health.body == "ok\n")
+        for _ in slow { release.signal() }
+        for socket in slow { #expect(socket.receive(until: "slow", within: 20).hasSuffix("slow\n")) }
+    }
+
     @Test func aStreamSendsWhatItIsGivenAndEndsWhenTheClientGoes() throws {
         let ended = Atomic<Int>(0)
         let streams = Mutex<[HTTPStream]>([])
