@@ -180,9 +180,14 @@ public final class HTTPDaemon: @unchecked Sendable {
 
     /// Binds `port` (0: an ephemeral port, see `port`) on all IPv4 addresses,
     /// or on 127.0.0.1 only with `loopbackOnly`. Throws when it cannot be bound.
-    /// `runsInline`: requests whose handler never blocks (a liveness probe,
-    /// a static document), answered on the socket thread at once, so they
-    /// are not queued behind handlers waiting on a database.
+    /// `runsInline`: requests handled on the socket thread that read them,
+    /// without the hop to the work queue and back (a suspension and a
+    /// resumption, each resumption costing libmicrohttpd a walk through all
+    /// of that thread's suspended connections). For handlers that never
+    /// block, or block only briefly (a database round trip, with as many
+    /// socket threads as the database has connections to give); a handler
+    /// that may wait long (a broker's acknowledgement) belongs on the queue,
+    /// or the thread's other connections wait with it.
     public init(port: Int, loopbackOnly: Bool = false, limits: Limits = Limits(), tls: TLS? = nil,
                 runsInline: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }, handler: @escaping Handler) throws(HTTPServiceError) {
         guard (0...65535).contains(port) else { throw HTTPServiceError("port \(port) is outside 0…65535") }
@@ -284,11 +289,17 @@ public final class HTTPDaemon: @unchecked Sendable {
             if let tracked { context.connections.handling(tracked) }
             if context.runsInline(request) {
                 let response = context.handler(request)
-                guard response.later != nil else {
+                guard let later = response.later else {
                     if let tracked, response.stream == nil { context.connections.sending(tracked) }
                     return HTTPDaemon.queue(response, on: connection, suspensions: context.suspensions)
                 }
-                return HTTPDaemon.queue(HTTPDaemon.internalError, on: connection, suspensions: context.suspensions)
+                // An answer to come (a long poll): the connection waits for it suspended, holding no thread.
+                exchange.dispatched = true
+                guard context.suspensions.suspend(connection, key: exchange) else {
+                    return HTTPDaemon.queue(HTTPDaemon.stopping, on: connection, suspensions: context.suspensions)
+                }
+                later.whenComplete { context.answer(exchange, $0) }
+                return MHD_Result.YES
             }
             exchange.dispatched = true
             guard context.dispatch(request, for: exchange, on: connection) else {

@@ -96,13 +96,15 @@ public final class SessionAPI: Sendable {
         return state
     }
 
-    /// Requests answered without a database or broker round trip (liveness,
-    /// the contract, the browser client, an unknown path): the daemon may
-    /// answer them on its socket thread, ahead of handlers that wait.
-    public static func answersAtOnce(_ request: HTTPRequest) -> Bool {
+    /// Requests the daemon may handle on the socket thread that read them:
+    /// all but a submission, which waits for the broker's acknowledgement,
+    /// and readiness, which waits for the database when it is away. The
+    /// rest block at most for a database round trip; a long poll or an
+    /// event stream waits without a thread (`HTTPLater`, `HTTPStream`).
+    public static func handlesInline(_ request: HTTPRequest) -> Bool {
         switch APIRoute.match(request.path)?.route {
-        case .health?, .openAPI?, .browserClient?, nil: true
-        default: false
+        case .sessionResponse?, .ready?: false
+        default: true
         }
     }
 

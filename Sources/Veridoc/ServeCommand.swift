@@ -72,11 +72,10 @@ enum ServeCommand {
                                                                   connectionsPerAddress: UInt32(serve.maxConnectionsPerAddress),
                                                                   headerTimeoutSeconds: Double(serve.headerTimeoutSeconds),
                                                                   bodyTimeoutSeconds: Double(serve.bodyTimeoutSeconds),
-                                                                  ioThreads: Self.ioThreads(maxConnections: serve.maxConnections),
-                                                                  // Handlers (database and broker round trips): twice the
-                                                                  // pool's connections, since one waiting for the broker holds none.
-                                                                  workThreads: max(4, 2 * serve.postgresConnections)),
-                                        tls: tlsFiles, runsInline: SessionAPI.answersAtOnce) { api.handle($0) }
+                                                                  ioThreads: Self.ioThreads(serve),
+                                                                  // Submissions and readiness: what waits on the broker or an absent database.
+                                                                  workThreads: max(4, serve.postgresConnections)),
+                                        tls: tlsFiles, runsInline: SessionAPI.handlesInline) { api.handle($0) }
             log.info("session API listening", ["port": "\(daemon.port)", "tenants": "\(tenants.ids.count)", "tls": serve.tls == nil ? "off" : "on"])
             while !stop.isSet { Thread.sleep(forTimeInterval: 0.1) }
             // A drain: no new connections, long polls answered with the state as it
@@ -106,13 +105,14 @@ enum ServeCommand {
     }
 
     /// The certificate chain and key `serve.tls` names, as the deployment read them.
-    /// One socket thread per 256 connections, at least one per core, at
-    /// most 64. Whenever one of a thread's suspended connections (a long
-    /// poll, an event stream, a request whose handler runs) resumes,
-    /// libmicrohttpd looks through all of that thread's suspended
-    /// connections: a thread holding thousands would spend its time there.
-    static func ioThreads(maxConnections: Int) -> Int {
-        min(64, max(ProcessInfo.processInfo.activeProcessorCount, maxConnections / 256, 1))
+    /// Socket threads: most handlers run on them (`SessionAPI.handlesInline`),
+    /// so twice the database connections, that all may be in use while
+    /// requests that need none are read; and one per 256 connections, at
+    /// most 64, since whenever one of a thread's suspended connections (a
+    /// long poll, an event stream) resumes, libmicrohttpd looks through all
+    /// of that thread's suspended connections.
+    static func ioThreads(_ serve: ServeSettings) -> Int {
+        min(64, max(2 * serve.postgresConnections, serve.maxConnections / 256, 1))
     }
 
     static func tls(_ deployment: Deployment) throws(ConfigError) -> HTTPDaemon.TLS? {

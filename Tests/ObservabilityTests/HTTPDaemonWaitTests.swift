@@ -17,10 +17,12 @@ import TestSupport
         return socket
     }
 
-    @Test func answersThatComeLaterHoldNoWorkThread() throws {
+    /// Handed to the work queue or handled on the socket thread, a request whose answer comes later holds neither thread.
+    @Test(arguments: [false, true])
+    func answersThatComeLaterHoldNoThread(inline: Bool) throws {
         let pending = Mutex<[HTTPLater]>([])
         let limits = HTTPDaemon.Limits(connectionLimit: 256, connectionsPerAddress: 0, ioThreads: 1, workThreads: 1)
-        let daemon = try HTTPDaemon(port: 0, loopbackOnly: true, limits: limits) { request in
+        let daemon = try HTTPDaemon(port: 0, loopbackOnly: true, limits: limits, runsInline: { _ in inline }) { request in
             guard request.path == "/wait" else { return .text(200, "now\n") }
             let later = HTTPLater()
             pending.withLock { $0.append(later) }
