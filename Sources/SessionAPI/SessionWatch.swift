@@ -18,6 +18,38 @@ final class SessionWatch: Sendable {
         var ended = false
         var timer: DispatchWorkItem?
         var waiter: SessionNotifier.Waiter?
+
+        /// A wake: whether a read starts now; during a read, one more is owed instead.
+        mutating func woken() -> Bool {
+            guard !ended else { return false }
+            guard !reading else {
+                readAgain = true
+                return false
+            }
+            reading = true
+            stopTimer()
+            return true
+        }
+
+        /// A read returned: whether another starts at once (a wake came
+        /// during it); if not, `wake` is due after `seconds`.
+        mutating func readDone(nextIn seconds: TimeInterval, wake: @escaping @Sendable () -> Void) -> Bool {
+            if ended { return false }
+            if readAgain {
+                readAgain = false
+                return true
+            }
+            reading = false
+            let timer = DispatchWorkItem(block: wake)
+            self.timer = timer
+            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds), execute: timer)
+            return false
+        }
+
+        mutating func stopTimer() {
+            timer?.cancel()
+            timer = nil
+        }
     }
 
     private let service: SessionService
@@ -36,18 +68,7 @@ final class SessionWatch: Sendable {
 
     /// Reads again now (or after the read under way).
     func wake() {
-        let start: Bool = state.withLock { state in
-            guard !state.ended else { return false }
-            if state.reading {
-                state.readAgain = true
-                return false
-            }
-            state.reading = true
-            state.timer?.cancel()
-            state.timer = nil
-            return true
-        }
-        if start { service.reads.submit { [self] in run() } }
+        if state.withLock({ $0.woken() }) { service.reads.submit { [self] in run() } }
     }
 
     /// No more reads (the client went away); idempotent.
@@ -55,8 +76,7 @@ final class SessionWatch: Sendable {
         let waiter: SessionNotifier.Waiter? = state.withLock { state in
             guard !state.ended else { return nil }
             state.ended = true
-            state.timer?.cancel()
-            state.timer = nil
+            state.stopTimer()
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -66,18 +86,6 @@ final class SessionWatch: Sendable {
     private func run() {
         let next = read()
         guard let next else { return end() }
-        let again: Bool = state.withLock { state in
-            guard !state.ended else { return false }
-            if state.readAgain {
-                state.readAgain = false
-                return true
-            }
-            state.reading = false
-            let timer = DispatchWorkItem { [self] in wake() }
-            state.timer = timer
-            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, next), execute: timer)
-            return false
-        }
-        if again { service.reads.submit { [self] in run() } }
+        if state.withLock({ $0.readDone(nextIn: next) { [self] in wake() } }) { service.reads.submit { [self] in run() } }
     }
 }
