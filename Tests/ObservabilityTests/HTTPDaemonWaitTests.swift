@@ -70,6 +70,34 @@ import TestSupport
         for socket in slow { #expect(socket.receive(until: "slow", within: 20).hasSuffix("slow\n")) }
     }
 
+    /// Requests pipelined on one connection, handled inline or queued: each gets its answer, in order.
+    @Test(arguments: [false, true])
+    func pipelinedRequestsAreEachAnswered(inline: Bool) throws {
+        let limits = HTTPDaemon.Limits(connectionLimit: 64, connectionsPerAddress: 0, ioThreads: 16, workThreads: 2)
+        let daemon = try HTTPDaemon(port: 0, loopbackOnly: true, limits: limits, runsInline: { _ in inline }) { request in
+            // A handler that takes a moment (a database round trip), so the next request waits in the buffer meanwhile.
+            usleep(500)
+            return .text(200, "answer to \(request.path);")
+        }
+        defer { daemon.stop() }
+        let clients = 8, rounds = 10
+        let lost = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: clients) { client in
+            for round in 0..<rounds {
+                // A new connection for each pair, as a client with no pool would open.
+                guard let socket = try? RawSocket(port: daemon.port) else { return lost.withLock { $0.append("client \(client): no connection") } }
+                let paths = ["/c\(client)r\(round)a", "/c\(client)r\(round)b"]
+                _ = socket.send(paths.map { "GET \($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined())
+                let text = socket.receive(until: "answer to \(paths[1]);", within: 20)
+                guard let first = text.range(of: "answer to \(paths[0]);"), let second = text.range(of: "answer to \(paths[1]);"),
+                      first.upperBound <= second.lowerBound else {
+                    return lost.withLock { $0.append("client \(client) round \(round): \(text.suffix(60))") }
+                }
+            }
+        }
+        #expect(lost.withLock { $0 }.isEmpty, "\(lost.withLock { $0 })")
+    }
+
     @Test func aStreamSendsWhatItIsGivenAndEndsWhenTheClientGoes() throws {
         let ended = Atomic<Int>(0)
         let streams = Mutex<[HTTPStream]>([])
