@@ -86,17 +86,29 @@ public final class HTTPDaemon: @unchecked Sendable {
         /// until its answer is handed over. False when the daemon is
         /// stopping (nothing suspended).
         func dispatch(_ request: HTTPRequest, for exchange: Exchange, on connection: OpaquePointer) -> Bool {
-            guard suspensions.suspend(connection, key: exchange) else { return false }
+            guard suspend(exchange, connection) else { return false }
             let submitted = work.submit { [self] in
                 let response = handler(request)
                 if let later = response.later {
-                    later.whenComplete { [self] in answer(exchange, $0) }
+                    awaitAnswer(later, for: exchange)
                 } else {
                     answer(exchange, response)
                 }
             }
             if !submitted { answer(exchange, HTTPDaemon.stopping) }
             return true
+        }
+
+        /// Suspends the request's connection; if its client hangs up meanwhile, it is resumed with an answer nobody reads.
+        func suspend(_ exchange: Exchange, _ connection: OpaquePointer) -> Bool {
+            suspensions.suspend(connection, key: exchange, handOver: { exchange.answer = HTTPDaemon.clientGone })
+        }
+
+        /// The connection, suspended already, waits for `later`; a client that
+        /// hangs up meanwhile abandons it.
+        func awaitAnswer(_ later: HTTPLater, for exchange: Exchange) {
+            suspensions.whenGone(key: exchange) { later.abandon() }
+            later.whenComplete { [self] in answer(exchange, $0) }
         }
 
         /// Hands `response` to the request and resumes its connection (nothing, if the daemon stopped since).
@@ -295,10 +307,10 @@ public final class HTTPDaemon: @unchecked Sendable {
                 }
                 // An answer to come (a long poll): the connection waits for it suspended, holding no thread.
                 exchange.dispatched = true
-                guard context.suspensions.suspend(connection, key: exchange) else {
+                guard context.suspend(exchange, connection) else {
                     return HTTPDaemon.queue(HTTPDaemon.stopping, on: connection, suspensions: context.suspensions)
                 }
-                later.whenComplete { context.answer(exchange, $0) }
+                context.awaitAnswer(later, for: exchange)
                 return MHD_Result.YES
             }
             exchange.dispatched = true
@@ -414,6 +426,9 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// The answer of a request the daemon will not handle: it is stopping.
     static let stopping = HTTPResponse(status: 503, headers: [("Content-Type", "application/json"), ("Connection", "close")],
                                        body: Array("{\"error\":\"unavailable\",\"detail\":\"the server is stopping\"}".utf8))
+
+    /// What a request whose client hung up while it waited is answered: nobody reads it.
+    static let clientGone = HTTPResponse(status: 400, headers: [("Connection", "close")])
 
     static let internalError = HTTPResponse(status: 500, headers: [("Content-Type", "application/json")],
                                             body: Array("{\"error\":\"internal_error\",\"detail\":\"the handler gave no answer\"}".utf8))

@@ -4,8 +4,9 @@ import Synchronization
 /// session's change). The handler returns `HTTPResponse.later(_:)` at once;
 /// whoever learns the answer calls `complete`, from any thread. Meanwhile the
 /// daemon holds the connection suspended: no thread, no deadline, no reads
-/// (so whoever completes must bound the wait), until `complete` or the
-/// daemon's stop, which answers 503.
+/// (so whoever completes must bound the wait), until `complete`, the
+/// client's hanging up (`whenAbandoned`; the daemon looks every second), or
+/// the daemon's stop, which answers 503.
 public final class HTTPLater: Sendable {
     private enum State {
         case waiting([@Sendable (HTTPResponse) -> Void])
@@ -13,6 +14,8 @@ public final class HTTPLater: Sendable {
     }
 
     private let state = Mutex<State>(.waiting([]))
+    /// nil once abandoned: the callbacks have run.
+    private let abandonment = Mutex<[@Sendable () -> Void]?>([])
 
     public init() {}
 
@@ -47,10 +50,32 @@ public final class HTTPLater: Sendable {
         if let done { body(done) }
     }
 
-    /// The same answer, changed by `transform` when it comes (headers, a log line).
+    /// The same answer, changed by `transform` when it comes (headers, a log
+    /// line); the client's leaving reaches this one's `whenAbandoned`.
     public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPLater {
         let mapped = HTTPLater()
         whenComplete { mapped.complete(transform($0)) }
+        mapped.whenAbandoned { [self] in abandon() }
         return mapped
+    }
+
+    /// Runs `body` once if the client goes away before the answer (at once
+    /// if it has already gone): whoever makes the answer may stop.
+    public func whenAbandoned(_ body: @escaping @Sendable () -> Void) {
+        let gone = abandonment.withLock { callbacks -> Bool in
+            guard callbacks != nil else { return true }
+            callbacks!.append(body)
+            return false
+        }
+        if gone { body() }
+    }
+
+    /// The client went away (the daemon calls this); idempotent.
+    func abandon() {
+        let callbacks = abandonment.withLock { callbacks -> [@Sendable () -> Void] in
+            defer { callbacks = nil }
+            return callbacks ?? []
+        }
+        for callback in callbacks { callback() }
     }
 }

@@ -220,13 +220,25 @@ public final class SessionAPI: Sendable {
             metrics.pollsWaiting.add(1)
             let later = HTTPLater()
             let tenant = caller.tenant, polls = polls, metrics = metrics, now = clock
-            SessionLookup.watch(tenant: tenant, id: id, wait: wait, service: sessions, clock: now, draining: { [self] in isDraining }) { result in
+            // The poll's place under the caps is given back once: at its answer, or when its client leaves first.
+            let waiting = Atomic<Bool>(true)
+            let leave: @Sendable () -> Bool = {
+                guard waiting.exchange(false, ordering: .relaxed) else { return false }
                 polls.leave(tenant)
                 metrics.pollsWaiting.add(-1)
+                return true
+            }
+            let watch = SessionLookup.watch(tenant: tenant, id: id, wait: wait, service: sessions, clock: now, draining: { [self] in isDraining }) { result in
+                guard leave() else { return }
                 switch result {
                 case .success(let session): later.complete(APIAnswers.session(session, at: now()))
                 case .failure(let error): later.complete(APIError(error).response)
                 }
+            }
+            later.whenAbandoned {
+                watch.end()
+                // 499 (nginx's "client closed request"): the access line and the metrics say what became of it; nobody reads it.
+                if leave() { later.complete(HTTPResponse(status: 499)) }
             }
             return .later(later)
         case .sessionEvents:

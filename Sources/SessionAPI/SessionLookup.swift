@@ -37,14 +37,16 @@ enum SessionLookup {
     /// (`SessionWatch`): it is woken by the session's notification, by its
     /// expiry (when pending becomes expired, processing failed), or at the
     /// latest after `rereadInterval`; `draining` ends it early: serve is
-    /// stopping, and the client gets the state as it is.
+    /// stopping, and the client gets the state as it is. The watch is
+    /// returned so that a client's leaving can end it (`SessionWatch.end`).
+    @discardableResult
     static func watch(tenant: String, id: UUID, wait: Int, service: SessionService, clock: @escaping @Sendable () -> Date,
                       draining: @escaping @Sendable () -> Bool,
-                      answer: @escaping @Sendable (Result<SessionsTable.Stored, SessionError>) -> Void) {
+                      answer: @escaping @Sendable (Result<SessionsTable.Stored, SessionError>) -> Void) -> SessionWatch {
         let deadline = ProcessInfo.processInfo.systemUptime + TimeInterval(wait)
         // The state on arrival: what the first read found.
         let first = Mutex<SessionState?>(nil)
-        _ = SessionWatch(id: id, service: service) {
+        return SessionWatch(id: id, service: service) {
             do throws(SessionError) {
                 guard let session = try find(tenant: tenant, id: id, service: service, now: clock()) else { throw .notFound }
                 let state = session.state(at: clock())

@@ -98,6 +98,25 @@ import TestSupport
         #expect(lost.withLock { $0 }.isEmpty, "\(lost.withLock { $0 })")
     }
 
+    /// A client that hangs up while its answer is still to come: the answer's maker is told (`whenAbandoned`), inline or queued.
+    @Test(arguments: [false, true])
+    func aClientThatLeavesAbandonsItsAnswer(inline: Bool) throws {
+        let abandoned = Atomic<Int>(0), asked = Atomic<Int>(0)
+        let daemon = try HTTPDaemon(port: 0, loopbackOnly: true, limits: HTTPDaemon.Limits(ioThreads: 1, workThreads: 1), runsInline: { _ in inline }) { _ in
+            let later = HTTPLater()
+            later.whenAbandoned { abandoned.add(1, ordering: .relaxed) }
+            asked.add(1, ordering: .relaxed)
+            return .later(later)
+        }
+        defer { daemon.stop() }
+        var clients: [RawSocket]? = try (0..<3).map { _ in try waiting("/wait", port: daemon.port) }
+        #expect(eventually(20) { asked.load(ordering: .relaxed) == 3 })
+        #expect(abandoned.load(ordering: .relaxed) == 0, "nobody has left yet")
+        clients = nil
+        #expect(eventually(20) { abandoned.load(ordering: .relaxed) == 3 }, "\(abandoned.load(ordering: .relaxed)) of 3 abandoned")
+        _ = clients
+    }
+
     @Test func aStreamSendsWhatItIsGivenAndEndsWhenTheClientGoes() throws {
         let ended = Atomic<Int>(0)
         let streams = Mutex<[HTTPStream]>([])

@@ -34,6 +34,26 @@ import TestSupport
         }.count
     }
 
+    /// A client that leaves while its long poll waits gives its place under
+    /// the caps back at once, not at the end of its wait: the session is
+    /// still pending, and the waits are 30 s.
+    @Test func aLongPollWhoseClientLeftGivesItsPlaceBack() throws {
+        let created = try RawHTTP.request("POST", "/v1/sessions", port: fixture.port, headers: [authorization, ("Content-Type", "application/json")],
+                                          body: Array(#"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","ttlSeconds":120}"#.utf8))
+        let id = try #require((try? JSONSerialization.jsonObject(with: Data(created.body.utf8)) as? [String: Any])?["id"] as? String, "\(created.body)")
+        let before = try gauge("veridoc_api_long_polls_waiting") ?? 0
+        var leaving: [RawSocket] = []
+        for _ in 0..<10 {
+            let socket = try RawSocket(port: fixture.port)
+            socket.send("GET /v1/sessions/\(id)?wait=30 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ServeFixture.acmeKey)\r\n\r\n")
+            leaving.append(socket)
+        }
+        #expect(eventually(20) { (try? gauge("veridoc_api_long_polls_waiting")) == before + 10 }, "the polls wait")
+        leaving.removeAll()
+        #expect(eventually(20) { (try? gauge("veridoc_api_long_polls_waiting")) == before },
+                "the polls of clients gone still count: \(String(describing: try? gauge("veridoc_api_long_polls_waiting")))")
+    }
+
     @Test func everyWaiterGetsTheOutcomeOnceAndTheGoneLeaveNothing() throws {
         let created = try RawHTTP.request("POST", "/v1/sessions", port: fixture.port, headers: [authorization, ("Content-Type", "application/json")],
                                           body: Array(#"{"flow":"apple-wallet-app","merchantId":"\#(ServeFixture.merchantID)","ttlSeconds":120}"#.utf8))
