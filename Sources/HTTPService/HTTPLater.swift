@@ -13,9 +13,15 @@ public final class HTTPLater: Sendable {
         case done(HTTPResponse)
     }
 
+    private enum Abandonment {
+        case possible([@Sendable () -> Void])
+        case abandoned
+        /// Answered first: the callbacks were let go (they often hold what holds this).
+        case moot
+    }
+
     private let state = Mutex<State>(.waiting([]))
-    /// nil once abandoned: the callbacks have run.
-    private let abandonment = Mutex<[@Sendable () -> Void]?>([])
+    private let abandonment = Mutex<Abandonment>(.possible([]))
 
     public init() {}
 
@@ -28,6 +34,7 @@ public final class HTTPLater: Sendable {
             return callbacks
         }
         guard let callbacks else { return false }
+        abandonment.withLock { if case .possible = $0 { $0 = .moot } }
         for callback in callbacks { callback(response) }
         return true
     }
@@ -61,20 +68,26 @@ public final class HTTPLater: Sendable {
 
     /// Runs `body` once if the client goes away before the answer (at once
     /// if it has already gone): whoever makes the answer may stop.
+    /// Nothing runs once the answer was given.
     public func whenAbandoned(_ body: @escaping @Sendable () -> Void) {
-        let gone = abandonment.withLock { callbacks -> Bool in
-            guard callbacks != nil else { return true }
-            callbacks!.append(body)
-            return false
+        let gone = abandonment.withLock { abandonment -> Bool in
+            switch abandonment {
+            case .possible(let callbacks):
+                abandonment = .possible(callbacks + [body])
+                return false
+            case .abandoned: return true
+            case .moot: return false
+            }
         }
         if gone { body() }
     }
 
     /// The client went away (the daemon calls this); idempotent.
     func abandon() {
-        let callbacks = abandonment.withLock { callbacks -> [@Sendable () -> Void] in
-            defer { callbacks = nil }
-            return callbacks ?? []
+        let callbacks = abandonment.withLock { abandonment -> [@Sendable () -> Void] in
+            guard case .possible(let callbacks) = abandonment else { return [] }
+            abandonment = .abandoned
+            return callbacks
         }
         for callback in callbacks { callback() }
     }

@@ -38,9 +38,16 @@ enum SessionEvents {
                        draining: @escaping @Sendable () -> Bool, onEnd: @escaping @Sendable () -> Void) -> HTTPStream {
         let watch = Mutex<SessionWatch?>(nil)
         let beat = Mutex<Ticker?>(nil)
+        // Taken out at the end: the watch's reads hold the stream, whose end holds these.
         let stream = HTTPStream(onEnd: {
-            beat.withLock { $0 }?.cancel()
-            watch.withLock { $0 }?.end()
+            beat.withLock { ticker in
+                defer { ticker = nil }
+                return ticker
+            }?.cancel()
+            watch.withLock { watch in
+                defer { watch = nil }
+                return watch
+            }?.end()
             onEnd()
         })
         // The last step sent (or the client's `Last-Event-ID`), and when the stream last sent anything.
