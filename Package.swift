@@ -73,7 +73,7 @@ let package = Package(
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
         // The HTTP face on libmicrohttpd: whole requests to a handler, bounded bodies.
         .target(name: "HTTPService", dependencies: ["CMicroHTTPD"]),
-        .target(name: "Observability", dependencies: ["HTTPService", "JSON", "Kafka", "Postgres"]),
+        .target(name: "Observability", dependencies: ["CivilDate", "HTTPService", "JSON", "Kafka", "Postgres"]),
         // What happens to disclosed values after verification: retention policy,
         // encrypted value storage, purge, erasure, data-key rotation.
         .target(name: "Retention", dependencies: ["Verification", "MDoc", "Crypto", "Postgres", "Storage", "Settings"]),

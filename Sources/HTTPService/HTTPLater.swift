@@ -39,10 +39,6 @@ public final class HTTPLater: Sendable {
         return true
     }
 
-    public var isComplete: Bool {
-        state.withLock { if case .done = $0 { true } else { false } }
-    }
-
     /// Runs `body` with the answer once there is one: at once (on this thread) if there is already.
     public func whenComplete(_ body: @escaping @Sendable (HTTPResponse) -> Void) {
         let done: HTTPResponse? = state.withLock { state in

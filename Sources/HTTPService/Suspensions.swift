@@ -126,11 +126,6 @@ final class Suspensions: @unchecked Sendable {
         return body()
     }
 
-    var isStopping: Bool { withLock { stopping } }
-
-    /// How many connections are held now.
-    var count: Int { withLock { held.count } }
-
     /// No connection is suspended from now on, and every one held is resumed.
     func stop() {
         lock.lock()

@@ -1,3 +1,4 @@
+import CivilDate
 import Foundation
 import JSON
 
@@ -53,23 +54,14 @@ public struct Logger: Sendable {
     /// RFC 3339 in UTC with milliseconds, `2026-12-07T23:42:43.123Z`.
     static func timestamp(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1_000).rounded())
-        var seconds = time_t(milliseconds.quotientRounded(by: 1_000))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int32, _ count: Int) -> String {
+        let days = CivilDate.floorDiv(milliseconds, 86_400_000)
+        let ofDay = milliseconds - days * 86_400_000
+        let (year, month, day) = CivilDate.civil(fromDays: days)
+        func digits(_ value: Int64, _ count: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, count - text.count)) + text
         }
-        let fraction = Int32(milliseconds - Int64(seconds) * 1_000)
-        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2) + "T"
-            + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "." + digits(fraction, 3) + "Z"
-    }
-}
-
-private extension Int64 {
-    /// The quotient rounded toward minus infinity (a time before 1970 keeps a fraction in 0…999).
-    func quotientRounded(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor < 0) ? quotient - 1 : quotient
+        return digits(year, 4) + "-" + digits(month, 2) + "-" + digits(day, 2) + "T" + digits(ofDay / 3_600_000, 2) + ":"
+            + digits(ofDay / 60_000 % 60, 2) + ":" + digits(ofDay / 1_000 % 60, 2) + "." + digits(ofDay % 1_000, 3) + "Z"
     }
 }
