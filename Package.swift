@@ -48,6 +48,7 @@ let package = Package(
         .target(name: "Settings", dependencies: ["JSON"]),
         // Calendar arithmetic without Foundation's calendar: RFC 3339 dates and PostgreSQL timestamps.
         .target(name: "CivilDate"),
+        .target(name: "FIFO"),
         .target(name: "MDoc", dependencies: ["CBOR", "Crypto", "CivilDate"]),
         .target(name: "Verification", dependencies: ["CBOR", "Crypto", "JOSE", "MDoc", "JSON", "Settings", "DocumentTypes", "CivilDate"]),
         // Status List and identifier list tokens (IETF Token Status List, ISO 18013-5 §12.3.6): read, bounded inflate, signer rules.
@@ -72,7 +73,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["Postgres", "JSON"]),
         // Metrics registry and the /metrics, /healthz, /readyz endpoint.
         // The HTTP face on libmicrohttpd: whole requests to a handler, bounded bodies.
-        .target(name: "HTTPService", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPService", dependencies: ["CMicroHTTPD", "FIFO"]),
         .target(name: "Observability", dependencies: ["CivilDate", "HTTPService", "JSON", "Kafka", "Postgres"]),
         // What happens to disclosed values after verification: retention policy,
         // encrypted value storage, purge, erasure, data-key rotation.
@@ -88,7 +89,7 @@ let package = Package(
         // The config file as the product runs it: read once, every file it names loaded under one rule.
         .target(name: "Webhooks", dependencies: ["Settings", "Crypto", "HTTPClient", "Storage", "Postgres", "Observability"]),
         .target(name: "Deployment", dependencies: ["Settings", "Verification", "Retention", "Revocation", "Crypto", "Webhooks"]),
-        .target(name: "Pipeline", dependencies: ["Deployment", "Webhooks", "DocumentTypes", "Revocation", "StatusList", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
+        .target(name: "Pipeline", dependencies: ["FIFO", "Deployment", "Webhooks", "DocumentTypes", "Revocation", "StatusList", "Settings", "Verification", "JSON", "Kafka", "Postgres", "Crypto", "MDoc", "Observability", "Retention", "Storage"]),
         // The demo and what it stands on: embedded PostgreSQL, tansu, the load
         // generator and outcome reader, the schema examples.
         .target(name: "DemoKit", dependencies: ["Deployment", "Pipeline", "Kafka", "KafkaMock", "Observability", "Postgres", "Storage", "TestIssuer", "Verification", "Crypto", "HTTPService", "MDoc"]),
@@ -136,7 +137,7 @@ let package = Package(
         .testTarget(name: "SessionAPITests", dependencies: ["SessionAPI", "Deployment", "HTTPService", "Settings", "Crypto", "JOSE", "JSON", "Verification", "Veridoc", "TestSupport",
                                                              "KafkaMock", "Kafka", "Storage", "Postgres", "TestIssuer", "MDoc", "CBOR", "CommandLineSupport", "Observability"]),
         // The worker binary against a broker process and PostgreSQL.
-        .testTarget(name: "PipelineTests", dependencies: ["Veridoc", "VeridocDev", "TestSupport", "JSON", "HTTPService", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),
+        .testTarget(name: "PipelineTests", dependencies: ["FIFO", "Veridoc", "VeridocDev", "TestSupport", "JSON", "HTTPService", "KafkaMock", "DemoKit", "Pipeline", "Kafka", "Postgres", "TestIssuer", "Verification", "Observability", "Retention", "Analytics", "Storage", "Crypto", "CBOR", "MDoc", "DocumentTypes"]),
         .testTarget(name: "RetentionTests", dependencies: ["Retention", "Storage", "Verification", "Crypto", "MDoc", "TestSupport"]),
         // ReportBrowserTests renders the report in headless Chromium.
         .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "Storage", "CommandLineSupport", "TestSupport"]),

@@ -1,3 +1,4 @@
+import FIFO
 import Foundation
 
 /// Threads for work that blocks (a database round trip, a broker's
@@ -12,8 +13,8 @@ public final class WorkQueue: @unchecked Sendable {
     private let name: String
     private let idleSeconds: TimeInterval
     private let lock = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
+    /// Popped slots let go of their job at once: each holds its request.
+    private var jobs = RingBuffer<@Sendable () -> Void>()
     private var threads = 0
     private var idle = 0
     /// Idle threads signalled and not yet awake: each takes one job, so a
@@ -51,7 +52,7 @@ public final class WorkQueue: @unchecked Sendable {
     public var queued: Int {
         lock.lock()
         defer { lock.unlock() }
-        return jobs.count - head
+        return jobs.count
     }
 
     /// Threads alive now, running or idle.
@@ -65,8 +66,7 @@ public final class WorkQueue: @unchecked Sendable {
     public func stop() {
         lock.lock()
         stopped = true
-        jobs = []
-        head = 0
+        jobs = RingBuffer()
         lock.broadcast()
         while running > 0 { lock.wait() }
         lock.unlock()
@@ -75,14 +75,7 @@ public final class WorkQueue: @unchecked Sendable {
     private func work() {
         lock.lock()
         while true {
-            if head < jobs.count {
-                let job = jobs[head]
-                head += 1
-                // Compacted now and then rather than shifted at every job.
-                if head >= 1_024 && head * 2 >= jobs.count {
-                    jobs.removeFirst(head)
-                    head = 0
-                }
+            if let job = jobs.popFirst() {
                 running += 1
                 lock.unlock()
                 job()
@@ -96,7 +89,7 @@ public final class WorkQueue: @unchecked Sendable {
             let woken = lock.wait(until: Date(timeIntervalSinceNow: idleSeconds))
             idle -= 1
             if wakes > 0 { wakes -= 1 }
-            if !woken && head >= jobs.count { break }
+            if !woken && jobs.isEmpty { break }
         }
         threads -= 1
         lock.unlock()

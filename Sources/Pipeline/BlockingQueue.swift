@@ -1,3 +1,4 @@
+import FIFO
 import Foundation
 
 /// A bounded FIFO handed between threads: `put` waits while full (backpressure,

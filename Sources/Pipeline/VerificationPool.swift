@@ -1,3 +1,4 @@
+import FIFO
 import Foundation
 import Kafka
 import Verification

@@ -1,3 +1,4 @@
+import FIFO
 import Dispatch
 import Foundation
 @testable import Pipeline

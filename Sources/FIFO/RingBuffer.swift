@@ -2,27 +2,29 @@
 /// popped. The queues between the worker's threads hold records' payloads and
 /// verification results; an array with a moving head would keep popped
 /// elements alive until hundreds had piled up and then release them all at
-/// once, inside the lock every producer waits on. Not thread-safe: its owner locks.
-struct RingBuffer<Element>: Sequence {
+/// once, inside the lock every producer waits on. The same holds for the
+/// HTTP daemon's queued handlers (each holds its request). Not thread-safe:
+/// its owner locks.
+public struct RingBuffer<Element>: Sequence {
     private var slots: [Element?] = []
     private var head = 0
-    private(set) var count = 0
+    public private(set) var count = 0
 
-    init() {}
+    public init() {}
 
-    init<S: Sequence>(_ elements: S) where S.Element == Element {
+    public init<S: Sequence>(_ elements: S) where S.Element == Element {
         for element in elements { append(element) }
     }
 
-    var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { count == 0 }
 
-    mutating func append(_ element: Element) {
+    public mutating func append(_ element: Element) {
         if count == slots.count { grow() }
         slots[(head + count) % slots.count] = element
         count += 1
     }
 
-    mutating func popFirst() -> Element? {
+    public mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
         let element = slots[head]
         slots[head] = nil
@@ -39,7 +41,7 @@ struct RingBuffer<Element>: Sequence {
         head = 0
     }
 
-    func makeIterator() -> AnyIterator<Element> {
+    public func makeIterator() -> AnyIterator<Element> {
         var offset = 0
         return AnyIterator {
             guard offset < count else { return nil }
